@@ -1,0 +1,96 @@
+"""EGP-TS and EGP-EI (seed paper 000): Thompson sampling or EI on an ensemble of GPs.
+
+Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
+    1. bring the ensemble up to date (refit or incremental update, see ``ensemble.py``);
+    2. draw ``m ~ Cat(w)`` (eq. 10);
+    3. condition GP ``m`` on the pending points (running trials and earlier members of the same
+       batch) with kriging-believer fantasies, unless ``fantasize_pending=False``;
+    4. TS: draw a posterior function of GP ``m`` (pathwise, or from the feature posterior, eq. 12)
+       and minimise it; EI: maximise log EI of GP ``m``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from shared_core.acquisition import log_ei_acquisition, thompson_acquisition
+from shared_core.ensemble import EnsembleGP
+from shared_core.interface import Observations, clean_targets
+from shared_core.kernels import KernelSpec
+from shared_core.optimize import maximize_acquisition
+from shared_core.search_space import SearchSpace
+
+__all__ = ["EGPAlgorithm", "ACQUISITIONS"]
+
+ACQUISITIONS = ("ts", "ei", "auto")
+
+
+class EGPAlgorithm:
+    """Ensemble-GP Bayesian optimisation behind the :class:`~shared_core.interface.Algorithm` interface.
+
+    Args:
+        kernels: kernel dictionary; default RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the paper's).
+        acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI when nothing is
+            pending, TS with fantasies when trials are running or a batch is asked for).
+        n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
+        fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
+        exact_limit: above this many observations each GP is a feature-space posterior.
+        n_raw, n_starts: acquisition optimiser budget (raw candidates, L-BFGS-B starts).
+    """
+
+    def __init__(
+        self,
+        *,
+        kernels: tuple[KernelSpec, ...] | None = None,
+        acquisition: str = "ts",
+        n_features: int = 512,
+        fantasize_pending: bool = True,
+        exact_limit: int = 1000,
+        n_raw: int = 512,
+        n_starts: int = 8,
+    ) -> None:
+        if acquisition not in ACQUISITIONS:
+            raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
+        if not isinstance(n_features, int) or n_features < 2 or n_features % 2:
+            raise ValueError(f"n_features must be an even integer >= 2, got {n_features!r}")
+        if kernels is not None:
+            kernels = tuple(kernels)
+            if not kernels or not all(isinstance(k, KernelSpec) for k in kernels):
+                raise ValueError(f"kernels must be a non-empty sequence of KernelSpec, got {kernels!r}")
+        if exact_limit < 1:
+            raise ValueError(f"exact_limit must be >= 1, got {exact_limit!r}")
+        self.acquisition = acquisition
+        self.fantasize_pending = fantasize_pending
+        self.n_raw, self.n_starts = n_raw, n_starts
+        self.model = EnsembleGP(kernels, n_frequencies=n_features // 2, exact_limit=exact_limit)
+        self._lock = threading.Lock()
+
+    def suggest(
+        self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        X, y = clean_targets(obs.X, obs.y)
+        if len(y) == 0 or space.dim == 0:
+            return space.sample(rng, n_suggestions, qmc_sobol=False)
+        with self._lock:  # the cached ensemble is shared by threads
+            self.model.fit(X, y, rng)
+            pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
+            out = []
+            for _ in range(n_suggestions):
+                x = self._suggest_one(space, X, y, pending, rng)
+                out.append(x)
+                pending = np.vstack([pending, x[None]])
+        return np.stack(out)
+
+    def _suggest_one(self, space, X, y, pending, rng) -> np.ndarray:
+        model = self.model
+        m = model.sample_member(rng)  # eq. (10)
+        member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])
+        use_ei = self.acquisition == "ei" or (self.acquisition == "auto" and len(pending) == 0)
+        if use_ei:
+            acq = log_ei_acquisition(member.post, best=float(model.y_std(y).min()))
+        else:
+            acq = thompson_acquisition(member.sample_path(rng))  # eq. (12)
+        X_best = X[np.argsort(y)[: min(5, len(y))]]
+        return maximize_acquisition(acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts)

@@ -1,0 +1,143 @@
+"""Random Fourier features and Bayesian linear regression on them (seed paper 000, eq. 11-15).
+
+Glossary (shapes in comments):
+    D: number of frequency vectors; F = 2 D features ``[sin(W x), cos(W x)] / sqrt(D)``.
+    W: ``(D, d)`` frequencies = spectral draws divided by the lengthscales.
+    theta: ``(F,)`` feature weights with prior ``N(0, amp I)`` (eq. 11).
+    Sigma, theta_hat: posterior covariance ``(F, F)`` and mean ``(F,)`` (eq. 14-15).
+
+With this scaling ``phi(x)^T phi(x') = (1/D) sum_j cos(w_j^T (x - x'))`` is an unbiased Monte-Carlo
+estimate of the unit-amplitude kernel.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import cho_solve
+
+from shared_core.gp import GPHyper, safe_cholesky
+from shared_core.kernels import KernelSpec, sample_spectral
+
+__all__ = ["RandomFourierFeatures", "BayesianLinearRegression"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+class RandomFourierFeatures:
+    """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for a stationary kernel with given lengthscales."""
+
+    def __init__(self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator):
+        self.W = sample_spectral(spec, d, n_frequencies, rng) / ls  # (D, d)
+        self.scale = 1.0 / math.sqrt(n_frequencies)
+
+    @property
+    def n_features(self) -> int:
+        return 2 * len(self.W)
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """``(b, F)`` features of ``(b, d)`` points."""
+        Z = X @ self.W.T  # (b, D)
+        return self.scale * np.hstack([np.sin(Z), np.cos(Z)])
+
+    def features_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Features ``(b, F)`` and their input gradients ``(b, F, d)``."""
+        Z = X @ self.W.T
+        S, C = np.sin(Z), np.cos(Z)
+        dS = C[:, :, None] * self.W[None]  # d sin(w.x)/dx = cos(w.x) w
+        dC = -S[:, :, None] * self.W[None]
+        return self.scale * np.hstack([S, C]), self.scale * np.concatenate([dS, dC], axis=1)
+
+
+class BayesianLinearRegression:
+    """Gaussian posterior over RFF weights, updated recursively by eq. (13)-(15).
+
+    Used for the per-GP posterior once there are more observations than an exact GP should carry;
+    its cost per new observation is ``O(F^2)`` whatever the number of observations.
+    """
+
+    def __init__(self, rff: RandomFourierFeatures, hyper: GPHyper, spec: KernelSpec):
+        self.rff, self.hyper, self.spec = rff, hyper, spec
+        F = rff.n_features
+        self.theta_hat = np.zeros(F)  # (F,)
+        self.Sigma = hyper.amp * np.eye(F)  # (F, F) prior covariance, eq. (11)
+        self.log_evidence = 0.0  # running log p(y_1..t), sum of eq. (13) predictive terms
+        self._chol: np.ndarray | None = None
+
+    @classmethod
+    def from_data(cls, rff, hyper, spec, X: np.ndarray, y: np.ndarray) -> BayesianLinearRegression:
+        """Batch posterior on ``(X (n, d), y (n,))`` — equal to n recursive updates, in one solve."""
+        blr = cls(rff, hyper, spec)
+        if len(y) == 0:
+            return blr
+        Phi = rff.features(X)  # (n, F)
+        s2 = hyper.noise
+        A = np.eye(rff.n_features) / hyper.amp + Phi.T @ Phi / s2  # posterior precision
+        LA = safe_cholesky(A)
+        b = Phi.T @ y / s2
+        blr.theta_hat = _chol_solve(LA, b)
+        Linv = np.linalg.inv(LA)  # F x F, well conditioned by the prior term
+        blr.Sigma = Linv.T @ Linv
+        # log N(y; 0, amp Phi Phi^T + s2 I) by the matrix determinant and Woodbury lemmas
+        logdet = len(y) * math.log(s2) + 2.0 * np.log(np.diag(LA)).sum() + rff.n_features * math.log(hyper.amp)
+        quad = (y @ y - b @ blr.theta_hat) / s2
+        blr.log_evidence = float(-0.5 * (quad + logdet + len(y) * _LOG_2PI))
+        return blr
+
+    def copy(self) -> BayesianLinearRegression:
+        out = BayesianLinearRegression.__new__(BayesianLinearRegression)
+        out.rff, out.hyper, out.spec = self.rff, self.hyper, self.spec
+        out.theta_hat, out.Sigma, out.log_evidence, out._chol = self.theta_hat.copy(), self.Sigma.copy(), self.log_evidence, None
+        return out
+
+    def update(self, x: np.ndarray, y: float) -> float:
+        """Rank-one update with one observation; returns its log predictive density (eq. 13)."""
+        phi = self.rff.features(x[None])[0]  # (F,)
+        Sphi = self.Sigma @ phi
+        s2_pred = float(phi @ Sphi) + self.hyper.noise  # (sigma_{t+1|t})^2
+        y_pred = float(phi @ self.theta_hat)  # hat y_{t+1|t}
+        self.theta_hat = self.theta_hat + Sphi * (y - y_pred) / s2_pred  # eq. (15a)
+        self.Sigma = self.Sigma - np.outer(Sphi, Sphi) / s2_pred  # eq. (15b)
+        self._chol = None
+        log_pred = -0.5 * ((y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI)  # eq. (13) factor
+        self.log_evidence += log_pred
+        return log_pred
+
+    def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[BayesianLinearRegression, float]:
+        """A copy conditioned on ``(Xn (k, d), yn (k,))`` and the joint log predictive density."""
+        out = self.copy()
+        return out, float(sum(out.update(x, v) for x, v in zip(Xn, yn)))
+
+    def log_marginal_likelihood(self) -> float:
+        return self.log_evidence
+
+    def predict(self, Xq: np.ndarray, with_grad: bool = False):
+        """Latent mean and variance ``(b,)`` (and gradients ``(b, d)``)."""
+        if not with_grad:
+            Phi = self.rff.features(Xq)
+            return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), 1e-12)
+        Phi, dPhi = self.rff.features_with_grad(Xq)
+        SPhi = Phi @ self.Sigma  # (b, F)
+        mean = Phi @ self.theta_hat
+        var = np.maximum(np.einsum("bf,bf->b", SPhi, Phi), 1e-12)
+        return mean, var, np.einsum("bfd,f->bd", dPhi, self.theta_hat), 2.0 * np.einsum("bfd,bf->bd", dPhi, SPhi)
+
+    def sample_path(self, rff, rng: np.random.Generator):
+        """``f(x) = phi(x)^T theta~``, ``theta~ ~ N(theta_hat, Sigma)`` (eq. 12)."""
+        if self._chol is None:
+            Sym = 0.5 * (self.Sigma + self.Sigma.T)
+            self._chol = safe_cholesky(Sym)
+        theta = self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat))
+
+        def path(Xq: np.ndarray, with_grad: bool = False):
+            if not with_grad:
+                return self.rff.features(Xq) @ theta
+            Phi, dPhi = self.rff.features_with_grad(Xq)
+            return Phi @ theta, np.einsum("bfd,f->bd", dPhi, theta)
+
+        return path
+
+
+def _chol_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return cho_solve((L, True), b, check_finite=False)

@@ -1,0 +1,226 @@
+"""Exact Gaussian-process regression: MAP hyperparameters, incremental conditioning, pathwise samples.
+
+Glossary (shapes in comments):
+    n: observations; b: query points; d: input dimension; D: random frequencies.
+    X: ``(n, d)`` inputs in the unit cube; y: ``(n,)`` standardised targets (zero prior mean).
+    ls: lengthscales ``(1,)`` or ``(d,)``; amp: signal variance; noise: observation-noise variance.
+    L: lower Cholesky factor of ``K + noise * I`` ``(n, n)``; alpha: ``(K + noise I)^-1 y`` ``(n,)``.
+
+All maths is float64; a Cholesky that fails gets growing jitter, and a hyperparameter fit that fails
+falls back to its prior mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.optimize import minimize
+
+from shared_core.kernels import KernelSpec, kernel_grad_x, kernel_matrix, scaled_sqdist
+
+__all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "safe_cholesky"]
+
+_logger = logging.getLogger(__name__)
+_LOG_2PI = math.log(2.0 * math.pi)
+
+# Bounds (log space) and priors of the MAP fit. Targets are standardised, inputs in the unit cube.
+_LOG_AMP_BOUNDS = (math.log(0.05), math.log(20.0))
+_LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(0.5))
+_LOG_LS_BOUNDS = (math.log(1e-3), math.log(1e3))
+_NOISE_PRIOR = (-4.0, 1.0)  # log-normal on the noise variance (BoTorch's current default)
+_AMP_PRIOR = (0.0, 1.0)  # log-normal on the signal variance around the standardised scale
+
+
+def _ls_prior(d: int) -> tuple[float, float]:
+    """Dimension-scaled log-normal lengthscale prior (Hvarfner et al., 2024): mean sqrt(2) + log(d)/2."""
+    return math.sqrt(2.0) + 0.5 * math.log(d), math.sqrt(3.0)
+
+
+@dataclass(frozen=True)
+class GPHyper:
+    """Fitted hyperparameters of one GP."""
+
+    ls: np.ndarray  # (1,) or (d,)
+    amp: float
+    noise: float
+
+
+def safe_cholesky(A: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor of a symmetric PSD matrix, adding jitter until it succeeds."""
+    scale = float(np.mean(np.diag(A))) if A.size else 1.0
+    for jitter in (0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2):
+        try:
+            return cholesky(A + jitter * scale * np.eye(len(A)), lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+    raise np.linalg.LinAlgError("matrix is not positive definite even with 1e-2 relative jitter")
+
+
+# ------------------------------------------------------------------------------------ fitting
+def _unpack(spec: KernelSpec, theta: np.ndarray, d: int) -> GPHyper:
+    n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
+    ls = np.full(1, spec.lengthscale) if spec.lengthscale is not None else np.exp(theta[:n_ls])
+    return GPHyper(ls=ls, amp=float(np.exp(theta[n_ls])), noise=float(np.exp(theta[n_ls + 1])))
+
+
+def _neg_log_posterior(theta: np.ndarray, spec: KernelSpec, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """Negative (log marginal likelihood + log prior) and its gradient in log space."""
+    n, d = X.shape
+    h = _unpack(spec, theta, d)
+    r2 = scaled_sqdist(X, X, h.ls)  # (n, n)
+    Kf = h.amp * spec.k_of_r2(r2)
+    try:
+        L = cholesky(Kf + h.noise * np.eye(n), lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return 1e25, np.zeros_like(theta)
+    alpha = cho_solve((L, True), y, check_finite=False)
+    log_ml = -0.5 * y @ alpha - np.log(np.diag(L)).sum() - 0.5 * n * _LOG_2PI
+    # d log_ml / d theta_i = 0.5 tr((alpha alpha^T - K^-1) dK/dtheta_i)
+    A = np.outer(alpha, alpha) - cho_solve((L, True), np.eye(n), check_finite=False)  # (n, n)
+    grads = []
+    if spec.lengthscale is None:
+        G = h.amp * spec.dk_dr2(r2)  # (n, n) dk/dr2
+        if spec.ard:
+            for j in range(d):
+                Dj = (X[:, j : j + 1] - X[:, j : j + 1].T) ** 2 / h.ls[j] ** 2
+                grads.append(0.5 * np.sum(A * G * (-2.0 * Dj)))
+        else:
+            grads.append(0.5 * np.sum(A * G * (-2.0 * r2)))
+    grads.append(0.5 * np.sum(A * Kf))  # log amp
+    grads.append(0.5 * h.noise * np.trace(A))  # log noise
+    grad = np.array(grads)
+    # log-normal priors on ls, amp, noise (densities of the log values: Gaussian)
+    n_ls = len(theta) - 2
+    mu_ls, sd_ls = _ls_prior(d)
+    lp = -0.5 * np.sum(((theta[:n_ls] - mu_ls) / sd_ls) ** 2)
+    lp += -0.5 * ((theta[n_ls] - _AMP_PRIOR[0]) / _AMP_PRIOR[1]) ** 2
+    lp += -0.5 * ((theta[n_ls + 1] - _NOISE_PRIOR[0]) / _NOISE_PRIOR[1]) ** 2
+    grad[:n_ls] += -(theta[:n_ls] - mu_ls) / sd_ls**2
+    grad[n_ls] += -(theta[n_ls] - _AMP_PRIOR[0]) / _AMP_PRIOR[1] ** 2
+    grad[n_ls + 1] += -(theta[n_ls + 1] - _NOISE_PRIOR[0]) / _NOISE_PRIOR[1] ** 2
+    return float(-(log_ml + lp)), -grad
+
+
+def _prior_mode(spec: KernelSpec, d: int) -> np.ndarray:
+    n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
+    mu_ls = min(_ls_prior(d)[0] - 1.0, math.log(0.5 * math.sqrt(d)))  # start a bit shorter than the prior mean
+    return np.concatenate([np.full(n_ls, mu_ls), [0.0, math.log(1e-3)]])
+
+
+def _pack(spec: KernelSpec, h: GPHyper, d: int) -> np.ndarray:
+    ls = [] if spec.lengthscale is not None else np.log(np.broadcast_to(h.ls, (spec.n_lengthscales(d),)))
+    return np.concatenate([ls, [math.log(h.amp), math.log(h.noise)]])
+
+
+def fit_hyperparameters(
+    spec: KernelSpec, X: np.ndarray, y: np.ndarray, warm_start: GPHyper | None = None
+) -> GPHyper:
+    """MAP estimate of lengthscales, signal and noise variance by L-BFGS-B in log space.
+
+    Starts from ``warm_start`` (the previous refit) and from the prior mode, keeps the better.
+    """
+    n, d = X.shape
+    n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
+    bounds = [_LOG_LS_BOUNDS] * n_ls + [_LOG_AMP_BOUNDS, _LOG_NOISE_BOUNDS]
+    starts = [_prior_mode(spec, d)]
+    if warm_start is not None and (spec.lengthscale is not None or len(warm_start.ls) == n_ls):
+        starts.insert(0, np.clip(_pack(spec, warm_start, d), [b[0] for b in bounds], [b[1] for b in bounds]))
+    best_theta, best_val = starts[-1], math.inf
+    for theta0 in starts:
+        try:
+            res = minimize(
+                _neg_log_posterior, theta0, args=(spec, X, y), jac=True, method="L-BFGS-B",
+                bounds=bounds, options={"maxiter": 200},
+            )
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError) as err:  # pragma: no cover - fallback
+            _logger.warning("GP hyperparameter fit failed for %s (%s); using prior mode", spec.name, err)
+            continue
+        if np.isfinite(res.fun) and res.fun < best_val:
+            best_theta, best_val = res.x, float(res.fun)
+    return _unpack(spec, best_theta, d)
+
+
+# ------------------------------------------------------------------------------------ posterior
+class ExactPosterior:
+    """Exact GP posterior with fixed hyperparameters; conditioning on new data is a block Cholesky append.
+
+    Args:
+        spec, hyper: kernel and its hyperparameters.
+        X: ``(n, d)``; y: ``(n,)`` standardised targets.
+    """
+
+    def __init__(self, spec: KernelSpec, hyper: GPHyper, X: np.ndarray, y: np.ndarray, L: np.ndarray | None = None):
+        self.spec, self.hyper = spec, hyper
+        self.X, self.y = X, y
+        if L is None:
+            K = kernel_matrix(spec, X, X, hyper.ls, hyper.amp) + hyper.noise * np.eye(len(X))
+            L = safe_cholesky(K)
+        self.L = L  # (n, n)
+        self.alpha = cho_solve((L, True), y, check_finite=False) if len(y) else np.zeros(0)  # (n,)
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    def log_marginal_likelihood(self) -> float:
+        """``log p(y | X, m)`` — the batch weight of eq. (9)."""
+        return float(-0.5 * self.y @ self.alpha - np.log(np.diag(self.L)).sum() - 0.5 * self.n * _LOG_2PI)
+
+    def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[ExactPosterior, float]:
+        """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive density.
+
+        The log predictive ``log N(yn; mu, S)`` is the weight update of eq. (13) for a block of points.
+        """
+        h = self.hyper
+        K12 = kernel_matrix(self.spec, self.X, Xn, h.ls, h.amp)  # (n, k)
+        K22 = kernel_matrix(self.spec, Xn, Xn, h.ls, h.amp) + h.noise * np.eye(len(Xn))  # (k, k)
+        L12 = solve_triangular(self.L, K12, lower=True, check_finite=False)  # (n, k)
+        L22 = safe_cholesky(K22 - L12.T @ L12)  # (k, k): predictive covariance S = L22 L22^T
+        mu = L12.T @ solve_triangular(self.L, self.y, lower=True, check_finite=False)  # (k,) predictive mean
+        z = solve_triangular(L22, yn - mu, lower=True, check_finite=False)
+        log_pred = float(-0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI)  # eq. (13)
+        n, k = self.n, len(yn)
+        L = np.zeros((n + k, n + k))
+        L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
+        return ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L), log_pred
+
+    def predict(self, Xq: np.ndarray, with_grad: bool = False):
+        """Latent mean and variance ``(b,)`` at ``Xq (b, d)``; with gradients ``(b, d)`` if asked."""
+        h = self.hyper
+        if with_grad:
+            Kq, dKq = kernel_grad_x(self.spec, Xq, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
+        else:
+            Kq = kernel_matrix(self.spec, Xq, self.X, h.ls, h.amp)
+        mean = Kq @ self.alpha
+        V = cho_solve((self.L, True), Kq.T, check_finite=False)  # (n, b)
+        var = np.maximum(h.amp - np.einsum("bn,nb->b", Kq, V), 1e-12)
+        if not with_grad:
+            return mean, var
+        dmean = np.einsum("bnd,n->bd", dKq, self.alpha)
+        dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, V)
+        return mean, var, dmean, dvar
+
+    def sample_path(self, rff, rng: np.random.Generator):
+        """Pathwise posterior sample (Wilson et al. 2020): RFF prior draw plus exact data update.
+
+        ``f(x) = f_prior(x) + k(x, X) (K + noise I)^-1 (y - f_prior(X) - eps)``, ``eps ~ N(0, noise I)``,
+        keeps the exact posterior mean and covariance up to the prior approximation of ``rff``.
+        """
+        h = self.hyper
+        theta = rng.standard_normal(rff.n_features) * math.sqrt(h.amp)  # prior weights, eq. (11)
+        eps = rng.standard_normal(self.n) * math.sqrt(h.noise)
+        resid = self.y - rff.features(self.X) @ theta - eps
+        v = cho_solve((self.L, True), resid, check_finite=False)  # (n,)
+
+        def path(Xq: np.ndarray, with_grad: bool = False):
+            if not with_grad:
+                return rff.features(Xq) @ theta + kernel_matrix(self.spec, Xq, self.X, h.ls, h.amp) @ v
+            Phi, dPhi = rff.features_with_grad(Xq)  # (b, F), (b, F, d)
+            Kq, dKq = kernel_grad_x(self.spec, Xq, self.X, h.ls, h.amp)
+            return Phi @ theta + Kq @ v, np.einsum("bfd,f->bd", dPhi, theta) + np.einsum("bnd,n->bd", dKq, v)
+
+        return path

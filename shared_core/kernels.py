@@ -1,0 +1,140 @@
+"""Stationary kernels (RBF, Matérn-3/2, Matérn-5/2; isotropic or ARD) and their spectral densities.
+
+Glossary (shapes in comments):
+    n, n2: numbers of points; d: input dimension; D: number of random frequencies.
+    log_ls: log lengthscales, ``(1,)`` isotropic or ``(d,)`` ARD.
+    log_amp: log signal variance ``s`` (the kernel is ``s * kbar`` with ``kbar(x, x) = 1``).
+    r2: squared scaled distance ``sum_j ((x_j - x'_j) / ls_j)^2``.
+
+Every kernel is written as a function of ``r2`` so that gradients with respect to the inputs and to
+the log lengthscales share one derivative ``dk/dr2``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KernelSpec", "FORMS", "default_dictionary", "lengthscale_grid_dictionary", "sample_spectral"]
+
+FORMS = ("rbf", "matern32", "matern52")
+_NU = {"matern32": 1.5, "matern52": 2.5}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One kernel of the dictionary.
+
+    Args:
+        form: ``"rbf"``, ``"matern32"`` or ``"matern52"``.
+        ard: one lengthscale per input dimension (True) or one shared lengthscale (False).
+        lengthscale: a fixed lengthscale (in unit-cube units) instead of one fitted by marginal
+            likelihood; used by the paper's lengthscale-grid dictionary.
+    """
+
+    form: str = "rbf"
+    ard: bool = False
+    lengthscale: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.form not in FORMS:
+            raise ValueError(f"kernel form must be one of {FORMS}, got {self.form!r}")
+        if self.lengthscale is not None and not (self.lengthscale > 0 and math.isfinite(self.lengthscale)):
+            raise ValueError(f"fixed lengthscale must be a positive finite number, got {self.lengthscale!r}")
+
+    @property
+    def name(self) -> str:
+        s = self.form + ("-ard" if self.ard else "")
+        return s if self.lengthscale is None else f"{s}(ls={self.lengthscale:g})"
+
+    # ------------------------------------------------------------------------- values
+    def k_of_r2(self, r2: np.ndarray) -> np.ndarray:
+        """Unit-amplitude kernel ``kbar(r2)``."""
+        if self.form == "rbf":
+            return np.exp(-0.5 * r2)
+        r = np.sqrt(np.maximum(r2, 0.0))
+        if self.form == "matern32":
+            a = math.sqrt(3.0) * r
+            return (1.0 + a) * np.exp(-a)
+        a = math.sqrt(5.0) * r
+        return (1.0 + a + a * a / 3.0) * np.exp(-a)
+
+    def dk_dr2(self, r2: np.ndarray) -> np.ndarray:
+        """``d kbar / d r2``; finite at ``r2 = 0`` for every form."""
+        if self.form == "rbf":
+            return -0.5 * np.exp(-0.5 * r2)
+        r = np.sqrt(np.maximum(r2, 0.0))
+        if self.form == "matern32":
+            return -1.5 * np.exp(-math.sqrt(3.0) * r)
+        a = math.sqrt(5.0) * r
+        return -(5.0 / 6.0) * (1.0 + a) * np.exp(-a)
+
+    def n_lengthscales(self, d: int) -> int:
+        return d if self.ard else 1
+
+
+def scaled_sqdist(X1: np.ndarray, X2: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    """``r2`` between rows of ``X1`` ``(n, d)`` and ``X2`` ``(n2, d)``, lengthscales ``ls`` ``(1,)|(d,)``."""
+    A = X1 / ls  # (n, d)
+    B = X2 / ls  # (n2, d)
+    r2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T  # (n, n2)
+    return np.maximum(r2, 0.0)
+
+
+def kernel_matrix(spec: KernelSpec, X1: np.ndarray, X2: np.ndarray, ls: np.ndarray, amp: float) -> np.ndarray:
+    """``amp * kbar(X1, X2)`` as an ``(n, n2)`` matrix."""
+    return amp * spec.k_of_r2(scaled_sqdist(X1, X2, ls))
+
+
+def kernel_grad_x(
+    spec: KernelSpec, x: np.ndarray, X2: np.ndarray, ls: np.ndarray, amp: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel values and their gradient with respect to the first argument.
+
+    Args:
+        x: ``(b, d)`` query points; X2: ``(n, d)`` data.
+    Returns:
+        ``K`` ``(b, n)`` and ``dK/dx`` ``(b, n, d)``.
+    """
+    r2 = scaled_sqdist(x, X2, ls)  # (b, n)
+    K = amp * spec.k_of_r2(r2)
+    g = amp * spec.dk_dr2(r2)  # (b, n)
+    diff = (x[:, None, :] - X2[None, :, :]) / (ls * ls)  # (b, n, d)
+    return K, 2.0 * g[:, :, None] * diff
+
+
+def sample_spectral(spec: KernelSpec, d: int, D: int, rng: np.random.Generator) -> np.ndarray:
+    """Draw ``D`` frequency vectors ``(D, d)`` from the spectral density of ``kbar`` with unit lengthscale.
+
+    RBF: ``w ~ N(0, I)``. Matérn-nu: multivariate Student-t with ``2 nu`` degrees of freedom,
+    ``w = z / sqrt(g)``, ``z ~ N(0, I)``, ``g ~ Gamma(shape=nu, rate=nu)`` with ONE ``g`` per frequency
+    vector. Divide by the lengthscales to get the frequencies of the scaled kernel.
+    """
+    Z = rng.standard_normal((D, d))
+    if spec.form == "rbf":
+        return Z
+    nu = _NU[spec.form]
+    g = rng.gamma(shape=nu, scale=1.0 / nu, size=(D, 1))  # one gamma draw per frequency vector
+    return Z / np.sqrt(g)
+
+
+def default_dictionary() -> tuple[KernelSpec, ...]:
+    """The paper's dictionary of four distinct kernel forms (Sec. V): RBF, RBF-ARD, Matérn-3/2, Matérn-5/2."""
+    return (
+        KernelSpec("rbf", ard=False),
+        KernelSpec("rbf", ard=True),
+        KernelSpec("matern32", ard=False),
+        KernelSpec("matern52", ard=False),
+    )
+
+
+def lengthscale_grid_dictionary(exponents: range = range(-4, 7)) -> tuple[KernelSpec, ...]:
+    """The paper's second dictionary: RBF kernels with fixed lengthscales ``10**c``, ``c = -4..6``.
+
+    The paper states the grid for inputs in their original units; here inputs live in the unit
+    cube, so the extreme members are practically white noise (``1e-4``) and constant (``1e6``), which
+    the weights of eq. (9) then rule out.
+    """
+    return tuple(KernelSpec("rbf", ard=False, lengthscale=10.0**c) for c in exponents)

@@ -33,7 +33,7 @@ def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``log h(z)`` with ``h(z) = z Phi(z) + phi(z)`` and ``d log h / dz = Phi(z) / h(z)``, stable for z << 0.
 
     For ``z < -5``: ``h = phi(z) (1 + z R(z))`` with Mills ratio ``R = Phi/phi = sqrt(pi/2) erfcx(-z/sqrt2)``
-    and ``1 + z R(z)`` by its asymptotic series to avoid cancellation.
+    and ``1 + z R(z)`` by its asymptotic series below -30 to avoid cancellation.
     """
     z = np.asarray(z, dtype=float)
     out, dout = np.empty_like(z), np.empty_like(z)
@@ -43,10 +43,12 @@ def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     out[hi] = np.log(h)
     dout[hi] = ndtr(zh) / h
     zl = z[~hi]
+    mills = _SQRT_HALF_PI * erfcx(-zl / math.sqrt(2.0))  # R(z) = Phi(z) / phi(z)
     inv2 = 1.0 / (zl * zl)
-    one_plus_zr = inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2**2 - 105.0 * inv2**3)
+    series = inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2**2 - 105.0 * inv2**3)  # error < 1e-9 for z < -30
+    one_plus_zr = np.where(zl < -30.0, series, 1.0 + zl * mills)  # cancellation costs < 3 digits above -30
     out[~hi] = -0.5 * zl * zl - _LOG_SQRT_2PI + np.log(one_plus_zr)
-    dout[~hi] = _SQRT_HALF_PI * erfcx(-zl / math.sqrt(2.0)) / one_plus_zr
+    dout[~hi] = mills / one_plus_zr
     return out, dout
 
 

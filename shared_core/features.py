@@ -81,7 +81,7 @@ class BayesianLinearRegression:
         blr.Sigma = Linv.T @ Linv
         # log N(y; 0, amp Phi Phi^T + s2 I) by the matrix determinant and Woodbury lemmas
         logdet = len(y) * math.log(s2) + 2.0 * np.log(np.diag(LA)).sum() + rff.n_features * math.log(hyper.amp)
-        quad = (y @ y - b @ blr.theta_hat) / s2
+        quad = y @ y / s2 - b @ blr.theta_hat  # y^T C^-1 y by Woodbury
         blr.log_evidence = float(-0.5 * (quad + logdet + len(y) * _LOG_2PI))
         return blr
 

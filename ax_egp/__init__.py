@@ -1,0 +1,3 @@
+"""Ax generation strategies of the egp-samplers suite (adapter arrives with issue #3)."""
+
+__all__: list[str] = []

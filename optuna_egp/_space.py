@@ -1,0 +1,60 @@
+"""Optuna distributions <-> core search space (categoricals travel as choice indices)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.trial import FrozenTrial
+
+from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Param, SearchSpace
+
+
+def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:
+    """Core search space with the same parameter order as ``search_space``."""
+    params: dict[str, Param] = {}
+    for name, dist in search_space.items():
+        if isinstance(dist, FloatDistribution):
+            params[name] = FloatParam(dist.low, dist.high, log=dist.log, step=dist.step)
+        elif isinstance(dist, IntDistribution):
+            params[name] = IntParam(dist.low, dist.high, log=dist.log, step=dist.step)
+        elif isinstance(dist, CategoricalDistribution):
+            params[name] = CategoricalParam(tuple(range(len(dist.choices))))
+        else:  # pragma: no cover - Optuna has no other distribution types
+            raise ValueError(f"unsupported distribution for {name!r}: {dist!r}")
+    return SearchSpace(params)
+
+
+def encode_trials(space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]) -> np.ndarray:
+    """``(n, d)`` encodings of trials that hold every parameter with the same distribution."""
+    rows = []
+    for t in trials:
+        values = {}
+        for name, dist in search_space.items():
+            if t.distributions.get(name) != dist:
+                break
+            v = t.params[name]
+            values[name] = int(dist.to_internal_repr(v)) if isinstance(dist, CategoricalDistribution) else v
+        else:
+            rows.append(space.encode(values))
+    return np.array(rows).reshape(len(rows), space.dim)
+
+
+def has_all_params(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:
+    return all(trial.distributions.get(name) == dist for name, dist in search_space.items())
+
+
+def decode_params(space: SearchSpace, search_space: dict[str, BaseDistribution], x: np.ndarray) -> dict[str, Any]:
+    """Parameters of an encoded row, as the plain Python values Optuna expects."""
+    values = space.decode(x)
+    out: dict[str, Any] = {}
+    for name, dist in search_space.items():
+        v = values[name]
+        if isinstance(dist, CategoricalDistribution):
+            out[name] = dist.to_external_repr(v)
+        elif isinstance(dist, IntDistribution):
+            out[name] = int(v)
+        else:
+            out[name] = float(v)
+    return out

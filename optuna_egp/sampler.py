@@ -1,0 +1,198 @@
+"""One Optuna sampler for every core algorithm, and the preconfigured ``EGPTSSampler``.
+
+The adapter turns the study's trials into :class:`shared_core.interface.Observations`, calls the
+algorithm and decodes its candidate. Everything it needs is read from the storage on every call, so
+any number of threads or processes can share one study, and a restarted worker simply continues.
+Only public Optuna APIs are used.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.study import Study, StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from optuna_egp._space import decode_params, encode_trials, has_all_params, to_core_space
+from shared_core.egp import ACQUISITIONS, EGPAlgorithm
+from shared_core.interface import Algorithm, Observations
+from shared_core.kernels import KernelSpec
+
+__all__ = ["CoreSampler", "EGPTSSampler"]
+
+_logger = logging.getLogger(__name__)
+
+
+class CoreSampler(BaseSampler):
+    """Optuna sampler around any core algorithm (``suggest(space, obs, n, rng)``).
+
+    Relative sampling on the intersection search space of completed trials; parameters outside it
+    (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
+    running trials are pending points; failed and pruned trials are ignored. Single objective only.
+
+    Args:
+        algorithm: the core algorithm.
+        seed: seed of the sampler's ``numpy.random.Generator`` and of the default independent sampler.
+        n_startup_trials: completed trials sampled by ``independent_sampler`` before the algorithm.
+        independent_sampler: sampler for the start-up phase and for parameters outside the relative
+            search space (default :class:`~optuna.samplers.RandomSampler` with ``seed``).
+        warn_independent_sampling: log a warning (once per parameter) when a parameter is sampled
+            independently after the start-up phase.
+    """
+
+    def __init__(
+        self,
+        algorithm: Algorithm,
+        *,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+    ) -> None:
+        if not isinstance(algorithm, Algorithm):
+            raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
+        if not isinstance(n_startup_trials, int) or isinstance(n_startup_trials, bool) or n_startup_trials < 0:
+            raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self._algorithm = algorithm
+        self._rng = np.random.default_rng(seed)
+        self._n_startup_trials = n_startup_trials
+        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._warn_independent_sampling = warn_independent_sampling
+        self._warned: set[str] = set()
+        self._search_space = IntersectionSearchSpace()
+        self._lock = threading.Lock()
+
+    @property
+    def algorithm(self) -> Algorithm:
+        return self._algorithm
+
+    def reseed_rng(self) -> None:
+        with self._lock:
+            self._rng = np.random.default_rng()
+        self._independent_sampler.reseed_rng()
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        _check_single_objective(study, self)
+        with self._lock:
+            space = self._search_space.calculate(study)
+        return {name: dist for name, dist in space.items() if not dist.single()}
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        _check_single_objective(study, self)
+        if not search_space:
+            return {}
+        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
+        complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
+        if len(complete) < self._n_startup_trials:
+            return {}
+        running = [
+            t for t in trials
+            if t.state == TrialState.RUNNING and t.number != trial.number and has_all_params(t, search_space)
+        ]
+        space = to_core_space(search_space)
+        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        obs = Observations(
+            X=encode_trials(space, search_space, complete),
+            y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
+            X_pending=encode_trials(space, search_space, running),
+        )
+        with self._lock:
+            x = self._algorithm.suggest(space, obs, 1, self._rng)[0]
+        return decode_params(space, search_space, x)
+
+    def sample_independent(
+        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
+    ) -> Any:
+        _check_single_objective(study, self)
+        if self._warn_independent_sampling and param_name not in self._warned:
+            n_complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+            if n_complete >= self._n_startup_trials:
+                self._warned.add(param_name)
+                _logger.warning(
+                    f"The parameter '{param_name}' in trial#{trial.number} is sampled independently by "
+                    f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: it is "
+                    "not in every completed trial (conditional or dynamic search space). "
+                    "This warning is shown once per parameter."
+                )
+        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._independent_sampler.before_trial(study, trial)
+
+    def after_trial(
+        self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
+    ) -> None:
+        self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
+    if len(study.directions) > 1:
+        raise ValueError(
+            f"{type(sampler).__name__} supports single-objective studies only; this study has "
+            f"{len(study.directions)} objectives ({[d.name for d in study.directions]})."
+        )
+
+
+class EGPTSSampler(CoreSampler):
+    """Ensemble-GP Thompson sampling (EGP-TS, Lu et al. 2023) as an Optuna sampler.
+
+    Example:
+        >>> import optuna
+        >>> from optuna_egp import EGPTSSampler
+        >>> study = optuna.create_study(sampler=EGPTSSampler(seed=0))
+
+    Args:
+        seed: random seed (the sampler's generator and the default independent sampler).
+        n_startup_trials: random trials before the model is used (default 10).
+        kernels: kernel dictionary (:class:`shared_core.KernelSpec` tuple); default the paper's
+            RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2. ``shared_core.lengthscale_grid_dictionary()``
+            gives the paper's 11-lengthscale RBF grid.
+        n_features: random Fourier features per GP (default 512).
+        acquisition: ``"ts"`` Thompson sampling (default), ``"ei"`` EGP-EI, or ``"auto"``
+            (EI when no trial is running, TS with fantasies otherwise).
+        fantasize_pending: condition each draw on running trials (kriging believer) so that
+            concurrent workers get diverse suggestions (default True).
+        independent_sampler: sampler for start-up and for parameters outside the relative space.
+        warn_independent_sampling: warn once per independently sampled parameter.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        kernels: Sequence[KernelSpec] | None = None,
+        n_features: int = 512,
+        acquisition: str = "ts",
+        fantasize_pending: bool = True,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+    ) -> None:
+        if acquisition not in ACQUISITIONS:
+            raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
+        algorithm = EGPAlgorithm(
+            kernels=None if kernels is None else tuple(kernels),
+            acquisition=acquisition,
+            n_features=n_features,
+            fantasize_pending=fantasize_pending,
+        )
+        super().__init__(
+            algorithm,
+            seed=seed,
+            n_startup_trials=n_startup_trials,
+            independent_sampler=independent_sampler,
+            warn_independent_sampling=warn_independent_sampling,
+        )

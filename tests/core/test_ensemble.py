@@ -1,0 +1,61 @@
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from shared_core.ensemble import EnsembleGP, standardize
+from shared_core.kernels import KernelSpec, lengthscale_grid_dictionary
+
+
+def _f(X):
+    return np.sin(8 * X[:, 0]) + (X[:, 1] - 0.3) ** 2
+
+
+def test_refit_weights_are_eq9_and_sum_to_one():
+    rng = np.random.default_rng(0)
+    X = rng.random((25, 2))
+    ens = EnsembleGP()
+    ens.fit(X, _f(X), rng)
+    log_ml = np.array([m.post.log_marginal_likelihood() for m in ens.members])
+    np.testing.assert_allclose(ens.log_w, log_ml - logsumexp(log_ml), atol=1e-12)
+    assert ens.weights.sum() == pytest.approx(1.0)
+
+
+def test_between_refits_posteriors_are_updated_incrementally_in_any_order():
+    rng = np.random.default_rng(1)
+    X = rng.random((40, 2))
+    y = _f(X)
+    ens = EnsembleGP()
+    ens.fit(X[:30], y[:30], rng)
+    refits = ens.n_refits
+    perm = np.concatenate([rng.permutation(30), [30, 31]])  # old rows shuffled, 2 new rows
+    ens.fit(X[perm], y[perm], rng)
+    assert ens.n_refits == refits and ens.n == 32  # 2 new points < 10 % of 30: eq. (13)-(15) path
+    # incremental weights == eq. (9) with the same hyperparameters on all data
+    log_ml = np.array([m.post.log_marginal_likelihood() for m in ens.members])
+    np.testing.assert_allclose(ens.log_w, log_ml - logsumexp(log_ml), atol=1e-8)
+    ens.fit(X[:20], y[:20], rng)  # rows disappeared (e.g. another study): refit
+    assert ens.n_refits == refits + 1
+
+
+def test_feature_posterior_above_exact_limit():
+    rng = np.random.default_rng(2)
+    X = rng.random((60, 2))
+    ens = EnsembleGP(exact_limit=50, n_frequencies=64)
+    ens.fit(X, _f(X), rng)
+    assert type(ens.members[0].post).__name__ == "BayesianLinearRegression"
+    mean, var = ens.members[0].post.predict(X[:5])
+    np.testing.assert_allclose(mean, ens.y_std(_f(X[:5])), atol=0.3)
+
+
+def test_lengthscale_grid_dictionary_prefers_plausible_lengthscales():
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 1))
+    ens = EnsembleGP(lengthscale_grid_dictionary())
+    ens.fit(X, np.sin(6 * X[:, 0]), rng)
+    best = ens.members[int(np.argmax(ens.log_w))].spec.lengthscale
+    assert 1e-2 <= best <= 10.0
+
+
+def test_standardize_handles_huge_and_constant_values():
+    assert standardize(np.array([1e300, -1e300, 5e299])) == pytest.approx((1e299 * 5 / 3, standardize(np.array([1.0, -1.0, 0.5]))[1] * 1e300))
+    assert standardize(np.array([3.0, 3.0])) == (3.0, 1.0)

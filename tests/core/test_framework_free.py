@@ -1,0 +1,18 @@
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_shared_core_never_imports_optuna_or_ax():
+    code = (
+        "import sys, shared_core, shared_core.egp, shared_core.optimize;"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('optuna', 'ax', 'botorch')];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for path in (ROOT / "shared_core").rglob("*.py"):
+        text = path.read_text()
+        assert "import optuna" not in text and "from optuna" not in text and "from ax" not in text, path

@@ -1,0 +1,158 @@
+"""Tables (Markdown) and plots (PNG) from the JSON-lines results of ``run.py``.
+
+Run:  python benchmarks/report.py   ->  benchmarks/results/summary.md and benchmarks/results/*.png
+Every number in summary.md is computed here from the raw files; nothing is typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections import defaultdict
+
+import numpy as np
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+
+
+def load(name: str) -> list[dict]:
+    path = RESULTS / name
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def final_regret(records):
+    """{function: {sampler: [final regret per seed]}}."""
+    table = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        table[r["function"]][r["sampler"]].append(r["regret"][-1])
+    return table
+
+
+def seconds(records):
+    table = defaultdict(list)
+    for r in records:
+        table[r["sampler"]].append(r["seconds_per_trial"])
+    return {s: float(np.median(v)) for s, v in table.items()}
+
+
+def regret_table(records, title: str) -> list[str]:
+    if not records:
+        return []
+    table = final_regret(records)
+    samplers = sorted({r["sampler"] for r in records})
+    n_seeds = min(len(v) for row in table.values() for v in row.values())
+    lines = [f"### {title}", "",
+             f"Median final regret over seeds (min seeds per cell: {n_seeds}; {records[0]['n_trials']} trials). "
+             "Bold = best in row.", "",
+             "| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    for fn in sorted(table):
+        meds = {s: float(np.median(table[fn][s])) if table[fn][s] else np.nan for s in samplers}
+        best = np.nanmin(list(meds.values()))
+        cells = [(f"**{v:.3g}**" if v == best else f"{v:.3g}") for v in meds.values()]
+        lines.append(f"| {fn} | " + " | ".join(cells) + " |")
+    secs = seconds(records)
+    lines += ["| s/trial (median) | " + " | ".join(f"{secs.get(s, np.nan):.3f}" for s in samplers) + " |", ""]
+    return lines
+
+
+def wins(records, ours: str, peer: str) -> tuple[int, int]:
+    table = final_regret(records)
+    fns = [fn for fn in table if table[fn][ours] and table[fn][peer]]
+    return sum(np.median(table[fn][ours]) < np.median(table[fn][peer]) for fn in fns), len(fns)
+
+
+def plot(records, name: str, title: str) -> None:
+    if not records:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fns = sorted({r["function"] for r in records})
+    fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
+    for ax, fn in zip(axes[0], fns):
+        curves = defaultdict(list)
+        for r in records:
+            if r["function"] == fn:
+                curves[r["sampler"]].append(r["regret"])
+        for s, cs in sorted(curves.items()):
+            c = np.array(cs)
+            med = np.median(c, axis=0)
+            ax.plot(np.arange(1, len(med) + 1), med, label=s)
+            ax.fill_between(np.arange(1, len(med) + 1), np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0), alpha=0.15)
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_title(fn)
+        ax.set_xlabel("trials")
+    axes[0][0].set_ylabel("median regret (IQR shaded)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(RESULTS / name, dpi=90)
+    plt.close(fig)
+
+
+def parallel_section(seq, par, workers, label) -> list[str]:
+    if not par:
+        return []
+    lines = regret_table(par, f"{label}: {workers} concurrent workers")
+    seq_t, par_t = final_regret(seq), final_regret(par)
+    ratios = []
+    for s in sorted({r["sampler"] for r in par}):
+        base = s if s != "egp-ts-nofant" else "egp-ts"
+        rs = [np.median(par_t[fn][s]) / max(np.median(seq_t[fn][base]), 1e-12)
+              for fn in par_t if par_t[fn][s] and seq_t.get(fn, {}).get(base)]
+        if rs:
+            ratios.append(f"{s}: median ratio {np.median(rs):.2f} (per function: " + ", ".join(f"{v:.2f}" for v in rs) + ")")
+    if ratios:
+        lines += [f"Regret with {workers} workers / own sequential regret at equal evaluations:", ""]
+        lines += [f"- {r}" for r in ratios] + [""]
+    for ours in ("egp-auto", "egp-ts"):
+        for peer in ("gp", "tpe"):
+            w, n = wins(par, ours, peer)
+            if n:
+                lines.append(f"- {ours} better than {peer} ({workers} workers) on {w}/{n} functions")
+    return lines + [""]
+
+
+def overhead_section(records) -> list[str]:
+    if not records:
+        return []
+    sizes = sorted({r["n_complete"] for r in records})
+    samplers = sorted({r["sampler"] for r in records})
+    by = {(r["sampler"], r["n_complete"]): r for r in records}
+    lines = ["### Seconds per suggestion (Hartmann-6, random completed trials)", "",
+             "Mean of 5 consecutive suggestions (the first includes a full refit); first one in brackets.", "",
+             "| completed trials | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    for n in sizes:
+        cells = [f"{by[(s, n)]['mean']:.3f} ({by[(s, n)]['first']:.2f})" if (s, n) in by else "–" for s in samplers]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def main() -> None:
+    seq = load("suite_seq.jsonl")
+    out = ["# Benchmark results", "", "Generated by `python benchmarks/report.py` from `benchmarks/results/*.jsonl`.", ""]
+    out += regret_table(seq, "Sequential suite")
+    for ours in ("egp-ts", "egp-ei", "egp-auto"):
+        for peer in ("tpe", "gp"):
+            w, n = wins(seq, ours, peer)
+            if n:
+                out.append(f"- {ours} better than {peer} (sequential) on {w}/{n} functions")
+    out.append("")
+    plot(seq, "suite_seq.png", "Sequential")
+    for name, workers, label in [("suite_async4.jsonl", 4, "Async ask/tell"), ("suite_async8.jsonl", 8, "Async ask/tell"),
+                                 ("suite_threads4.jsonl", 4, "n_jobs threads")]:
+        par = load(name)
+        out += parallel_section(seq, par, workers, label)
+        plot(par, name.replace(".jsonl", ".png"), f"{label}, {workers} workers")
+    abl = load("ablation.jsonl")
+    out += regret_table(abl, "Ablation (paper Fig. 1): EGP-TS vs single-kernel GP-TS")
+    plot(abl, "ablation.png", "EGP-TS vs single-kernel GP-TS")
+    out += overhead_section(load("overhead.jsonl"))
+    (RESULTS / "summary.md").write_text("\n".join(out) + "\n")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

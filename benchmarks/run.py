@@ -1,0 +1,195 @@
+"""Benchmark runner: samplers x functions x seeds, sequential or with concurrent workers.
+
+Every finished run is appended as one JSON line to the output file, so a long run can be stopped and
+resumed (finished runs are skipped). ``benchmarks/report.py`` turns the files into tables and plots.
+
+Examples:
+    python benchmarks/run.py suite --seeds 10 --trials 100 --out benchmarks/results/suite.jsonl
+    python benchmarks/run.py suite --mode async --workers 4 --out benchmarks/results/async4.jsonl
+    python benchmarks/run.py suite --mode threads --workers 4 --out benchmarks/results/threads4.jsonl
+    python benchmarks/run.py ablation --out benchmarks/results/ablation.jsonl
+    python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per run; runs go in parallel processes
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import optuna  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from functions import FUNCTIONS, SUITE  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+def make_sampler(name: str, seed: int):
+    from optuna_egp import EGPTSSampler
+    from shared_core import KernelSpec, default_dictionary
+
+    if name == "egp-ts":
+        return EGPTSSampler(seed=seed, acquisition="ts")
+    if name == "egp-ei":
+        return EGPTSSampler(seed=seed, acquisition="ei")
+    if name == "egp-auto":
+        return EGPTSSampler(seed=seed, acquisition="auto")
+    if name == "egp-ts-nofant":
+        return EGPTSSampler(seed=seed, acquisition="ts", fantasize_pending=False)
+    if name.startswith("gp-ts-"):  # single-kernel GP-TS for the Fig. 1 ablation
+        spec = {k.name: k for k in default_dictionary()}[name[len("gp-ts-"):]]
+        return EGPTSSampler(seed=seed, acquisition="ts", kernels=(spec,))
+    if name == "gp":
+        import torch
+
+        torch.set_num_threads(1)
+        return optuna.samplers.GPSampler(seed=seed)
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "cmaes":
+        return optuna.samplers.CmaEsSampler(seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    raise ValueError(f"unknown sampler {name!r}")
+
+
+def _suggest(trial, bounds):
+    return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
+
+
+def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int) -> dict:
+    bounds, f, f_min = FUNCTIONS[function]
+    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    rng = np.random.default_rng(seed + 1000)
+    t0 = time.perf_counter()
+    if mode == "seq":
+        study.optimize(lambda t: f(_suggest(t, bounds)), n_trials=n_trials)
+    elif mode == "threads":  # n_jobs workers; objective takes 0.05-0.3 s so evaluations overlap
+        def objective(t):
+            x = _suggest(t, bounds)
+            time.sleep(float(np.random.default_rng(t.number + 7 * seed).uniform(0.05, 0.3)))
+            return f(x)
+
+        study.optimize(objective, n_trials=n_trials, n_jobs=workers)
+    elif mode == "async":  # ask/tell with `workers` pending trials, completion order random
+        pending = []
+        for _ in range(min(workers, n_trials)):
+            t = study.ask()
+            pending.append((t, _suggest(t, bounds)))
+        asked, told = len(pending), 0
+        while told < n_trials:
+            t, x = pending.pop(int(rng.integers(len(pending))))
+            study.tell(t, f(x))
+            told += 1
+            if asked < n_trials:
+                t = study.ask()
+                pending.append((t, _suggest(t, bounds)))
+                asked += 1
+    else:
+        raise ValueError(mode)
+    wall = time.perf_counter() - t0
+    trials = sorted(study.trials, key=lambda t: t.number)
+    values = np.array([t.value for t in trials], dtype=float)
+    regret = np.minimum.accumulate(values) - f_min
+    return {"function": function, "sampler": sampler_name, "seed": seed, "mode": mode, "workers": workers,
+            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
+
+
+def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) -> dict:
+    """Seconds per suggestion on Hartmann-6 with n_complete random completed trials."""
+    bounds, f, _ = FUNCTIONS["hartmann6"]
+    rng = np.random.default_rng(seed)
+    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(lo, hi) for i, (lo, hi) in enumerate(bounds)}
+    X = rng.uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))
+    study.add_trials([optuna.trial.create_trial(params={f"x{i}": float(v) for i, v in enumerate(x)},
+                                                distributions=dists, value=f(x)) for x in X])
+    times = []
+    for _ in range(n_suggest):
+        t0 = time.perf_counter()
+        trial = study.ask()
+        x = _suggest(trial, bounds)
+        times.append(time.perf_counter() - t0)
+        study.tell(trial, f(x))
+    return {"sampler": sampler_name, "n_complete": n_complete, "seconds": times,
+            "first": times[0], "mean": float(np.mean(times)), "median": float(np.median(times))}
+
+
+def _done(out: pathlib.Path) -> set:
+    if not out.exists():
+        return set()
+    keys = set()
+    for line in out.read_text().splitlines():
+        r = json.loads(line)
+        keys.add(tuple(r.get(k) for k in ("function", "sampler", "seed", "mode", "workers", "n_trials", "n_complete")))
+    return keys
+
+
+def _job(args):
+    kind, kw = args
+    return overhead(**kw) if kind == "overhead" else run_one(**kw)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["suite", "ablation", "overhead"])
+    p.add_argument("--functions", default=",".join(SUITE))
+    p.add_argument("--samplers", default=None)
+    p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--trials", type=int, default=100)
+    p.add_argument("--mode", choices=["seq", "threads", "async"], default="seq")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--sizes", default="100,1000,5000")
+    p.add_argument("--procs", type=int, default=2)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    out = pathlib.Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = _done(out)
+    jobs = []
+    if a.what == "overhead":
+        samplers = (a.samplers or "egp-ts,egp-ei,gp").split(",")
+        for n in map(int, a.sizes.split(",")):
+            for s in samplers:
+                if s == "gp" and n > 1000:
+                    continue  # GPSampler is measured up to 1000 trials (issue #2)
+                if (None, s, None, None, None, None, n) not in done:
+                    jobs.append(("overhead", {"sampler_name": s, "n_complete": n, "n_suggest": 5}))
+    else:
+        if a.what == "ablation":
+            from shared_core import default_dictionary
+
+            default = ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
+        else:
+            default = ["egp-ts", "egp-ei", "egp-auto", "gp", "tpe", "cmaes", "random"]
+        samplers = a.samplers.split(",") if a.samplers else default
+        for seed in range(a.seeds):  # seeds outermost: partial results cover every cell
+            for fn in a.functions.split(","):
+                for s in samplers:
+                    key = (fn, s, seed, a.mode, a.workers, a.trials, None)
+                    if key not in done:
+                        jobs.append(("run", {"function": fn, "sampler_name": s, "seed": seed, "n_trials": a.trials,
+                                             "mode": a.mode, "workers": a.workers}))
+    print(f"{len(jobs)} runs to do, {len(done)} already in {out}", flush=True)
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(a.procs, maxtasksperchild=1) as pool:
+        for rec in pool.imap_unordered(_job, jobs):
+            with out.open("a") as fh:
+                fh.write(json.dumps(rec) + "\n")
+            tag = rec.get("function", "overhead")
+            last = rec["regret"][-1] if "regret" in rec else rec["mean"]
+            print(f"{tag} {rec['sampler']} seed={rec.get('seed')} -> {last:.4g}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Everything the README's benchmark section is generated from (resumable; hours on 2 cores at full size).
+set -euo pipefail
+cd "$(dirname "$0")"
+SEEDS=${SEEDS:-10}
+R=results
+python run.py suite --seeds "$SEEDS" --trials 100 --out $R/suite_seq.jsonl
+python run.py suite --seeds "$SEEDS" --trials 100 --mode async --workers 4 --samplers egp-auto,egp-ts,egp-ts-nofant,gp,tpe --out $R/suite_async4.jsonl
+python run.py overhead --out $R/overhead.jsonl
+python run.py ablation --seeds "$SEEDS" --trials 100 --functions ackley5,zakharov2,dropwave,eggholder --out $R/ablation.jsonl
+python run.py suite --seeds "$SEEDS" --trials 100 --mode async --workers 8 --samplers egp-auto,egp-ts,gp,tpe --out $R/suite_async8.jsonl
+python run.py suite --seeds "$SEEDS" --trials 100 --mode threads --workers 4 --samplers egp-auto,egp-ts,gp,tpe --out $R/suite_threads4.jsonl
+python report.py

@@ -1,0 +1,130 @@
+import logging
+import math
+
+import numpy as np
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from optuna_egp import CoreSampler, EGPTSSampler
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def _sphere(trial):
+    return sum((trial.suggest_float(f"x{i}", -1, 1) - 0.2) ** 2 for i in range(2))
+
+
+@pytest.mark.parametrize("direction", ["minimize", "maximize"])
+def test_optimises_in_both_directions(direction):
+    sign = 1 if direction == "minimize" else -1
+    study = optuna.create_study(direction=direction, sampler=EGPTSSampler(seed=0, n_startup_trials=5))
+    study.optimize(lambda t: sign * _sphere(t), n_trials=20)
+    # random search's best of 20 on this 2-D sphere is ~0.01; the model gets well below
+    assert abs(study.best_value) < 5e-3
+
+
+def test_seed_reproduces_and_reseed_changes():
+    def run(sampler):
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(_sphere, n_trials=13)
+        return [t.params for t in study.trials]
+
+    assert run(EGPTSSampler(seed=3, n_startup_trials=5)) == run(EGPTSSampler(seed=3, n_startup_trials=5))
+    reseeded = EGPTSSampler(seed=3, n_startup_trials=5)
+    reseeded.reseed_rng()
+    assert run(reseeded) != run(EGPTSSampler(seed=3, n_startup_trials=5))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"acquisition": "ucb"}, {"n_startup_trials": -1}, {"n_startup_trials": 1.5}, {"n_features": 7},
+     {"independent_sampler": "random"}, {"seed": "x"}, {"kernels": ["rbf"]}],
+)
+def test_bad_arguments_raise_value_error(kwargs):
+    with pytest.raises(ValueError):
+        EGPTSSampler(**kwargs)
+
+
+def test_core_sampler_rejects_non_algorithms():
+    with pytest.raises(ValueError, match="suggest"):
+        CoreSampler(object())
+
+
+def test_multi_objective_gets_a_clear_error():
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=EGPTSSampler())
+    with pytest.raises(ValueError, match="single-objective"):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
+
+
+def test_awkward_values_failures_and_pruning():
+    calls = iter(range(100))
+
+    def objective(trial):
+        i = next(calls)
+        x = trial.suggest_float("x", -1, 1)
+        y = trial.suggest_int("y", -3, 3)
+        if i % 7 == 3:
+            raise RuntimeError("worker crashed")
+        if i % 7 == 4:
+            raise optuna.TrialPruned()
+        return [float("nan"), float("inf"), -float("inf"), 1e300, x + y][i % 5] if i < 20 else x**2 + y**2
+
+    study = optuna.create_study(sampler=EGPTSSampler(seed=1, n_startup_trials=3))
+    study.optimize(objective, n_trials=35, catch=(RuntimeError,))
+    states = {s: sum(t.state == s for t in study.trials) for s in TrialState}
+    assert states[TrialState.FAIL] > 0 and states[TrialState.PRUNED] > 0 and states[TrialState.COMPLETE] > 10
+    for t in study.trials:
+        assert -1 <= t.params["x"] <= 1 and t.params["y"] in range(-3, 4)
+
+
+def test_constant_objective_and_categorical_only_and_wide_log():
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study.optimize(lambda t: 1.0 + 0 * t.suggest_float("x", 0, 1), n_trials=6)
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+
+    def cat(trial):
+        a = trial.suggest_categorical("a", ["x", "y", "z"])
+        b = trial.suggest_categorical("b", [True, False, None])
+        return {"x": 0, "y": 1, "z": 2}[a] + (0 if b is None else 1)
+
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study.optimize(cat, n_trials=12)
+    assert study.best_value == 0
+
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=3))
+    study.optimize(lambda t: abs(math.log10(t.suggest_float("lr", 1e-30, 1e30, log=True)) - 5), n_trials=15)
+    assert study.best_value < 3
+
+
+def test_conditional_space_warns_once(caplog):
+    def objective(trial):
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        x = trial.suggest_float("x", 0, 1)
+        extra = trial.suggest_float(f"extra_{kind}", 0, 1)
+        return x + extra
+
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    with caplog.at_level(logging.WARNING, logger="optuna_egp.sampler"):
+        study.optimize(objective, n_trials=10)
+    warnings = [r for r in caplog.records if "sampled independently" in r.getMessage()]
+    assert 1 <= len(warnings) <= 2  # once per conditional parameter name
+    assert len(study.trials) == 10
+
+
+def test_threads_with_n_jobs_produce_distinct_valid_points():
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=4))
+    study.optimize(_sphere, n_trials=16, n_jobs=4)
+    assert len(study.trials) == 16 and all(t.state == TrialState.COMPLETE for t in study.trials)
+    points = {tuple(t.params.values()) for t in study.trials}
+    assert len(points) == 16
+
+
+def test_running_trials_are_pending_points():
+    """Ask/tell batch: a suggestion made while others are running stays away from them."""
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=5))
+    study.optimize(_sphere, n_trials=8)
+    batch = [study.ask() for _ in range(4)]
+    X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
+    d = np.linalg.norm(X[:, None] - X[None], axis=-1)[np.triu_indices(4, 1)]
+    assert d.min() > 1e-3

@@ -70,8 +70,12 @@ def plot(records, name: str, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fns = sorted({r["function"] for r in records})
-    fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
-    for ax, fn in zip(axes[0], fns):
+    ncol = min(3, len(fns))
+    nrow = -(-len(fns) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.5 * ncol, 3.4 * nrow), squeeze=False)
+    for ax in axes.flat[len(fns):]:
+        ax.axis("off")
+    for ax, fn in zip(axes.flat, fns):
         curves = defaultdict(list)
         for r in records:
             if r["function"] == fn:
@@ -84,8 +88,9 @@ def plot(records, name: str, title: str) -> None:
         ax.set_yscale("symlog", linthresh=1e-3)
         ax.set_title(fn)
         ax.set_xlabel("trials")
-    axes[0][0].set_ylabel("median regret (IQR shaded)")
-    axes[0][-1].legend(fontsize=7)
+    for row in axes:
+        row[0].set_ylabel("median regret (IQR shaded)")
+    axes.flat[len(fns) - 1].legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(RESULTS / name, dpi=90)
@@ -99,7 +104,7 @@ def parallel_section(seq, par, workers, label) -> list[str]:
     seq_t, par_t = final_regret(seq), final_regret(par)
     ratios = []
     for s in sorted({r["sampler"] for r in par}):
-        base = s if s != "egp-ts-nofant" else "egp-ts"
+        base = {"egp-ts-nofant": "egp-ts", "egp-auto": "egp-ei"}.get(s, s)  # auto == ei when sequential
         rs = [np.median(par_t[fn][s]) / max(np.median(seq_t[fn][base]), 1e-12)
               for fn in par_t if par_t[fn][s] and seq_t.get(fn, {}).get(base)]
         if rs:

@@ -170,7 +170,8 @@ def main(argv=None):
 
             default = ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
         else:
-            default = ["egp-ts", "egp-ei", "egp-auto", "gp", "tpe", "cmaes", "random"]
+            # "egp-auto" is "egp-ei" whenever nothing is pending, so sequential runs use egp-ei for both
+            default = ["egp-ts", "egp-ei", "gp", "tpe", "cmaes", "random"]
         samplers = a.samplers.split(",") if a.samplers else default
         for seed in range(a.seeds):  # seeds outermost: partial results cover every cell
             for fn in a.functions.split(","):
@@ -182,7 +183,7 @@ def main(argv=None):
     print(f"{len(jobs)} runs to do, {len(done)} already in {out}", flush=True)
     import multiprocessing as mp
 
-    with mp.get_context("spawn").Pool(a.procs, maxtasksperchild=1) as pool:
+    with mp.get_context("spawn").Pool(a.procs) as pool:
         for rec in pool.imap_unordered(_job, jobs):
             with out.open("a") as fh:
                 fh.write(json.dumps(rec) + "\n")

@@ -72,6 +72,18 @@ class CoreSampler(BaseSampler):
         self._warned: set[str] = set()
         self._search_space = IntersectionSearchSpace()
         self._lock = threading.Lock()
+        # Suggestions whose parameters may not be in the storage yet (Optuna writes them when the
+        # objective calls suggest_*): {(study name, trial number): (search space, encoded point)}.
+        self._unwritten: dict[tuple[str, int], tuple[dict[str, BaseDistribution], np.ndarray]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @property
     def algorithm(self) -> Algorithm:
@@ -94,32 +106,45 @@ class CoreSampler(BaseSampler):
         _check_single_objective(study, self)
         if not search_space:
             return {}
-        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
-        complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
-        if len(complete) < self._n_startup_trials:
-            return {}
-        running = [
-            t for t in trials
-            if t.state == TrialState.RUNNING and t.number != trial.number and has_all_params(t, search_space)
-        ]
-        space = to_core_space(search_space)
-        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        obs = Observations(
-            X=encode_trials(space, search_space, complete),
-            y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
-            X_pending=encode_trials(space, search_space, running),
-        )
-        with self._lock:
+        with self._lock:  # one suggestion at a time, so each sees the ones before it as pending
+            trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
+            complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
+            if len(complete) < self._n_startup_trials:
+                return {}
+            space = to_core_space(search_space)
+            sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+            obs = Observations(
+                X=encode_trials(space, search_space, complete),
+                y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
+                X_pending=self._pending_points(study, trial, trials, search_space, space),
+            )
             x = self._algorithm.suggest(space, obs, 1, self._rng)[0]
+            self._unwritten[(study.study_name, trial.number)] = (search_space, x)
         return decode_params(space, search_space, x)
+
+    def _pending_points(self, study, trial, trials, search_space, space) -> np.ndarray:
+        """Encoded running trials: from the storage, or from this sampler's own recent suggestions."""
+        running = {t.number: t for t in trials if t.state == TrialState.RUNNING and t.number != trial.number}
+        stored = [t for t in running.values() if has_all_params(t, search_space)]
+        rows = [encode_trials(space, search_space, stored)]
+        for key in list(self._unwritten):
+            name, number = key
+            if name != study.study_name:
+                continue
+            if number not in running or running[number] in stored:
+                del self._unwritten[key]  # finished, or its parameters are in the storage now
+            elif self._unwritten[key][0] == search_space:
+                rows.append(self._unwritten[key][1][None])
+        return np.vstack(rows)
 
     def sample_independent(
         self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
     ) -> Any:
         _check_single_objective(study, self)
         if self._warn_independent_sampling and param_name not in self._warned:
-            n_complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-            if n_complete >= self._n_startup_trials:
+            search_space = self.infer_relative_search_space(study, trial)
+            complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if sum(has_all_params(t, search_space) for t in complete) >= self._n_startup_trials:
                 self._warned.add(param_name)
                 _logger.warning(
                     f"The parameter '{param_name}' in trial#{trial.number} is sampled independently by "

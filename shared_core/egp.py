@@ -67,6 +67,15 @@ class EGPAlgorithm:
         self.model = EnsembleGP(kernels, n_frequencies=n_features // 2, exact_limit=exact_limit)
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:

@@ -140,7 +140,7 @@ class EnsembleGP:
         n0 = self._n_at_refit
         interval = min(max(1, math.ceil(self.refit_fraction * n0)), self.refit_max_interval)
         crossed_exact_limit = n0 <= self.exact_limit < n
-        return n0 < 10 or n - n0 >= interval or crossed_exact_limit
+        return (n0 < 10 and n > n0) or n - n0 >= interval or crossed_exact_limit
 
     # ------------------------------------------------------------------------------- refit
     def _refit(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> None:

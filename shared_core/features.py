@@ -98,7 +98,8 @@ class BayesianLinearRegression:
         s2_pred = float(phi @ Sphi) + self.hyper.noise  # (sigma_{t+1|t})^2
         y_pred = float(phi @ self.theta_hat)  # hat y_{t+1|t}
         self.theta_hat = self.theta_hat + Sphi * (y - y_pred) / s2_pred  # eq. (15a)
-        self.Sigma = self.Sigma - np.outer(Sphi, Sphi) / s2_pred  # eq. (15b)
+        Sigma = self.Sigma - np.outer(Sphi, Sphi) / s2_pred  # eq. (15b)
+        self.Sigma = 0.5 * (Sigma + Sigma.T)  # keep it symmetric against round-off
         self._chol = None
         log_pred = -0.5 * ((y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI)  # eq. (13) factor
         self.log_evidence += log_pred
@@ -120,8 +121,10 @@ class BayesianLinearRegression:
         Phi, dPhi = self.rff.features_with_grad(Xq)
         SPhi = Phi @ self.Sigma  # (b, F)
         mean = Phi @ self.theta_hat
-        var = np.maximum(np.einsum("bf,bf->b", SPhi, Phi), 1e-12)
-        return mean, var, np.einsum("bfd,f->bd", dPhi, self.theta_hat), 2.0 * np.einsum("bfd,bf->bd", dPhi, SPhi)
+        raw_var = np.einsum("bf,bf->b", SPhi, Phi)
+        dvar = 2.0 * np.einsum("bfd,bf->bd", dPhi, SPhi)
+        dvar[raw_var <= 1e-12] = 0.0  # the floor is flat
+        return mean, np.maximum(raw_var, 1e-12), np.einsum("bfd,f->bd", dPhi, self.theta_hat), dvar
 
     def sample_path(self, rff, rng: np.random.Generator):
         """``f(x) = phi(x)^T theta~``, ``theta~ ~ N(theta_hat, Sigma)`` (eq. 12)."""

@@ -139,7 +139,7 @@ def fit_hyperparameters(
         except (ValueError, np.linalg.LinAlgError, FloatingPointError) as err:  # pragma: no cover - fallback
             _logger.warning("GP hyperparameter fit failed for %s (%s); using prior mode", spec.name, err)
             continue
-        if np.isfinite(res.fun) and res.fun < best_val:
+        if np.isfinite(res.fun) and res.fun < min(best_val, 1e24):  # 1e25 marks a failed Cholesky
             best_theta, best_val = res.x, float(res.fun)
     return _unpack(spec, best_theta, d)
 
@@ -197,11 +197,13 @@ class ExactPosterior:
             Kq = kernel_matrix(self.spec, Xq, self.X, h.ls, h.amp)
         mean = Kq @ self.alpha
         V = cho_solve((self.L, True), Kq.T, check_finite=False)  # (n, b)
-        var = np.maximum(h.amp - np.einsum("bn,nb->b", Kq, V), 1e-12)
+        raw_var = h.amp - np.einsum("bn,nb->b", Kq, V)
+        var = np.maximum(raw_var, 1e-12)
         if not with_grad:
             return mean, var
         dmean = np.einsum("bnd,n->bd", dKq, self.alpha)
         dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, V)
+        dvar[raw_var <= 1e-12] = 0.0  # the floor is flat
         return mean, var, dmean, dvar
 
     def sample_path(self, rff, rng: np.random.Generator):

@@ -51,7 +51,8 @@ def _lbfgs_continuous(acq, space: SearchSpace, X0: np.ndarray, maxiter: int) -> 
         X = base.copy()
         X[:, cont] = z.reshape(s, c)
         vals, grads = acq(X, True)
-        return -float(np.sum(vals)), -grads[:, cont].ravel()
+        vals = np.nan_to_num(vals, nan=-1e10, neginf=-1e10, posinf=1e10)  # one bad start must not stop the others
+        return -float(np.sum(vals)), -np.nan_to_num(grads[:, cont]).ravel()
 
     res = minimize(fun, X0[:, cont].ravel(), jac=True, method="L-BFGS-B",
                    bounds=[(0.0, 1.0)] * (s * c), options={"maxiter": maxiter})

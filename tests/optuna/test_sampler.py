@@ -128,3 +128,46 @@ def test_running_trials_are_pending_points():
     X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
     d = np.linalg.norm(X[:, None] - X[None], axis=-1)[np.triu_indices(4, 1)]
     assert d.min() > 1e-3
+
+
+class _RecordingAlgorithm:
+    """A stand-in algorithm: returns the centre of the space and records what it was given."""
+
+    def __init__(self):
+        self.pending_counts = []
+
+    def suggest(self, space, obs, n, rng):
+        self.pending_counts.append(len(obs.X_pending))
+        return np.full((n, space.dim), 0.5)
+
+
+def _frozen(study, trial):
+    return next(t for t in study.get_trials(deepcopy=False) if t.number == trial.number)
+
+
+def test_suggestions_not_yet_written_to_storage_count_as_pending():
+    """Two threads asking at once: the second sees the first's point before suggest_* stores it."""
+    algorithm = _RecordingAlgorithm()
+    sampler = CoreSampler(algorithm, n_startup_trials=1)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    space = sampler.infer_relative_search_space(study, study.trials[-1])
+    first, second = study.ask(), study.ask()  # RUNNING, no parameters in the storage yet
+    sampler.sample_relative(study, _frozen(study, first), space)
+    sampler.sample_relative(study, _frozen(study, second), space)
+    assert algorithm.pending_counts[-2:] == [0, 1]
+    study.tell(first, 0.1)
+    study.tell(second, 0.2)
+    sampler.sample_relative(study, _frozen(study, study.ask()), space)
+    assert algorithm.pending_counts[-1] == 0  # finished trials are no longer pending
+
+
+def test_sampler_pickles_and_continues():
+    import pickle
+
+    sampler = EGPTSSampler(seed=0, n_startup_trials=3)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(_sphere, n_trials=5)
+    study.sampler = pickle.loads(pickle.dumps(sampler))
+    study.optimize(_sphere, n_trials=2)
+    assert len(study.trials) == 7

@@ -75,6 +75,8 @@ class CoreSampler(BaseSampler):
         # Suggestions whose parameters may not be in the storage yet (Optuna writes them when the
         # objective calls suggest_*): {(study name, trial number): (search space, encoded point)}.
         self._unwritten: dict[tuple[str, int], tuple[dict[str, BaseDistribution], np.ndarray]] = {}
+        # Trials of this process that started during the start-up phase (never warned about).
+        self._startup_trials: set[tuple[str, int]] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -104,12 +106,13 @@ class CoreSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
         _check_single_objective(study, self)
-        if not search_space:
-            return {}
         with self._lock:  # one suggestion at a time, so each sees the ones before it as pending
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
             complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
             if len(complete) < self._n_startup_trials:
+                self._startup_trials.add((study.study_name, trial.number))
+                return {}
+            if not search_space:
                 return {}
             space = to_core_space(search_space)
             sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
@@ -141,17 +144,15 @@ class CoreSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
     ) -> Any:
         _check_single_objective(study, self)
-        if self._warn_independent_sampling and param_name not in self._warned:
-            search_space = self.infer_relative_search_space(study, trial)
-            complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if sum(has_all_params(t, search_space) for t in complete) >= self._n_startup_trials:
-                self._warned.add(param_name)
-                _logger.warning(
-                    f"The parameter '{param_name}' in trial#{trial.number} is sampled independently by "
-                    f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: it is "
-                    "not in every completed trial (conditional or dynamic search space). "
-                    "This warning is shown once per parameter."
-                )
+        in_startup = (study.study_name, trial.number) in self._startup_trials
+        if self._warn_independent_sampling and not in_startup and param_name not in self._warned:
+            self._warned.add(param_name)
+            _logger.warning(
+                f"The parameter '{param_name}' in trial#{trial.number} is sampled independently by "
+                f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: it is "
+                "not in every completed trial (conditional or dynamic search space). "
+                "This warning is shown once per parameter."
+            )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
@@ -160,6 +161,7 @@ class CoreSampler(BaseSampler):
     def after_trial(
         self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
     ) -> None:
+        self._startup_trials.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
 
 

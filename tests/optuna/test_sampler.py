@@ -112,6 +112,20 @@ def test_conditional_space_warns_once(caplog):
     assert len(study.trials) == 10
 
 
+def test_trial_started_during_startup_does_not_warn(caplog):
+    """A trial that began in the start-up phase is sampled independently on purpose: no warning, even
+    when other workers finish the start-up phase while it is still suggesting parameters."""
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=3))
+    with caplog.at_level(logging.WARNING, logger="optuna_egp.sampler"):
+        early = study.ask()
+        early.suggest_float("x0", 0, 1)
+        for _ in range(3):
+            other = study.ask()
+            study.tell(other, other.suggest_float("x0", 0, 1) + other.suggest_float("x1", 0, 1))
+        study.tell(early, early.suggest_float("x1", 0, 1))
+    assert not [r for r in caplog.records if "sampled independently" in r.getMessage()]
+
+
 def test_threads_with_n_jobs_produce_distinct_valid_points():
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=4))
     study.optimize(_sphere, n_trials=16, n_jobs=4)

@@ -10,6 +10,10 @@ Method (shared by every algorithm):
    parameter is tried at the current point (so one-hot columns never take fractional values), then
    L-BFGS-B runs once more on the continuous columns.
 4. Every result is snapped to a valid encoding (grids rounded, one-hots exact) and the best kept.
+
+Linear constraints (``space.constraints``): infeasible raw candidates are dropped, and an L-BFGS-B
+result that left the feasible set is pulled back along the segment from its (feasible) start by
+bisection, so every returned point satisfies the constraints after decoding.
 """
 
 from __future__ import annotations
@@ -61,6 +65,23 @@ def _lbfgs_continuous(acq, space: SearchSpace, X0: np.ndarray, maxiter: int) -> 
     return out
 
 
+def _pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
+    """Rows of ``X`` ``(s, d)`` moved towards their feasible ``starts`` until feasible (bisection)."""
+    bad = ~space.feasible(space.round_to_valid(X))
+    if not bad.any():
+        return X
+    lo = np.zeros(int(bad.sum()))  # fraction of the step known feasible
+    hi = np.ones_like(lo)
+    S, E = starts[bad], X[bad]
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        ok = space.feasible(space.round_to_valid(S + mid[:, None] * (E - S)))
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    X = X.copy()
+    X[bad] = S + lo[:, None] * (E - S)
+    return X
+
+
 def _categorical_ascent(acq, space: SearchSpace, X: np.ndarray) -> np.ndarray:
     """For each row and each categorical parameter, switch to the best choice (others fixed)."""
     X = X.copy()
@@ -91,12 +112,18 @@ def maximize_acquisition(
     raw = _raw_candidates(space, rng, n_raw, X_best)
     raw_vals = np.concatenate([acq(chunk, False) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
     raw_vals = np.where(np.isfinite(raw_vals), raw_vals, -np.inf)
+    if space.constraints:
+        feasible = space.feasible(raw)
+        raw, raw_vals = raw[feasible], raw_vals[feasible]
+        if len(raw) == 0:
+            raw = space.sample(rng, 1)  # raises a clear error if nothing is feasible
+            raw_vals = acq(raw, False)
     starts = raw[np.argsort(-raw_vals)[:n_starts]]
-    X = _lbfgs_continuous(acq, space, starts, maxiter)
+    X = _pull_back(space, starts, _lbfgs_continuous(acq, space, starts, maxiter))
     if space.categorical_groups:
         X = _categorical_ascent(acq, space, X)
-        X = _lbfgs_continuous(acq, space, X, maxiter)
+        X = _pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
     X = np.vstack([space.round_to_valid(X), raw[np.argmax(raw_vals)][None]])
     vals = acq(X, False)
-    vals = np.where(np.isfinite(vals), vals, -np.inf)
+    vals = np.where(np.isfinite(vals) & space.feasible(X), vals, -np.inf)
     return X[int(np.argmax(vals))]

@@ -28,7 +28,7 @@ from typing import Any, Union
 import numpy as np
 from scipy.stats import qmc
 
-__all__ = ["FloatParam", "IntParam", "CategoricalParam", "Param", "SearchSpace"]
+__all__ = ["FloatParam", "IntParam", "CategoricalParam", "LinearConstraint", "Param", "SearchSpace"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,25 @@ class CategoricalParam:
 Param = Union[FloatParam, IntParam, CategoricalParam]
 
 
+@dataclass(frozen=True)
+class LinearConstraint:
+    """``sum(coefficient * value) <= bound`` on decoded values of float and int parameters.
+
+    Args:
+        coefficients: ``((name, coefficient), ...)`` pairs.
+        bound: right-hand side.
+    """
+
+    coefficients: tuple[tuple[str, float], ...]
+    bound: float
+
+    def __post_init__(self) -> None:
+        if not self.coefficients:
+            raise ValueError("LinearConstraint needs at least one coefficient")
+        if not math.isfinite(self.bound) or not all(math.isfinite(c) for _, c in self.coefficients):
+            raise ValueError(f"LinearConstraint needs finite coefficients and bound, got {self!r}")
+
+
 def _grid_size(p: FloatParam | IntParam) -> int | None:
     """Number of grid values of a stepped parameter, or None for a continuous one."""
     if isinstance(p, IntParam):
@@ -96,10 +115,17 @@ class SearchSpace:
     Args:
         params: mapping of parameter name to :class:`FloatParam`, :class:`IntParam` or
             :class:`CategoricalParam`; the order of the mapping is the order of the columns.
+        constraints: linear constraints on decoded float and int values; :meth:`sample` and the
+            acquisition optimiser return only points whose decoded values satisfy them.
     """
 
-    def __init__(self, params: Mapping[str, Param]) -> None:
+    def __init__(self, params: Mapping[str, Param], constraints: Sequence[LinearConstraint] = ()) -> None:
         self.params: dict[str, Param] = dict(params)
+        self.constraints: tuple[LinearConstraint, ...] = tuple(constraints)
+        for c in self.constraints:
+            for name, _ in c.coefficients:
+                if isinstance(self.params.get(name, None), (FloatParam, IntParam)) is False:
+                    raise ValueError(f"constraint {c!r} names {name!r}, which is not a float or int parameter")
         self.columns: dict[str, slice] = {}
         col = 0
         for name, p in self.params.items():
@@ -169,21 +195,19 @@ class SearchSpace:
     def _decode_one(p: Param, u: np.ndarray) -> Any:
         if isinstance(p, CategoricalParam):
             return p.choices[int(np.argmax(u))]
-        u0 = float(np.clip(np.nan_to_num(u[0], nan=0.5), 0.0, 1.0))
-        lo, hi = _encoded_bounds(p)
-        raw = lo + u0 * (hi - lo)
-        if p.log:
-            raw = math.exp(raw)
-        if isinstance(p, IntParam):
-            if p.log:
-                return int(min(max(round(raw), p.low), p.high))
-            k = round((raw - p.low) / p.step)
-            return int(min(max(p.low + k * p.step, p.low), p.high - (p.high - p.low) % p.step))
-        if p.step is not None:
-            n = _grid_size(p)
-            k = min(max(round((raw - p.low) / p.step), 0), n - 1)
-            return float(min(p.low + k * p.step, p.high))
-        return float(min(max(raw, p.low), p.high))
+        value = _decode_numeric(p, np.asarray(u[:1], dtype=float))[0]
+        return int(value) if isinstance(p, IntParam) else float(value)
+
+    def feasible(self, X: np.ndarray) -> np.ndarray:
+        """``(n,)`` mask of encoded points whose decoded values satisfy every linear constraint."""
+        X = np.atleast_2d(X)
+        ok = np.ones(len(X), dtype=bool)
+        for c in self.constraints:
+            total = np.zeros(len(X))
+            for name, coef in c.coefficients:
+                total += coef * _decode_numeric(self.params[name], X[:, self.columns[name].start])
+            ok &= total <= c.bound
+        return ok
 
     # ----------------------------------------------------------------------------- helpers
     def round_to_valid(self, X: np.ndarray) -> np.ndarray:
@@ -192,7 +216,28 @@ class SearchSpace:
         return np.stack([self.encode(self.decode(x)) for x in X])
 
     def sample(self, rng: np.random.Generator, n: int, qmc_sobol: bool = True) -> np.ndarray:
-        """``(n, d)`` valid encoded points: scrambled Sobol (or uniform) then snapped to valid."""
+        """``(n, d)`` valid encoded points: scrambled Sobol (or uniform) then snapped to valid.
+
+        With constraints, infeasible points are rejected and replaced by fresh uniform draws; a
+        ``ValueError`` is raised if almost no point of the box is feasible.
+        """
+        X = self._sample_box(rng, n, qmc_sobol)
+        if not self.constraints or n == 0:
+            return X
+        X = X[self.feasible(X)]
+        for _ in range(_MAX_REJECTION_ROUNDS):
+            if len(X) >= n:
+                return X[:n]
+            fresh = self._sample_box(rng, max(4 * n, 1024), qmc_sobol=False)
+            X = np.vstack([X, fresh[self.feasible(fresh)]])
+        if len(X) == 0:
+            raise ValueError(
+                f"no point satisfying the constraints {self.constraints!r} was found in "
+                f"{_MAX_REJECTION_ROUNDS * max(4 * n, 1024)} random draws: they look infeasible or very tight"
+            )
+        return X[rng.integers(len(X), size=n)] if len(X) < n else X[:n]
+
+    def _sample_box(self, rng: np.random.Generator, n: int, qmc_sobol: bool) -> np.ndarray:
         n_params = len(self.params)
         if n == 0 or n_params == 0:
             return np.zeros((n, self.dim))
@@ -217,6 +262,27 @@ class SearchSpace:
             isinstance(p, IntParam) or (isinstance(p, FloatParam) and p.step is not None)
             for p in self.params.values()
         )
+
+
+_MAX_REJECTION_ROUNDS = 20
+
+
+def _decode_numeric(p: FloatParam | IntParam, u: np.ndarray) -> np.ndarray:
+    """Decoded values ``(n,)`` of encoded coordinates ``u`` ``(n,)`` (NaN decodes like 0.5)."""
+    u = np.clip(np.nan_to_num(u, nan=0.5), 0.0, 1.0)
+    lo, hi = _encoded_bounds(p)
+    raw = lo + u * (hi - lo)
+    if p.log:
+        raw = np.exp(raw)
+    if isinstance(p, IntParam):
+        if p.log:
+            return np.clip(np.round(raw), p.low, p.high)
+        k = np.round((raw - p.low) / p.step)
+        return np.clip(p.low + k * p.step, p.low, p.high - (p.high - p.low) % p.step)
+    if p.step is not None:
+        k = np.clip(np.round((raw - p.low) / p.step), 0, _grid_size(p) - 1)
+        return np.minimum(p.low + k * p.step, p.high)
+    return np.clip(raw, p.low, p.high)
 
 
 def _choice_index(choices: tuple[Hashable, ...], v: Any) -> int:

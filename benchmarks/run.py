@@ -43,6 +43,8 @@ def make_sampler(name: str, seed: int):
         return EGPTSSampler(seed=seed, acquisition="ei")
     if name == "egp-auto":
         return EGPTSSampler(seed=seed, acquisition="auto")
+    if name == "egp-ts-nowarp":
+        return EGPTSSampler(seed=seed, acquisition="ts", warp_outputs=False)
     if name == "egp-ts-nofant":
         return EGPTSSampler(seed=seed, acquisition="ts", fantasize_pending=False)
     if name.startswith("gp-ts-"):  # single-kernel GP-TS for the Fig. 1 ablation

@@ -192,6 +192,8 @@ class EGPTSSampler(CoreSampler):
             (EI when no trial is running, TS with fantasies otherwise).
         fantasize_pending: condition each draw on running trials (kriging believer) so that
             concurrent workers get diverse suggestions (default True).
+        warp_outputs: fit the GPs to power-warped objective values, which compresses heavy tails
+            of bad values (default True; ``False`` gives plain standardisation).
         independent_sampler: sampler for start-up and for parameters outside the relative space.
         warn_independent_sampling: warn once per independently sampled parameter.
     """
@@ -205,6 +207,7 @@ class EGPTSSampler(CoreSampler):
         n_features: int = 512,
         acquisition: str = "ts",
         fantasize_pending: bool = True,
+        warp_outputs: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
     ) -> None:
@@ -215,6 +218,7 @@ class EGPTSSampler(CoreSampler):
             acquisition=acquisition,
             n_features=n_features,
             fantasize_pending=fantasize_pending,
+            warp_outputs=warp_outputs,
         )
         super().__init__(
             algorithm,

@@ -37,6 +37,7 @@ class EGPAlgorithm:
         n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
         fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
         exact_limit: above this many observations each GP is a feature-space posterior.
+        warp_outputs: fit GPs to warped values (:class:`~shared_core.ensemble.OutputTransform`).
         n_raw, n_starts: acquisition optimiser budget (raw candidates, L-BFGS-B starts).
     """
 
@@ -48,6 +49,7 @@ class EGPAlgorithm:
         n_features: int = 512,
         fantasize_pending: bool = True,
         exact_limit: int = 1000,
+        warp_outputs: bool = True,
         n_raw: int = 512,
         n_starts: int = 8,
     ) -> None:
@@ -64,7 +66,9 @@ class EGPAlgorithm:
         self.acquisition = acquisition
         self.fantasize_pending = fantasize_pending
         self.n_raw, self.n_starts = n_raw, n_starts
-        self.model = EnsembleGP(kernels, n_frequencies=n_features // 2, exact_limit=exact_limit)
+        self.model = EnsembleGP(
+            kernels, n_frequencies=n_features // 2, exact_limit=exact_limit, warp_outputs=warp_outputs
+        )
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict:

@@ -17,6 +17,12 @@ predictive densities, eq. (13)-(15). Costs per observation with n observations:
 * between refits: ``O(M n^2)`` per new observation for exact GPs (block Cholesky append),
   ``O(M F^2)`` for the feature posterior (rank-one update, eq. 15).
 
+Output transform: the minimised values are mapped by :class:`OutputTransform` (shift to the best
+value, Yeo-Johnson with ``lambda <= 1``, standardise), fitted at each refit and fixed between refits so
+that the incremental updates stay exact. It compresses heavy tails of bad values (e.g. Zakharov's
+quartic growth) that would otherwise flatten the region around the optimum, and is the identity up
+to scale when values are not right-skewed.
+
 Exact GPs are used up to ``exact_limit`` observations; above that each GP is the Bayesian linear
 regression on ``F`` random features of the paper, so the per-suggestion cost stops growing with n.
 """
@@ -28,12 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import logsumexp
+from scipy.stats import yeojohnson, yeojohnson_normmax
 
 from shared_core.features import BayesianLinearRegression, RandomFourierFeatures
 from shared_core.gp import ExactPosterior, GPHyper, fit_hyperparameters
 from shared_core.kernels import KernelSpec, default_dictionary
 
-__all__ = ["EnsembleGP", "Member", "standardize"]
+__all__ = ["EnsembleGP", "Member", "OutputTransform", "standardize"]
 
 
 @dataclass
@@ -64,6 +71,51 @@ def standardize(y: np.ndarray) -> tuple[float, float]:
     return center, (scale if scale > 1e-12 * big and scale > 0 else 1.0)
 
 
+@dataclass(frozen=True)
+class OutputTransform:
+    """Monotone increasing map of minimised values to the GP scale.
+
+    ``u = (y - y_min) / spread`` (the best value goes to 0, ``spread`` is the standard deviation),
+    ``t = YeoJohnson_lambda(u)`` with ``lambda`` fitted by maximum likelihood and clipped to
+    ``[-1, 1]`` (``lambda < 1`` compresses large, bad values; ``lambda = 1`` is the identity), then
+    ``(t - center) / scale`` standardises. Values below ``y_min`` (new best values between refits)
+    stay ordered because the Yeo-Johnson map is increasing on the whole real line.
+    """
+
+    y_min: float = 0.0
+    spread: float = 1.0
+    lam: float = 1.0
+    center: float = 0.0
+    scale: float = 1.0
+
+    @classmethod
+    def fit(cls, y: np.ndarray, warp: bool = True) -> "OutputTransform":
+        """Fit to finite ``y`` ``(n,)``; ``warp=False`` gives plain standardisation."""
+        if not warp or len(y) < 3:
+            center, scale = standardize(y)
+            return cls(center=center, scale=scale)
+        y_min = float(np.min(y))
+        spread = standardize(y)[1]
+        u = (y - y_min) / spread
+        lam = 1.0
+        if np.ptp(u) > 0 and np.all(np.isfinite(u)):
+            with np.errstate(all="ignore"):
+                try:
+                    lam = float(np.clip(yeojohnson_normmax(u), -1.0, 1.0))
+                except (ValueError, FloatingPointError, RuntimeError):
+                    lam = 1.0
+            if not math.isfinite(lam):
+                lam = 1.0
+        partial = cls(y_min=y_min, spread=spread, lam=lam)
+        center, scale = standardize(partial(y))
+        return cls(y_min=y_min, spread=spread, lam=lam, center=center, scale=scale)
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        u = (np.asarray(y, dtype=float) - self.y_min) / self.spread
+        t = u if self.lam == 1.0 else yeojohnson(u, self.lam)
+        return (t - self.center) / self.scale
+
+
 class EnsembleGP:
     """Ensemble of GPs with Bayesian model weights, incremental updates and a refit schedule.
 
@@ -73,6 +125,8 @@ class EnsembleGP:
         exact_limit: largest number of observations handled by exact GPs.
         max_fit_points: largest number of points used to fit hyperparameters (a subset above).
         refit_fraction, refit_max_interval: the refit schedule described in the module docstring.
+        warp_outputs: use the :class:`OutputTransform` warping (default True); plain
+            standardisation otherwise.
     """
 
     def __init__(
@@ -84,6 +138,7 @@ class EnsembleGP:
         max_fit_points: int = 300,
         refit_fraction: float = 0.1,
         refit_max_interval: int = 50,
+        warp_outputs: bool = True,
     ) -> None:
         self.kernels = tuple(kernels) if kernels is not None else default_dictionary()
         self.n_frequencies = n_frequencies
@@ -91,9 +146,10 @@ class EnsembleGP:
         self.max_fit_points = max_fit_points
         self.refit_fraction = refit_fraction
         self.refit_max_interval = refit_max_interval
+        self.warp_outputs = warp_outputs
         self.members: list[Member] = []
         self.log_w = np.zeros(0)  # (M,)
-        self.center, self.scale = 0.0, 1.0
+        self.transform = OutputTransform()
         self._X = np.zeros((0, 0))  # (n, d) data the posteriors hold, in the order they got it
         self._y_raw = np.zeros(0)  # (n,) unstandardised
         self._n_at_refit = 0
@@ -109,7 +165,8 @@ class EnsembleGP:
         return len(self._y_raw)
 
     def y_std(self, y_raw: np.ndarray) -> np.ndarray:
-        return (y_raw - self.center) / self.scale
+        """Values on the GP scale (the output transform of the last refit)."""
+        return self.transform(y_raw)
 
     def fit(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> None:
         """Bring the ensemble up to date with ``(X (n, d), y (n,))`` (finite, to be minimised).
@@ -145,7 +202,7 @@ class EnsembleGP:
     # ------------------------------------------------------------------------------- refit
     def _refit(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> None:
         """Algorithm 1, lines 10-15: MAP hyperparameters, new features, weights by eq. (9)."""
-        self.center, self.scale = standardize(y)
+        self.transform = OutputTransform.fit(y, warp=self.warp_outputs)
         ys = self.y_std(y)
         Xf, yf = self._fit_subset(X, ys, rng)
         previous = {m.spec: m.hyper for m in self.members}

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from shared_core.ensemble import EnsembleGP, standardize
+from shared_core.ensemble import EnsembleGP, OutputTransform, standardize
 from shared_core.kernels import KernelSpec, lengthscale_grid_dictionary
 
 
@@ -59,3 +59,29 @@ def test_lengthscale_grid_dictionary_prefers_plausible_lengthscales():
 def test_standardize_handles_huge_and_constant_values():
     assert standardize(np.array([1e300, -1e300, 5e299])) == pytest.approx((1e299 * 5 / 3, standardize(np.array([1.0, -1.0, 0.5]))[1] * 1e300))
     assert standardize(np.array([3.0, 3.0])) == (3.0, 1.0)
+
+
+def test_output_transform_is_increasing_and_keeps_new_best_values_ordered():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-5, 10, (40, 2))
+    s = X[:, 0] * 0.5 + X[:, 1]
+    y = (X ** 2).sum(1) + (0.5 * s) ** 2 + (0.5 * s) ** 4  # Zakharov: heavy right tail
+    tr = OutputTransform.fit(y)
+    assert tr.lam < 1.0  # the heavy tail of bad values is compressed
+    grid = np.concatenate([[y.min() - 100.0, y.min() - 1.0], np.sort(y), [10 * y.max()]])
+    assert np.all(np.diff(tr(grid)) > 0)  # increasing, also below the fitted minimum
+    z = tr(y)
+    assert abs(z.mean()) < 1e-9 and abs(z.std() - 1) < 1e-9
+
+
+def test_output_transform_is_plain_standardisation_without_a_right_tail():
+    y = -np.abs(np.random.default_rng(1).standard_normal(50)) ** 2  # left tail: good values are rare
+    tr, plain = OutputTransform.fit(y), OutputTransform.fit(y, warp=False)
+    assert tr.lam == 1.0
+    np.testing.assert_allclose(tr(y), plain(y), atol=1e-12)
+
+
+def test_output_transform_handles_huge_and_constant_values():
+    for y in (np.array([1e300, -1e300, 5e299, 0.0]), np.full(5, 3.0), np.array([1.0, 2.0])):
+        z = OutputTransform.fit(y)(y)
+        assert np.all(np.isfinite(z))

@@ -1,0 +1,106 @@
+"""One Ax generation node for every core algorithm (the Ax twin of ``optuna_egp.CoreSampler``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from ax.core.data import Data
+from ax.core.experiment import Experiment
+from ax.core.experiment_status import ExperimentStatus
+from ax.core.trial_status import TrialStatus
+from ax.core.types import TParameterization
+from ax.generation_strategy.external_generation_node import ExternalGenerationNode
+
+from ax_egp._space import AxSpace
+from shared_core.interface import Observations
+from shared_core.registry import make_algorithm
+
+__all__ = ["AlgorithmNode"]
+
+
+class AlgorithmNode(ExternalGenerationNode):
+    """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
+
+    Completed trials are the observations (direction-normalised to minimisation); failed and
+    abandoned trials are ignored; the pending parameterizations Ax passes (running trials and the
+    arms already generated in the same ``get_next_trials`` call) are the algorithm's pending points.
+    Every candidate is checked against the search space (bounds, types, choices, constraints).
+
+    Args:
+        method: registered algorithm name, e.g. ``"egp-ts"`` or ``"egp-ei"``.
+        seed: seed for the candidates; with a seed the generator is re-seeded from ``(seed, number of
+            trials)`` at each update, so a strategy reloaded from JSON continues reproducibly.
+        options: keyword options of the algorithm (JSON values, saved with the strategy).
+        name: node name (default: ``method``).
+    """
+
+    def __init__(
+        self, method: str = "egp-ts", seed: int | None = None, options: dict[str, Any] | None = None,
+        name: str | None = None,
+    ) -> None:
+        options = dict(options or {})
+        try:
+            json.dumps(options)
+        except TypeError as err:
+            raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
+        super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)
+        self.method, self.seed, self.options = method, seed, options
+        self._rng = np.random.default_rng(seed)
+        self._space: AxSpace | None = None
+        self._obs: Observations | None = None
+
+    def json_kwargs(self) -> dict[str, Any]:
+        """What Ax's JSON storage saves: the constructor arguments."""
+        return {"method": self.method, "seed": self.seed, "options": self.options, "name": self.name}
+
+    def update_generator_state(self, experiment: Experiment, data: Data) -> None:
+        metric, sign = _objective(experiment)
+        space = AxSpace(experiment.search_space)
+        df = data.df
+        completed = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
+        rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(completed)]
+        params, values = [], []
+        for arm_name, mean in zip(rows["arm_name"], rows["mean"]):
+            p = experiment.arms_by_name[arm_name].parameters
+            if space.encode([p]).shape[0]:  # arms outside the current search space are skipped
+                params.append(p)
+                values.append(sign * float(mean))
+        if self.seed is not None:
+            self._rng = np.random.default_rng((int(self.seed), len(experiment.trials)))
+        self._space = space
+        self._obs = Observations(X=space.encode(params), y=np.array(values, dtype=float))
+
+    def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
+        if self._space is None or self._obs is None:
+            raise RuntimeError("update_generator_state must be called before get_next_candidate")
+        space = self._space
+        obs = Observations(X=self._obs.X, y=self._obs.y, X_pending=space.encode(pending_parameters))
+        x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
+        params = space.decode(x)
+        space.check(params)
+        return params
+
+
+def _objective(experiment: Experiment) -> tuple[str, float]:
+    """The single objective's metric name and the sign that turns it into a minimisation."""
+    config = experiment.optimization_config
+    if config is None:
+        raise ValueError("the experiment has no optimization config: call Client.configure_optimization first")
+    objective = config.objective
+    if objective.is_multi_objective or getattr(objective, "is_scalarized_objective", False):
+        raise ValueError(
+            f"egp-samplers' Ax nodes support a single objective, got {objective}; use Ax's default "
+            "generation strategy for multi-objective or scalarized objectives"
+        )
+    if config.outcome_constraints:
+        raise ValueError(
+            f"egp-samplers' Ax nodes do not model outcome constraints, got {config.outcome_constraints}; "
+            "remove them or use Ax's default generation strategy"
+        )
+    (metric,) = objective.metric_names
+    return metric, (1.0 if objective.minimize else -1.0)

@@ -1,0 +1,63 @@
+"""Named algorithms, so that every adapter serves every algorithm without new adapter code.
+
+``make_algorithm("egp-ts", n_features=256)`` builds an object with the
+:class:`~shared_core.interface.Algorithm` interface; a new algorithm becomes available to the Ax
+adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm`.
+Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON storage can save
+them; kernels are therefore given by name (``"rbf"``, ``"rbf-ard"``, ``"matern32"``, ``"matern52"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from shared_core.egp import EGPAlgorithm
+from shared_core.interface import Algorithm
+from shared_core.kernels import default_dictionary, lengthscale_grid_dictionary
+
+__all__ = ["algorithm_names", "make_algorithm", "register_algorithm"]
+
+_FACTORIES: dict[str, Callable[..., Algorithm]] = {}
+
+
+def register_algorithm(name: str, factory: Callable[..., Algorithm]) -> None:
+    """Make ``factory(**options)`` available as method ``name`` (replaces an existing entry)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"algorithm name must be a non-empty string, got {name!r}")
+    _FACTORIES[name] = factory
+
+
+def algorithm_names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def make_algorithm(name: str, **options: Any) -> Algorithm:
+    """Build the algorithm registered as ``name`` with ``options``."""
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown method {name!r}; valid methods: {algorithm_names()}")
+    return _FACTORIES[name](**options)
+
+
+def _kernels_by_name(kernels: Any):
+    """``None``, ``"grid"`` (the paper's lengthscale grid) or a list of kernel names."""
+    if kernels is None:
+        return None
+    if kernels == "grid":
+        return lengthscale_grid_dictionary()
+    known = {k.name: k for k in default_dictionary()}
+    if isinstance(kernels, str) or not all(k in known for k in kernels):
+        raise ValueError(f"kernels must be None, 'grid' or a list of names from {sorted(known)}, got {kernels!r}")
+    return tuple(known[k] for k in kernels)
+
+
+def _egp(acquisition: str) -> Callable[..., Algorithm]:
+    def factory(*, kernels: Any = None, **options: Any) -> Algorithm:
+        return EGPAlgorithm(acquisition=acquisition, kernels=_kernels_by_name(kernels), **options)
+
+    return factory
+
+
+register_algorithm("egp-ts", _egp("ts"))
+register_algorithm("egp-ei", _egp("ei"))
+register_algorithm("egp-auto", _egp("auto"))

@@ -9,6 +9,7 @@ Examples:
     python benchmarks/run.py suite --mode threads --workers 4 --out benchmarks/results/threads4.jsonl
     python benchmarks/run.py ablation --out benchmarks/results/ablation.jsonl
     python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
+    python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 --out benchmarks/results/ax.jsonl
 """
 
 from __future__ import annotations
@@ -106,6 +107,45 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
             "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
 
 
+AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei"]
+
+
+def run_ax(function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int) -> dict:
+    """Ax ``Client`` loop, one trial at a time: Ax's default strategy or ours (``ax-<method>``)."""
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    logging.disable(logging.INFO)  # Ax logs every trial
+    import torch
+    from ax import Client, RangeParameterConfig
+
+    import ax_egp
+
+    torch.set_num_threads(1)
+    bounds, f, f_min = FUNCTIONS[function]
+    client = Client(random_seed=seed)
+    client.configure_experiment(parameters=[
+        RangeParameterConfig(name=f"x{i}", bounds=(float(lo), float(hi)), parameter_type="float")
+        for i, (lo, hi) in enumerate(bounds)
+    ])
+    client.configure_optimization(objective="-loss")
+    if sampler_name == "ax-default":
+        client.configure_generation_strategy(initialization_random_seed=seed)
+    else:
+        client.set_generation_strategy(ax_egp.generation_strategy(sampler_name[len("ax-"):], seed=seed))
+    values = []
+    t0 = time.perf_counter()
+    while len(values) < n_trials:
+        for index, params in client.get_next_trials(max_trials=1).items():
+            values.append(float(f(np.array([params[f"x{i}"] for i in range(len(bounds))]))))
+            client.complete_trial(index, raw_data={"loss": values[-1]})
+    wall = time.perf_counter() - t0
+    regret = np.minimum.accumulate(values) - f_min
+    return {"function": function, "sampler": sampler_name, "seed": seed, "mode": mode, "workers": workers,
+            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
+
+
 def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) -> dict:
     """Seconds per suggestion on Hartmann-6 with n_complete random completed trials."""
     bounds, f, _ = FUNCTIONS["hartmann6"]
@@ -138,12 +178,14 @@ def _done(out: pathlib.Path) -> set:
 
 def _job(args):
     kind, kw = args
-    return overhead(**kw) if kind == "overhead" else run_one(**kw)
+    if kind == "overhead":
+        return overhead(**kw)
+    return run_ax(**kw) if kw["sampler_name"] in AX_METHODS else run_one(**kw)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["suite", "ablation", "overhead"])
+    p.add_argument("what", choices=["suite", "ablation", "overhead", "ax"])
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None)
     p.add_argument("--seeds", type=int, default=10)
@@ -167,7 +209,9 @@ def main(argv=None):
                 if (None, s, None, None, None, None, n) not in done:
                     jobs.append(("overhead", {"sampler_name": s, "n_complete": n, "n_suggest": 5}))
     else:
-        if a.what == "ablation":
+        if a.what == "ax":
+            default = AX_METHODS
+        elif a.what == "ablation":
             from shared_core import default_dictionary
 
             default = ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]

@@ -127,6 +127,8 @@ def ax_section(records) -> list[str]:
         return []
     lines = regret_table(records, "Ax Client: our generation strategies vs Ax's default")
     table, secs = final_regret(records), seconds(records)
+    if "ax-default" not in secs:
+        return lines
     for ours in sorted({r["sampler"] for r in records} - {"ax-default"}):
         ratios = [np.median(table[fn][ours]) / max(np.median(table[fn]["ax-default"]), 1e-12)
                   for fn in sorted(table) if table[fn][ours] and table[fn]["ax-default"]]

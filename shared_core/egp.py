@@ -102,8 +102,13 @@ class EGPAlgorithm:
         member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])
         use_ei = self.acquisition == "ei" or (self.acquisition == "auto" and len(pending) == 0)
         if use_ei:
-            acq = log_ei_acquisition(member.post, best=float(model.y_std(y).min()))
+            best = float(model.y_std(y).min())
+            if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed
+                best = min(best, float(np.min(member.post.predict(pending)[0])))
+            acq = log_ei_acquisition(member.post, best=best)
         else:
             acq = thompson_acquisition(member.sample_path(rng))  # eq. (12)
         X_best = X[np.argsort(y)[: min(5, len(y))]]
-        return maximize_acquisition(acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts)
+        avoid = np.vstack([pending, X])  # never repeat a running or an evaluated point if avoidable
+        return maximize_acquisition(acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts,
+                                    avoid=avoid)

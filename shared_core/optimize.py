@@ -106,8 +106,13 @@ def maximize_acquisition(
     n_raw: int = 512,
     n_starts: int = 8,
     maxiter: int = 100,
+    avoid: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Return the ``(d,)`` valid encoded point with the largest acquisition value found."""
+    """Return the ``(d,)`` valid encoded point with the largest acquisition value found.
+
+    ``avoid`` ``(k, d)``: valid encoded points not to return (e.g. pending points, so that one batch
+    never holds the same point twice); they are only returned if every candidate found is one of them.
+    """
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = _raw_candidates(space, rng, n_raw, X_best)
     raw_vals = np.concatenate([acq(chunk, False) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
@@ -123,7 +128,23 @@ def maximize_acquisition(
     if space.categorical_groups:
         X = _categorical_ascent(acq, space, X)
         X = _pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
-    X = np.vstack([space.round_to_valid(X), raw[np.argmax(raw_vals)][None]])
+    avoid = np.zeros((0, space.dim)) if avoid is None else avoid
+    fallback = raw[~_matches_any(raw, avoid)]  # the best new raw points, in case every optimum is avoided
+    fallback_vals = raw_vals[~_matches_any(raw, avoid)]
+    X = np.vstack([space.round_to_valid(X), fallback[np.argsort(-fallback_vals)[:_N_RAW_FINALISTS]],
+                   raw[np.argmax(raw_vals)][None]])
     vals = acq(X, False)
     vals = np.where(np.isfinite(vals) & space.feasible(X), vals, -np.inf)
+    fresh = ~_matches_any(X, avoid)
+    if fresh.any():
+        vals = np.where(fresh, vals, -np.inf)
     return X[int(np.argmax(vals))]
+
+
+_N_RAW_FINALISTS = 32  # best new raw candidates kept as fall-backs when optimised points are to be avoided
+
+
+def _matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:
+    """``(n,)`` mask of rows of ``X`` ``(n, d)`` equal (to 9 decimals) to some row of ``avoid`` ``(k, d)``."""
+    keys = {row.tobytes() for row in np.round(avoid, 9) + 0.0}  # + 0.0 turns -0.0 into 0.0
+    return np.array([row.tobytes() in keys for row in np.round(X, 9) + 0.0], dtype=bool)

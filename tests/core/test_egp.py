@@ -55,3 +55,15 @@ def test_seeded_runs_are_reproducible_and_inputs_edge_cases():
 def test_bad_arguments_raise(kwargs):
     with pytest.raises(ValueError):
         EGPAlgorithm(**kwargs)
+
+
+@pytest.mark.parametrize("acquisition", ["ts", "ei"])
+def test_batch_in_a_small_discrete_space_never_repeats_a_point(acquisition):
+    """12 possible points, 4 evaluated: a batch of 6 must be 6 new, distinct points."""
+    space = SearchSpace({"a": CategoricalParam(("x", "y", "z")), "k": IntParam(1, 4)})
+    X = space.encode_many([{"a": "x", "k": 1}, {"a": "y", "k": 2}, {"a": "z", "k": 3}, {"a": "y", "k": 4}])
+    y = np.array([1.0, 0.0, 2.0, 0.5])
+    batch = EGPAlgorithm(acquisition=acquisition, n_features=64).suggest(
+        space, Observations(X=X, y=y), 6, np.random.default_rng(0))
+    keys = {tuple(row) for row in np.vstack([X, batch])}
+    assert len(keys) == 10

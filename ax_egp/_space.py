@@ -1,15 +1,20 @@
 """Ax search spaces <-> the core search space (the same encoding as the Optuna adapter).
 
 * ``RangeParameter`` float / int, linear or log scale -> ``FloatParam`` / ``IntParam``
-  (``logit_scale`` is treated as linear; ``digits`` rounds the decoded float).
-* ``ChoiceParameter``: ordered -> an ``IntParam`` over the choice indices (neighbouring choices are
-  close), unordered -> a one-hot ``CategoricalParam`` over the indices; values of any type.
-* ``FixedParameter``: not modelled; added to every candidate.
+  (``logit_scale`` is treated as linear; a linear float with ``digits`` is a grid of ``10**-digits``).
+* ``ChoiceParameter``: ordered numeric choices with even spacing (what Ax makes of a range with
+  ``step_size``) -> a stepped ``FloatParam`` / ``IntParam`` on the values themselves, so constraints on
+  them work; other ordered choices -> an ``IntParam`` over the choice indices; unordered -> a one-hot
+  ``CategoricalParam`` over the indices. Values of any type.
+* ``FixedParameter``, disabled parameters (their default value) and ``fixed_parameters`` of a
+  ``get_next_trials`` call: not modelled; added to every candidate and moved to the right-hand side of
+  the constraints they appear in.
 * ``ParameterConstraint`` (``sum w_i x_i <= bound``) -> ``LinearConstraint`` on decoded values.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,42 +26,71 @@ from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Lin
 
 
 class AxSpace:
-    """The core space of an Ax search space, with encoding of Ax parameterizations and decoding."""
+    """The core space of an Ax search space, with encoding of Ax parameterizations and decoding.
 
-    def __init__(self, ax_space: AxSearchSpace) -> None:
+    Args:
+        ax_space: the experiment's search space.
+        fixed: extra parameters held at given values (``get_next_trials(fixed_parameters=...)``).
+    """
+
+    def __init__(self, ax_space: AxSearchSpace, fixed: Mapping[str, Any] | None = None) -> None:
+        if ax_space.is_hierarchical:
+            raise ValueError("hierarchical search spaces (dependent parameters) are not supported by egp-samplers' Ax nodes")
         self.ax_space = ax_space
         self.fixed: dict[str, Any] = {}
-        self.choices: dict[str, list[Any]] = {}
+        self.choices: dict[str, list[Any]] = {}  # choice parameters modelled by index
+        self.numeric_choices: dict[str, list[Any]] = {}  # choice parameters modelled by value
         self.digits: dict[str, int] = {}
         params: dict[str, Param] = {}
         for name, p in ax_space.parameters.items():
-            if isinstance(p, FixedParameter):
+            if fixed is not None and name in fixed:
+                self.fixed[name] = fixed[name]
+            elif isinstance(p, FixedParameter):
                 self.fixed[name] = p.value
+            elif p.is_disabled:
+                self.fixed[name] = p.default_value
             elif isinstance(p, RangeParameter):
                 params[name] = _range_param(name, p)
                 if p.digits is not None and p.parameter_type == ParameterType.FLOAT:
                     self.digits[name] = p.digits
             elif isinstance(p, ChoiceParameter):
-                self.choices[name] = list(p.values)
-                k = len(p.values)
-                params[name] = IntParam(0, k - 1) if p.is_ordered else CategoricalParam(tuple(range(k)))
+                numeric = _evenly_spaced_param(p)
+                if numeric is not None:
+                    self.numeric_choices[name] = list(p.values)
+                    params[name] = numeric
+                else:
+                    self.choices[name] = list(p.values)
+                    k = len(p.values)
+                    params[name] = IntParam(0, k - 1) if p.is_ordered else CategoricalParam(tuple(range(k)))
             else:
                 raise ValueError(f"parameter {name!r} has unsupported type {type(p).__name__}")
-        constraints = []
+        self.core = SearchSpace(params, self._constraints(ax_space, params))
+
+    def _constraints(self, ax_space: AxSearchSpace, params: dict[str, Param]) -> list[LinearConstraint]:
+        out = []
         for c in ax_space.parameter_constraints:
             if getattr(c, "is_equality", False):
                 raise ValueError(f"equality parameter constraints are not supported: {c}")
-            for name in c.constraint_dict:
-                if name in self.choices or name in self.fixed:
-                    raise ValueError(f"constraint {c} involves {name!r}, which is not a range parameter")
-            constraints.append(LinearConstraint(tuple(c.constraint_dict.items()), float(c.bound)))
-        self.core = SearchSpace(params, constraints)
+            bound = float(c.bound) - sum(w * float(self.fixed[n]) for n, w in c.constraint_dict.items() if n in self.fixed)
+            free = tuple((n, float(w)) for n, w in c.constraint_dict.items() if n not in self.fixed)
+            for name, _ in free:
+                if not isinstance(params[name], (FloatParam, IntParam)) or name in self.choices:
+                    raise ValueError(f"constraint {c} involves {name!r}, a choice parameter whose values are not evenly spaced numbers")
+            if free:
+                out.append(LinearConstraint(free, bound))
+            elif bound < 0:
+                raise ValueError(f"the fixed parameter values {self.fixed} violate the constraint {c}")
+        return out
 
     def encode(self, parameterizations: list[Mapping[str, Any]]) -> np.ndarray:
-        """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped)."""
+        """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped).
+
+        Missing parameters take their backfill value (parameters added to the space later).
+        """
+        backfill = self.ax_space.backfill_values()
         rows = []
         for params in parameterizations:
-            values = self._core_values(params)
+            values = self._core_values({**backfill, **params})
             if values is not None:
                 rows.append(self.core.encode(values))
         return np.array(rows).reshape(len(rows), self.core.dim)
@@ -64,15 +98,15 @@ class AxSpace:
     def _core_values(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         values = {}
         for name, p in self.core.params.items():
-            if params.get(name) is None:
+            v = params.get(name)
+            if v is None or (isinstance(v, float) and math.isnan(v)):
                 return None
-            v = params[name]
             if name in self.choices:
                 index = [i for i, c in enumerate(self.choices[name]) if c == v and type(c) is type(v)]
                 if not index:
                     return None
                 v = index[0]
-            elif not (p.low <= v <= p.high):
+            elif isinstance(v, (bool, str)) or not (p.low <= v <= p.high):
                 return None
             values[name] = v
         return values
@@ -86,11 +120,14 @@ class AxSpace:
                 out[name] = self.fixed[name]
             elif name in self.choices:
                 out[name] = self.choices[name][int(values[name])]
+            elif name in self.numeric_choices:
+                choices = self.numeric_choices[name]
+                out[name] = choices[int(np.argmin([abs(c - values[name]) for c in choices]))]
             elif isinstance(self.core.params[name], IntParam):
                 out[name] = int(values[name])
             else:
                 v = float(values[name])
-                if name in self.digits:
+                if name in self.digits:  # already on the 10**-digits grid; this removes float error
                     p = self.core.params[name]
                     v = min(max(round(v, self.digits[name]), p.low), p.high)
                 out[name] = v
@@ -106,5 +143,27 @@ def _range_param(name: str, p: RangeParameter) -> FloatParam | IntParam:
     if p.parameter_type == ParameterType.INT:
         return IntParam(int(p.lower), int(p.upper), log=bool(p.log_scale))
     if p.parameter_type == ParameterType.FLOAT:
-        return FloatParam(float(p.lower), float(p.upper), log=bool(p.log_scale))
+        step = None
+        if p.digits is not None and not p.log_scale:
+            grid = 10.0 ** -p.digits
+            if _on_grid(p.lower, grid) and _on_grid(p.upper, grid):
+                step = grid
+        return FloatParam(float(p.lower), float(p.upper), log=bool(p.log_scale), step=step)
     raise ValueError(f"range parameter {name!r} has unsupported type {p.parameter_type}")
+
+
+def _evenly_spaced_param(p: ChoiceParameter) -> FloatParam | IntParam | None:
+    """A stepped numeric parameter for ordered, evenly spaced int/float choices, else None."""
+    if not p.is_ordered or p.parameter_type not in (ParameterType.INT, ParameterType.FLOAT) or len(p.values) < 2:
+        return None
+    values = np.array(p.values, dtype=float)
+    steps = np.diff(values)
+    if np.any(steps <= 0) or not np.allclose(steps, steps[0], rtol=1e-9, atol=0.0):
+        return None
+    if p.parameter_type == ParameterType.INT:
+        return IntParam(int(values[0]), int(values[-1]), step=int(round(steps[0])))
+    return FloatParam(float(values[0]), float(values[-1]), step=float(steps[0]))
+
+
+def _on_grid(value: float, grid: float) -> bool:
+    return abs(value / grid - round(value / grid)) < 1e-9

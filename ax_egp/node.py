@@ -45,14 +45,16 @@ class AlgorithmNode(ExternalGenerationNode):
             json.dumps(options)
         except TypeError as err:
             raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
-        if seed is not None and not isinstance(seed, (int, np.integer)):
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        seed = None if seed is None else int(seed)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
         super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)
         self.method, self.seed, self.options = method, seed, options
         self._rng = np.random.default_rng(seed)
-        self._space: AxSpace | None = None
-        self._obs: Observations | None = None
+        self._experiment: Experiment | None = None
+        self._observed: tuple[list[TParameterization], np.ndarray] = ([], np.zeros(0))  # params, minimised y
+        self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
 
     def json_kwargs(self) -> dict[str, Any]:
         """What Ax's JSON storage saves: the constructor arguments."""
@@ -60,30 +62,36 @@ class AlgorithmNode(ExternalGenerationNode):
 
     def update_generator_state(self, experiment: Experiment, data: Data) -> None:
         metric, sign = _objective(experiment)
-        space = AxSpace(experiment.search_space)
+        AxSpace(experiment.search_space)  # unsupported spaces fail here, with a clear error
         df = data.df
-        completed = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
-        rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(completed)]
-        params, values = [], []
-        for arm_name, mean in zip(rows["arm_name"], rows["mean"]):
-            p = experiment.arms_by_name[arm_name].parameters
-            if space.encode([p]).shape[0]:  # arms outside the current search space are skipped
-                params.append(p)
-                values.append(sign * float(mean))
+        evaluated = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
+        evaluated |= set(experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED])  # Ax uses their data too
+        rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(evaluated)]
+        params = [experiment.arms_by_name[arm].parameters for arm in rows["arm_name"]]
         if self.seed is not None:
-            self._rng = np.random.default_rng((int(self.seed), len(experiment.trials)))
-        self._space = space
-        self._obs = Observations(X=space.encode(params), y=np.array(values, dtype=float))
+            self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
+        self._experiment = experiment
+        self._observed = (params, sign * rows["mean"].to_numpy(dtype=float))
+
+    def _gen(self, experiment: Experiment, data: Data | None = None, n: int | None = None,
+             pending_observations: Any = None, **kwargs: Any) -> Any:
+        """Record ``fixed_parameters`` of ``Client.get_next_trials`` (Ax passes them only to ``_gen``)."""
+        fixed_features = kwargs.get("fixed_features")
+        self._fixed = dict(fixed_features.parameters) if fixed_features is not None else {}
+        return super()._gen(experiment=experiment, data=data, n=n, pending_observations=pending_observations, **kwargs)
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
-        if self._space is None or self._obs is None:
+        if self._experiment is None:
             raise RuntimeError("update_generator_state must be called before get_next_candidate")
-        space = self._space
-        obs = Observations(X=self._obs.X, y=self._obs.y, X_pending=space.encode(pending_parameters))
+        space = AxSpace(self._experiment.search_space, fixed=self._fixed)
+        params, values = self._observed
+        keep = [i for i, p in enumerate(params) if space.encode([p]).shape[0]]  # arms outside the space are skipped
+        obs = Observations(X=space.encode([params[i] for i in keep]), y=values[keep],
+                           X_pending=space.encode(pending_parameters))
         x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
-        params = space.decode(x)
-        space.check(params)
-        return params
+        candidate = space.decode(x)
+        space.check(candidate)
+        return candidate
 
 
 def _objective(experiment: Experiment) -> tuple[str, float]:

@@ -48,7 +48,8 @@ def generation_strategy(
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
     if not isinstance(initialization_trials, int) or isinstance(initialization_trials, bool) or initialization_trials < 0:
         raise ValueError(f"initialization_trials must be a non-negative integer, got {initialization_trials!r}")
-    node = AlgorithmNode(method, seed=seed, options=options)
+    node = AlgorithmNode(method, seed=seed, options=options)  # validates seed and options
+    seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:
         return GenerationStrategy(name=method, nodes=[node])
     sobol = GenerationNode(

@@ -163,3 +163,52 @@ def test_importing_other_packages_does_not_import_ax():
     code = "import sys, optuna_egp, shared_core, shared_core.registry; print(any(m == 'ax' or m.startswith('ax.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _small_client(parameters, constraints=(), initialization_trials=2) -> Client:
+    client = Client(random_seed=0)
+    client.configure_experiment(parameters=parameters, parameter_constraints=list(constraints))
+    client.configure_optimization(objective="-loss")
+    client.set_generation_strategy(generation_strategy("egp-ts", initialization_trials=initialization_trials, seed=0))
+    return client
+
+
+def test_fixed_parameters_and_constraints_on_step_size_parameters():
+    """``get_next_trials(fixed_parameters=...)`` is honoured by our node (Ax passes it only to ``_gen``),
+    and a constraint on a ``step_size`` range (an ordered float choice in Ax) holds."""
+    client = _small_client(
+        [RangeParameterConfig(name="x", bounds=(0.0, 1.0), parameter_type="float", step_size=0.25),
+         RangeParameterConfig(name="y", bounds=(0.0, 1.0), parameter_type="float")],
+        constraints=["x + y <= 1"])
+    for fixed in (None, None, {"x": 0.75}, {"x": 0.75}):
+        for index, p in client.get_next_trials(max_trials=2, fixed_parameters=fixed).items():
+            assert p["x"] in (0.0, 0.25, 0.5, 0.75, 1.0) and p["x"] + p["y"] <= 1
+            assert fixed is None or p["x"] == 0.75
+            client.complete_trial(index, raw_data={"loss": (p["x"] - 0.3) ** 2 + p["y"]})
+    nodes = {t.generator_runs[0]._generation_node_name for t in client._experiment.trials.values()}
+    assert "egp-ts" in nodes
+
+
+def test_batches_in_a_small_discrete_space_hold_distinct_arms():
+    """36 possible arms: Ax only de-duplicates against existing arms, so the node must keep a batch distinct."""
+    client = _small_client([
+        ChoiceParameterConfig(name="a", values=[0, 1, 2, 3], parameter_type="int", is_ordered=False),
+        ChoiceParameterConfig(name="b", values=["x", "y", "z"], parameter_type="str"),
+        RangeParameterConfig(name="k", bounds=(1, 3), parameter_type="int")], initialization_trials=3)
+    for _ in range(5):
+        trials = client.get_next_trials(max_trials=4)
+        assert len({json.dumps(p, sort_keys=True) for p in trials.values()}) == len(trials)
+        for index, p in trials.items():
+            client.complete_trial(index, raw_data={"loss": (p["a"] - 2) ** 2 + (p["b"] != "y") + abs(p["k"] - 2)})
+
+
+def test_hierarchical_search_space_gets_a_clear_error():
+    client = _small_client([
+        ChoiceParameterConfig(name="model", values=["lin", "tree"], parameter_type="str",
+                              dependent_parameters={"lin": ["lr"], "tree": ["depth"]}),
+        RangeParameterConfig(name="lr", bounds=(0.0, 1.0), parameter_type="float"),
+        RangeParameterConfig(name="depth", bounds=(1, 10), parameter_type="int")], initialization_trials=1)
+    for index, p in client.get_next_trials(max_trials=1).items():
+        client.complete_trial(index, raw_data={"loss": 1.0})
+    with pytest.raises(ValueError, match="hierarchical"):
+        client.get_next_trials(max_trials=1)

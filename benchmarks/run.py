@@ -107,7 +107,7 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
             "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
 
 
-AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei"]
+AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
 
 
 def run_ax(function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int) -> dict:
@@ -216,8 +216,7 @@ def main(argv=None):
 
             default = ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
         else:
-            # "egp-auto" is "egp-ei" whenever nothing is pending, so sequential runs use egp-ei for both
-            default = ["egp-ts", "egp-ei", "gp", "tpe", "cmaes", "random"]
+            default = ["egp-auto", "egp-ts", "egp-ei", "gp", "tpe", "cmaes", "random"]
         samplers = a.samplers.split(",") if a.samplers else default
         for seed in range(a.seeds):  # seeds outermost: partial results cover every cell
             for fn in a.functions.split(","):

@@ -188,8 +188,9 @@ class EGPTSSampler(CoreSampler):
             RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2. ``shared_core.lengthscale_grid_dictionary()``
             gives the paper's 11-lengthscale RBF grid.
         n_features: random Fourier features per GP (default 512).
-        acquisition: ``"ts"`` Thompson sampling (default), ``"ei"`` EGP-EI, or ``"auto"``
-            (EI when no trial is running, TS with fantasies otherwise).
+        acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
+            10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS with
+            fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI.
         fantasize_pending: condition each draw on running trials (kriging believer) so that
             concurrent workers get diverse suggestions (default True).
         warp_outputs: fit the GPs to power-warped objective values, which compresses heavy tails
@@ -205,7 +206,7 @@ class EGPTSSampler(CoreSampler):
         n_startup_trials: int = 10,
         kernels: Sequence[KernelSpec] | None = None,
         n_features: int = 512,
-        acquisition: str = "ts",
+        acquisition: str = "auto",
         fantasize_pending: bool = True,
         warp_outputs: bool = True,
         independent_sampler: BaseSampler | None = None,

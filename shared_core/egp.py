@@ -27,13 +27,23 @@ __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
 ACQUISITIONS = ("ts", "ei", "auto")
 
 
+AUTO_EI_OBSERVATIONS_PER_DIM = 10
+
+
+def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
+    """``"auto"``: EI while nothing is pending and data is scarce (fewer than 10 observations per
+    encoded dimension, where Thompson draws over-explore); TS with fantasies otherwise."""
+    return n_pending == 0 and n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
+
+
 class EGPAlgorithm:
     """Ensemble-GP Bayesian optimisation behind the :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
         kernels: kernel dictionary; default RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the paper's).
-        acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI when nothing is
-            pending, TS with fantasies when trials are running or a batch is asked for).
+        acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while nothing is
+            pending and there are fewer than 10 observations per dimension; TS with fantasies when
+            trials are running, a batch is asked for, or data is plentiful).
         n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
         fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
         exact_limit: above this many observations each GP is a feature-space posterior.
@@ -100,7 +110,7 @@ class EGPAlgorithm:
         model = self.model
         m = model.sample_member(rng)  # eq. (10)
         member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])
-        use_ei = self.acquisition == "ei" or (self.acquisition == "auto" and len(pending) == 0)
+        use_ei = self.acquisition == "ei" or (self.acquisition == "auto" and _auto_uses_ei(len(y), space.dim, len(pending)))
         if use_ei:
             best = float(model.y_std(y).min())
             if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed

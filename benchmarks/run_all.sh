@@ -12,6 +12,6 @@ python run.py overhead --out $R/overhead.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode async --workers 4 --samplers egp-ts,egp-ts-nofant,gp,tpe --out $R/suite_async4.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode async --workers 8 --samplers egp-ts,egp-ts-nofant,gp,tpe --out $R/suite_async8.jsonl
 python run.py ablation --seeds "$PSEEDS" --trials 100 --functions ackley5,zakharov2,dropwave,eggholder --out $R/ablation.jsonl
-python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 4 --procs 3 --samplers egp-ts,gp,tpe --out $R/suite_threads4.jsonl
-python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 8 --procs 3 --samplers egp-ts,gp,tpe --out $R/suite_threads8.jsonl
+python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 4 --procs 3 --samplers egp-auto,gp,tpe --out $R/suite_threads4.jsonl
+python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 8 --procs 3 --samplers egp-auto,gp,tpe --out $R/suite_threads8.jsonl
 python report.py

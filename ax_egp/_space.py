@@ -83,17 +83,22 @@ class AxSpace:
         return out
 
     def encode(self, parameterizations: list[Mapping[str, Any]]) -> np.ndarray:
-        """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped).
+        """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped)."""
+        return self.encode_kept(parameterizations)[0]
+
+    def encode_kept(self, parameterizations: list[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+        """Encodings ``(n, d)`` of the parameterizations in the search space, and their indices ``(n,)``.
 
         Missing parameters take their backfill value (parameters added to the space later).
         """
         backfill = self.ax_space.backfill_values()
-        rows = []
-        for params in parameterizations:
+        rows, kept = [], []
+        for i, params in enumerate(parameterizations):
             values = self._core_values({**backfill, **params})
             if values is not None:
                 rows.append(self.core.encode(values))
-        return np.array(rows).reshape(len(rows), self.core.dim)
+                kept.append(i)
+        return np.array(rows).reshape(len(rows), self.core.dim), np.array(kept, dtype=int)
 
     def _core_values(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         values = {}

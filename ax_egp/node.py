@@ -23,8 +23,8 @@ __all__ = ["AlgorithmNode"]
 class AlgorithmNode(ExternalGenerationNode):
     """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
 
-    Completed trials are the observations (direction-normalised to minimisation); failed and
-    abandoned trials are ignored; the pending parameterizations Ax passes (running trials and the
+    Completed and early-stopped trials are the observations (direction-normalised to minimisation);
+    failed and abandoned trials are ignored; the pending parameterizations Ax passes (running trials and the
     arms already generated in the same ``get_next_trials`` call) are the algorithm's pending points.
     Every candidate is checked against the search space (bounds, types, choices, constraints).
 
@@ -55,6 +55,7 @@ class AlgorithmNode(ExternalGenerationNode):
         self._experiment: Experiment | None = None
         self._observed: tuple[list[TParameterization], np.ndarray] = ([], np.zeros(0))  # params, minimised y
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
+        self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = None  # for self._fixed
 
     def json_kwargs(self) -> dict[str, Any]:
         """What Ax's JSON storage saves: the constructor arguments."""
@@ -72,6 +73,7 @@ class AlgorithmNode(ExternalGenerationNode):
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
         self._observed = (params, sign * rows["mean"].to_numpy(dtype=float))
+        self._prepared = None
 
     def _gen(self, experiment: Experiment, data: Data | None = None, n: int | None = None,
              pending_observations: Any = None, **kwargs: Any) -> Any:
@@ -81,17 +83,23 @@ class AlgorithmNode(ExternalGenerationNode):
         return super()._gen(experiment=experiment, data=data, n=n, pending_observations=pending_observations, **kwargs)
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
-        if self._experiment is None:
-            raise RuntimeError("update_generator_state must be called before get_next_candidate")
-        space = AxSpace(self._experiment.search_space, fixed=self._fixed)
-        params, values = self._observed
-        keep = [i for i, p in enumerate(params) if space.encode([p]).shape[0]]  # arms outside the space are skipped
-        obs = Observations(X=space.encode([params[i] for i in keep]), y=values[keep],
-                           X_pending=space.encode(pending_parameters))
+        space, obs = self._space_and_observations()
+        obs = Observations(X=obs.X, y=obs.y, X_pending=space.encode(pending_parameters))
         x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
         candidate = space.decode(x)
         space.check(candidate)
         return candidate
+
+    def _space_and_observations(self) -> tuple[AxSpace, Observations]:
+        """Core space and encoded observations for the current fixed parameters (built once per call)."""
+        if self._experiment is None:
+            raise RuntimeError("update_generator_state must be called before get_next_candidate")
+        if self._prepared is None or self._prepared[0] != self._fixed:
+            space = AxSpace(self._experiment.search_space, fixed=self._fixed)
+            params, values = self._observed
+            X, kept = space.encode_kept(params)  # arms outside the current space are skipped
+            self._prepared = (dict(self._fixed), space, Observations(X=X, y=values[kept]))
+        return self._prepared[1], self._prepared[2]
 
 
 def _objective(experiment: Experiment) -> tuple[str, float]:

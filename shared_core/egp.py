@@ -110,7 +110,8 @@ class EGPAlgorithm:
         model = self.model
         m = model.sample_member(rng)  # eq. (10)
         member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])
-        use_ei = self.acquisition == "ei" or (self.acquisition == "auto" and _auto_uses_ei(len(y), space.dim, len(pending)))
+        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(y), space.dim, len(pending))
+        use_ei = self.acquisition == "ei" or auto_ei
         if use_ei:
             best = float(model.y_std(y).min())
             if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed

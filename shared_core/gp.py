@@ -93,22 +93,25 @@ def _neg_log_posterior(theta: np.ndarray, spec: KernelSpec, X: np.ndarray, y: np
     grads.append(0.5 * np.sum(A * Kf))  # log amp
     grads.append(0.5 * h.noise * np.trace(A))  # log noise
     grad = np.array(grads)
-    # log-normal priors on ls, amp, noise (densities of the log values: Gaussian)
+    # Log-normal priors on ls, amp and noise, as densities of the values themselves (as GPyTorch
+    # evaluates them): in log space ``-0.5 ((theta - mu) / sd)^2 - theta``, whose mode is
+    # ``exp(mu - sd^2)``. Without the ``-theta`` Jacobian term the lengthscale mode would be the
+    # prior median (~10 in 6-D), which switches most inputs off and leaves a few spiky ones.
     n_ls = len(theta) - 2
     mu_ls, sd_ls = _ls_prior(d)
-    lp = -0.5 * np.sum(((theta[:n_ls] - mu_ls) / sd_ls) ** 2)
-    lp += -0.5 * ((theta[n_ls] - _AMP_PRIOR[0]) / _AMP_PRIOR[1]) ** 2
-    lp += -0.5 * ((theta[n_ls + 1] - _NOISE_PRIOR[0]) / _NOISE_PRIOR[1]) ** 2
-    grad[:n_ls] += -(theta[:n_ls] - mu_ls) / sd_ls**2
-    grad[n_ls] += -(theta[n_ls] - _AMP_PRIOR[0]) / _AMP_PRIOR[1] ** 2
-    grad[n_ls + 1] += -(theta[n_ls + 1] - _NOISE_PRIOR[0]) / _NOISE_PRIOR[1] ** 2
+    mu = np.concatenate([np.full(n_ls, mu_ls), [_AMP_PRIOR[0], _NOISE_PRIOR[0]]])
+    sd = np.concatenate([np.full(n_ls, sd_ls), [_AMP_PRIOR[1], _NOISE_PRIOR[1]]])
+    z = (theta - mu) / sd
+    lp = float(-0.5 * np.sum(z**2) - np.sum(theta))
+    grad += -z / sd - 1.0
     return float(-(log_ml + lp)), -grad
 
 
 def _prior_mode(spec: KernelSpec, d: int) -> np.ndarray:
+    """``theta`` at the modes of the priors: ``log`` of ``exp(mu - sd^2)`` for each value."""
     n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
-    mu_ls = min(_ls_prior(d)[0] - 1.0, math.log(0.5 * math.sqrt(d)))  # start a bit shorter than the prior mean
-    return np.concatenate([np.full(n_ls, mu_ls), [0.0, math.log(1e-3)]])
+    mode = lambda prior: prior[0] - prior[1] ** 2  # noqa: E731
+    return np.concatenate([np.full(n_ls, mode(_ls_prior(d))), [mode(_AMP_PRIOR), mode(_NOISE_PRIOR)]])
 
 
 def _pack(spec: KernelSpec, h: GPHyper, d: int) -> np.ndarray:

@@ -35,6 +35,29 @@ def test_fit_recovers_smooth_function_and_is_better_than_start():
     assert 1e-6 <= h.noise < 0.1
 
 
+def test_priors_are_lognormal_densities_of_the_values():
+    """The MAP objective's prior is ``log LogNormal(value; mu, sd)`` (GPyTorch's convention), not the
+    Gaussian density of ``log value``: differences between two ``theta`` must match scipy's."""
+    from scipy.stats import lognorm
+
+    from shared_core.gp import _ls_prior
+
+    X, y = np.zeros((1, 6)), np.zeros(1)  # one point at 0: only the prior depends on the lengthscales
+    spec = KernelSpec("rbf", ard=True)
+    mu, sd = _ls_prior(6)
+    t1 = np.concatenate([np.log(np.full(6, 0.5)), [0.0, np.log(0.01)]])
+    t2 = t1.copy()
+    t2[:6] = np.log([0.1, 0.3, 1.0, 3.0, 10.0, 30.0])
+    expected = np.sum(lognorm.logpdf(np.exp(t2[:6]), sd, scale=np.exp(mu)) - lognorm.logpdf(np.exp(t1[:6]), sd, scale=np.exp(mu)))
+    got = _neg_log_posterior(t1, spec, X, y)[0] - _neg_log_posterior(t2, spec, X, y)[0]
+    assert got == pytest.approx(expected, rel=1e-10)
+    # with no information about the lengthscales the fit returns the prior mode exp(mu - sd^2) (~0.5 in
+    # 6-D), as BoTorch's; before this convention it returned the median exp(mu) (~10), which switched
+    # most inputs off.
+    h = fit_hyperparameters(spec, X, y)
+    np.testing.assert_allclose(h.ls, np.exp(mu - sd**2), rtol=1e-4)  # L-BFGS-B tolerance on a flat-ish optimum
+
+
 def test_incremental_conditioning_equals_batch_and_eq13_sums_to_eq9():
     X, y = _data(n=15)
     spec, h = KernelSpec("matern52"), GPHyper(np.array([0.4]), 1.3, 1e-3)

@@ -1,5 +1,5 @@
 """Optuna samplers of the egp-samplers suite."""
 
-from optuna_egp.sampler import CoreSampler, EGPTSSampler
+from optuna_egp.sampler import BORESampler, CoreSampler, EGPTSSampler
 
-__all__ = ["CoreSampler", "EGPTSSampler"]
+__all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]

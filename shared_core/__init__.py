@@ -1,5 +1,6 @@
 """Framework-free numerics of the egp-samplers suite (never imports optuna or ax)."""
 
+from shared_core.bore import BOREAlgorithm
 from shared_core.egp import EGPAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
 from shared_core.kernels import KernelSpec, default_dictionary, lengthscale_grid_dictionary
@@ -7,6 +8,7 @@ from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Sea
 
 __all__ = [
     "Algorithm",
+    "BOREAlgorithm",
     "CategoricalParam",
     "EGPAlgorithm",
     "FloatParam",

@@ -120,16 +120,20 @@ def _pack(spec: KernelSpec, h: GPHyper, d: int) -> np.ndarray:
 
 
 def fit_hyperparameters(
-    spec: KernelSpec, X: np.ndarray, y: np.ndarray, warm_start: GPHyper | None = None
+    spec: KernelSpec, X: np.ndarray, y: np.ndarray, warm_start: GPHyper | None = None, noise: float | None = None
 ) -> GPHyper:
     """MAP estimate of lengthscales, signal and noise variance by L-BFGS-B in log space.
 
     Starts from ``warm_start`` (the previous refit) and from the prior mode, keeps the better.
+    ``noise``: a fixed noise variance instead of a fitted one (e.g. BORE++'s regulariser lambda).
     """
     n, d = X.shape
     n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
-    bounds = [_LOG_LS_BOUNDS] * n_ls + [_LOG_AMP_BOUNDS, _LOG_NOISE_BOUNDS]
+    noise_bounds = _LOG_NOISE_BOUNDS if noise is None else (math.log(noise), math.log(noise))
+    bounds = [_LOG_LS_BOUNDS] * n_ls + [_LOG_AMP_BOUNDS, noise_bounds]
     starts = [_prior_mode(spec, d)]
+    if noise is not None:
+        starts[0][-1] = math.log(noise)
     if warm_start is not None and (spec.lengthscale is not None or len(warm_start.ls) == n_ls):
         starts.insert(0, np.clip(_pack(spec, warm_start, d), [b[0] for b in bounds], [b[1] for b in bounds]))
     best_theta, best_val = starts[-1], math.inf

@@ -25,12 +25,12 @@ from scipy.optimize import minimize
 
 from shared_core.search_space import SearchSpace
 
-__all__ = ["maximize_acquisition"]
+__all__ = ["maximize_acquisition", "raw_candidates", "pull_back", "matches_any"]
 
 Acquisition = Callable[..., object]
 
 
-def _raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
+def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
     """``(n_raw + local, d)`` valid candidates: Sobol plus perturbations of ``X_best`` ``(k, d)``."""
     X = space.sample(rng, n_raw)
     cont = space.continuous_columns
@@ -65,7 +65,7 @@ def _lbfgs_continuous(acq, space: SearchSpace, X0: np.ndarray, maxiter: int) -> 
     return out
 
 
-def _pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
+def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
     """Rows of ``X`` ``(s, d)`` moved towards their feasible ``starts`` until feasible (bisection)."""
     bad = ~space.feasible(space.round_to_valid(X))
     if not bad.any():
@@ -114,7 +114,7 @@ def maximize_acquisition(
     never holds the same point twice); they are only returned if every candidate found is one of them.
     """
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
-    raw = _raw_candidates(space, rng, n_raw, X_best)
+    raw = raw_candidates(space, rng, n_raw, X_best)
     raw_vals = np.concatenate([acq(chunk, False) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
     raw_vals = np.where(np.isfinite(raw_vals), raw_vals, -np.inf)
     if space.constraints:
@@ -124,18 +124,18 @@ def maximize_acquisition(
             raw = space.sample(rng, 1)  # raises a clear error if nothing is feasible
             raw_vals = acq(raw, False)
     starts = raw[np.argsort(-raw_vals)[:n_starts]]
-    X = _pull_back(space, starts, _lbfgs_continuous(acq, space, starts, maxiter))
+    X = pull_back(space, starts, _lbfgs_continuous(acq, space, starts, maxiter))
     if space.categorical_groups:
         X = _categorical_ascent(acq, space, X)
-        X = _pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
+        X = pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
     avoid = np.zeros((0, space.dim)) if avoid is None else avoid
-    fallback = raw[~_matches_any(raw, avoid)]  # the best new raw points, in case every optimum is avoided
-    fallback_vals = raw_vals[~_matches_any(raw, avoid)]
+    fallback = raw[~matches_any(raw, avoid)]  # the best new raw points, in case every optimum is avoided
+    fallback_vals = raw_vals[~matches_any(raw, avoid)]
     X = np.vstack([space.round_to_valid(X), fallback[np.argsort(-fallback_vals)[:_N_RAW_FINALISTS]],
                    raw[np.argmax(raw_vals)][None]])
     vals = acq(X, False)
     vals = np.where(np.isfinite(vals) & space.feasible(X), vals, -np.inf)
-    fresh = ~_matches_any(X, avoid)
+    fresh = ~matches_any(X, avoid)
     if fresh.any():
         vals = np.where(fresh, vals, -np.inf)
     return X[int(np.argmax(vals))]
@@ -144,7 +144,7 @@ def maximize_acquisition(
 _N_RAW_FINALISTS = 32  # best new raw candidates kept as fall-backs when optimised points are to be avoided
 
 
-def _matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:
+def matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:
     """``(n,)`` mask of rows of ``X`` ``(n, d)`` equal (to 9 decimals) to some row of ``avoid`` ``(k, d)``."""
     keys = {row.tobytes() for row in np.round(avoid, 9) + 0.0}  # + 0.0 turns -0.0 into 0.0
     return np.array([row.tobytes() in keys for row in np.round(X, 9) + 0.0], dtype=bool)

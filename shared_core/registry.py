@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shared_core.bore import BOREAlgorithm
 from shared_core.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
 from shared_core.kernels import default_dictionary, lengthscale_grid_dictionary
@@ -61,3 +62,14 @@ def _egp(acquisition: str) -> Callable[..., Algorithm]:
 register_algorithm("egp-ts", _egp("ts"))
 register_algorithm("egp-ei", _egp("ei"))
 register_algorithm("egp-auto", _egp("auto"))
+
+
+def _bore(variant: str) -> Callable[..., Algorithm]:
+    def factory(**options: Any) -> Algorithm:
+        return BOREAlgorithm(variant=variant, **options)
+
+    return factory
+
+
+register_algorithm("bore++", _bore("bore++"))
+register_algorithm("bore", _bore("bore"))

@@ -6,9 +6,17 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import CoreSampler, EGPTSSampler
+from optuna_egp import BORESampler, CoreSampler, EGPTSSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+# Every sampler of the suite must pass the robustness tests below.
+SAMPLERS = {
+    "egp": EGPTSSampler,
+    "bore++": BORESampler,
+    "bore": lambda **kw: BORESampler(variant="bore", **kw),
+}
+each_sampler = pytest.mark.parametrize("make", SAMPLERS.values(), ids=SAMPLERS.keys())
 
 
 def _sphere(trial):
@@ -16,24 +24,26 @@ def _sphere(trial):
 
 
 @pytest.mark.parametrize("direction", ["minimize", "maximize"])
-def test_optimises_in_both_directions(direction):
+@pytest.mark.parametrize("make, tol", [(EGPTSSampler, 5e-3), (BORESampler, 5e-3)], ids=["egp", "bore++"])
+def test_optimises_in_both_directions(direction, make, tol):
     sign = 1 if direction == "minimize" else -1
-    study = optuna.create_study(direction=direction, sampler=EGPTSSampler(seed=0, n_startup_trials=5))
+    study = optuna.create_study(direction=direction, sampler=make(seed=0, n_startup_trials=5))
     study.optimize(lambda t: sign * _sphere(t), n_trials=20)
     # random search's best of 20 on this 2-D sphere is ~0.01; the model gets well below
-    assert abs(study.best_value) < 5e-3
+    assert abs(study.best_value) < tol
 
 
-def test_seed_reproduces_and_reseed_changes():
+@each_sampler
+def test_seed_reproduces_and_reseed_changes(make):
     def run(sampler):
         study = optuna.create_study(sampler=sampler)
         study.optimize(_sphere, n_trials=13)
         return [t.params for t in study.trials]
 
-    assert run(EGPTSSampler(seed=3, n_startup_trials=5)) == run(EGPTSSampler(seed=3, n_startup_trials=5))
-    reseeded = EGPTSSampler(seed=3, n_startup_trials=5)
+    assert run(make(seed=3, n_startup_trials=5)) == run(make(seed=3, n_startup_trials=5))
+    reseeded = make(seed=3, n_startup_trials=5)
     reseeded.reseed_rng()
-    assert run(reseeded) != run(EGPTSSampler(seed=3, n_startup_trials=5))
+    assert run(reseeded) != run(make(seed=3, n_startup_trials=5))
 
 
 @pytest.mark.parametrize(
@@ -44,6 +54,18 @@ def test_seed_reproduces_and_reseed_changes():
 def test_bad_arguments_raise_value_error(kwargs):
     with pytest.raises(ValueError):
         EGPTSSampler(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"variant": "tpe"}, "variant"), ({"gamma": 0.0}, "gamma"), ({"gamma": 1.0}, "gamma"), ({"gamma": "x"}, "gamma"),
+     ({"beta": -1.0}, "beta"), ({"beta": float("nan")}, "beta"), ({"batch_size": 0}, "batch_size"),
+     ({"batch_size": 2.5}, "batch_size"), ({"n_startup_trials": -1}, "n_startup_trials"), ({"seed": "x"}, "seed"),
+     ({"independent_sampler": "random"}, "independent_sampler")],
+)
+def test_bore_bad_arguments_name_the_value(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        BORESampler(**kwargs)
 
 
 def test_core_sampler_rejects_non_algorithms():
@@ -57,7 +79,8 @@ def test_multi_objective_gets_a_clear_error():
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
 
 
-def test_awkward_values_failures_and_pruning():
+@each_sampler
+def test_awkward_values_failures_and_pruning(make):
     calls = iter(range(100))
 
     def objective(trial):
@@ -70,7 +93,7 @@ def test_awkward_values_failures_and_pruning():
             raise optuna.TrialPruned()
         return [float("nan"), float("inf"), -float("inf"), 1e300, x + y][i % 5] if i < 20 else x**2 + y**2
 
-    study = optuna.create_study(sampler=EGPTSSampler(seed=1, n_startup_trials=3))
+    study = optuna.create_study(sampler=make(seed=1, n_startup_trials=3))
     study.optimize(objective, n_trials=35, catch=(RuntimeError,))
     states = {s: sum(t.state == s for t in study.trials) for s in TrialState}
     assert states[TrialState.FAIL] > 0 and states[TrialState.PRUNED] > 0 and states[TrialState.COMPLETE] > 10
@@ -78,8 +101,9 @@ def test_awkward_values_failures_and_pruning():
         assert -1 <= t.params["x"] <= 1 and t.params["y"] in range(-3, 4)
 
 
-def test_constant_objective_and_categorical_only_and_wide_log():
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+@each_sampler
+def test_constant_objective_and_categorical_only_and_wide_log(make):
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=2))
     study.optimize(lambda t: 1.0 + 0 * t.suggest_float("x", 0, 1), n_trials=6)
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
 
@@ -88,27 +112,30 @@ def test_constant_objective_and_categorical_only_and_wide_log():
         b = trial.suggest_categorical("b", [True, False, None])
         return {"x": 0, "y": 1, "z": 2}[a] + (0 if b is None else 1)
 
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=2))
     study.optimize(cat, n_trials=12)
     assert study.best_value == 0
 
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=3))
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=3))
     study.optimize(lambda t: abs(math.log10(t.suggest_float("lr", 1e-30, 1e30, log=True)) - 5), n_trials=15)
     assert study.best_value < 3
 
 
-def test_conditional_space_warns_once(caplog):
+@each_sampler
+def test_conditional_space_warns_once(make, caplog):
     def objective(trial):
         kind = trial.suggest_categorical("kind", ["a", "b"])
         x = trial.suggest_float("x", 0, 1)
         extra = trial.suggest_float(f"extra_{kind}", 0, 1)
-        return x + extra
+        dynamic = trial.suggest_float(f"dynamic_{trial.number % 2}", 0, 1)  # never in every trial
+        return x + extra + dynamic
 
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=2))
     with caplog.at_level(logging.WARNING, logger="optuna_egp.sampler"):
         study.optimize(objective, n_trials=10)
-    warnings = [r for r in caplog.records if "sampled independently" in r.getMessage()]
-    assert 1 <= len(warnings) <= 2  # once per conditional parameter name
+    names = [r.getMessage().split("'")[1] for r in caplog.records if "sampled independently" in r.getMessage()]
+    # once per conditional parameter name: both dynamic_* names, extra_* only if both kinds were tried
+    assert {"dynamic_0", "dynamic_1"} <= set(names) and len(names) == len(set(names)) <= 4
     assert len(study.trials) == 10
 
 
@@ -126,17 +153,19 @@ def test_trial_started_during_startup_does_not_warn(caplog):
     assert not [r for r in caplog.records if "sampled independently" in r.getMessage()]
 
 
-def test_threads_with_n_jobs_produce_distinct_valid_points():
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=4))
+@each_sampler
+def test_threads_with_n_jobs_produce_distinct_valid_points(make):
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=4))
     study.optimize(_sphere, n_trials=16, n_jobs=4)
     assert len(study.trials) == 16 and all(t.state == TrialState.COMPLETE for t in study.trials)
     points = {tuple(t.params.values()) for t in study.trials}
     assert len(points) == 16
 
 
-def test_running_trials_are_pending_points():
+@each_sampler
+def test_running_trials_are_pending_points(make):
     """Ask/tell batch: a suggestion made while others are running stays away from them."""
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=5))
+    study = optuna.create_study(sampler=make(seed=0, n_startup_trials=5))
     study.optimize(_sphere, n_trials=8)
     batch = [study.ask() for _ in range(4)]
     X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
@@ -176,10 +205,11 @@ def test_suggestions_not_yet_written_to_storage_count_as_pending():
     assert algorithm.pending_counts[-1] == 0  # finished trials are no longer pending
 
 
-def test_sampler_pickles_and_continues():
+@each_sampler
+def test_sampler_pickles_and_continues(make):
     import pickle
 
-    sampler = EGPTSSampler(seed=0, n_startup_trials=3)
+    sampler = make(seed=0, n_startup_trials=3)
     study = optuna.create_study(sampler=sampler)
     study.optimize(_sphere, n_trials=5)
     study.sampler = pickle.loads(pickle.dumps(sampler))

@@ -10,6 +10,13 @@ Examples:
     python benchmarks/run.py ablation --out benchmarks/results/ablation.jsonl
     python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
     python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 --out benchmarks/results/ax.jsonl
+    python benchmarks/run.py suite --mode batch --workers 5 --samplers bore,bore++ \
+        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --out benchmarks/results/bore_rosenbrock.jsonl
+
+Modes: ``seq``; ``threads`` (``n_jobs`` workers); ``async`` (ask/tell, ``workers`` pending trials,
+completion order random); ``batch`` (synchronous: ask ``workers`` trials, then tell them all).
+Parallel modes also record ``pending_spread``: the mean pairwise distance (unit-cube coordinates)
+between the points pending at each ask, averaged over the asks with at least two pending points.
 """
 
 from __future__ import annotations
@@ -35,9 +42,11 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
 def make_sampler(name: str, seed: int):
-    from optuna_egp import EGPTSSampler
+    from optuna_egp import BORESampler, EGPTSSampler
     from shared_core import KernelSpec, default_dictionary
 
+    if name in ("bore++", "bore"):
+        return BORESampler(seed=seed, variant=name)
     if name == "egp-ts":
         return EGPTSSampler(seed=seed, acquisition="ts")
     if name == "egp-ei":
@@ -73,6 +82,7 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
     bounds, f, f_min = FUNCTIONS[function]
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
     rng = np.random.default_rng(seed + 1000)
+    spreads: list[float] = []
     t0 = time.perf_counter()
     if mode == "seq":
         study.optimize(lambda t: f(_suggest(t, bounds)), n_trials=n_trials)
@@ -88,6 +98,7 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
         for _ in range(min(workers, n_trials)):
             t = study.ask()
             pending.append((t, _suggest(t, bounds)))
+        spreads.append(_spread([x for _, x in pending], bounds))
         asked, told = len(pending), 0
         while told < n_trials:
             t, x = pending.pop(int(rng.integers(len(pending))))
@@ -96,15 +107,35 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
             if asked < n_trials:
                 t = study.ask()
                 pending.append((t, _suggest(t, bounds)))
+                spreads.append(_spread([x for _, x in pending], bounds))
                 asked += 1
+    elif mode == "batch":  # synchronous batches of `workers` trials
+        while len(study.trials) < n_trials:
+            batch = [study.ask() for _ in range(min(workers, n_trials - len(study.trials)))]
+            xs = [_suggest(t, bounds) for t in batch]
+            spreads.append(_spread(xs, bounds))
+            for t, x in zip(batch, xs):
+                study.tell(t, f(x))
     else:
         raise ValueError(mode)
     wall = time.perf_counter() - t0
     trials = sorted(study.trials, key=lambda t: t.number)
     values = np.array([t.value for t in trials], dtype=float)
     regret = np.minimum.accumulate(values) - f_min
+    spread = [s for s in spreads if s == s]  # NaN: fewer than two pending points
     return {"function": function, "sampler": sampler_name, "seed": seed, "mode": mode, "workers": workers,
-            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
+            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials,
+            "instant_regret": (values - f_min).tolist(),
+            "pending_spread": float(np.mean(spread)) if spread else None}
+
+
+def _spread(xs, bounds) -> float:
+    """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
+    if len(xs) < 2:
+        return float("nan")
+    U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])
+    d = np.linalg.norm(U[:, None] - U[None], axis=-1)
+    return float(d[np.triu_indices(len(U), 1)].mean())
 
 
 AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
@@ -190,7 +221,7 @@ def main(argv=None):
     p.add_argument("--samplers", default=None)
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--trials", type=int, default=100)
-    p.add_argument("--mode", choices=["seq", "threads", "async"], default="seq")
+    p.add_argument("--mode", choices=["seq", "threads", "async", "batch"], default="seq")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--sizes", default="100,1000,5000")
     p.add_argument("--procs", type=int, default=2)

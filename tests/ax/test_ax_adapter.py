@@ -79,7 +79,7 @@ def _run(client, batches, failed=(), abandoned=()) -> list[dict]:
     return seen
 
 
-@pytest.mark.parametrize("method", ["egp-ts", "egp-ei"])
+@pytest.mark.parametrize("method", ["egp-ts", "egp-ei", "bore++", "bore"])
 def test_mixed_space_with_constraint_and_batches(method):
     client = _client(generation_strategy(method, initialization_trials=5, seed=0))
     seen = _run(client, [10, 1, 4, 4, 4, 1, 4, 4], failed={6}, abandoned={7})

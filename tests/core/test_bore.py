@@ -1,0 +1,129 @@
+"""BORE / BORE++ core: labels, classifiers, gradients, batches and validation."""
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+
+from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
+from shared_core.bore import BOREAlgorithm, quantile_labels
+from shared_core.search_space import LinearConstraint
+
+
+def test_quantile_labels_count_ties_and_tiny_data():
+    y = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0])
+    np.testing.assert_array_equal(quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0])  # ceil(0.25 * 8) = 2
+    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 1, 1, 0])  # ties: both 2s
+    np.testing.assert_array_equal(quantile_labels(np.array([3.0]), 0.25), [1])
+    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1])  # constant
+    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1])  # at least one good
+
+
+def _data(n=20, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    return X, np.sum((X - 0.3) ** 2, axis=1)
+
+
+def _fitted(variant):
+    X, y = _data()
+    alg = BOREAlgorithm(variant=variant)
+    alg.classifier.fit(X, quantile_labels(y, 0.25), np.random.default_rng(0))
+    return alg.classifier
+
+
+@pytest.mark.parametrize("variant", ["bore++", "bore"])
+def test_acquisition_and_score_gradients_match_finite_differences(variant):
+    clf = _fitted(variant)
+    for x in np.random.default_rng(1).random((3, 2)) * 0.8 + 0.1:
+        _, g = clf.acquisition(x[None], True)
+        fd = approx_fprime(x, lambda v: float(clf.acquisition(v[None])[0]), 1e-6)
+        np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)  # forward differences: ~1e-5 error
+        log_a = (lambda v: np.log(clf.acquisition(v[None])[0])) if variant == "bore++" else \
+            (lambda v: -np.logaddexp(0.0, -clf.acquisition(v[None])[0]))  # log sigmoid(logit)
+        np.testing.assert_allclose(clf.log_density_grad(x[None])[0], approx_fprime(x, log_a, 1e-6), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("variant", ["bore++", "bore"])
+def test_classifier_prefers_the_good_region(variant):
+    clf = _fitted(variant)
+    good, bad = clf.acquisition(np.array([[0.3, 0.3]])), clf.acquisition(np.array([[0.95, 0.95]]))
+    if variant == "bore++":  # compare pi^ alone: the UCB term may favour unexplored corners
+        good, bad = clf.post.predict(np.array([[0.3, 0.3]]))[0], clf.post.predict(np.array([[0.95, 0.95]]))[0]
+    assert good[0] > bad[0]
+
+
+def _space():
+    return SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
+
+
+def test_sequential_suggestion_is_the_acquisition_argmax_and_batches_spread():
+    X, y = _data()
+    space = _space()
+    alg = BOREAlgorithm()
+    x_seq = alg.suggest(space, Observations(X, y), 1, np.random.default_rng(0))[0]
+    acq = alg.classifier.acquisition
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41)), -1).reshape(-1, 2)
+    assert acq(x_seq[None])[0] >= acq(grid).max() - 1e-6  # at least as good as a 41x41 grid
+    batch = alg.suggest(space, Observations(X, y, X_pending=x_seq[None]), 4, np.random.default_rng(1))
+    pts = np.vstack([x_seq[None], batch])
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)[np.triu_indices(5, 1)]
+    assert d.min() > 0.02  # SVGD companions: no point piles onto another
+
+
+def test_synchronous_batch_is_queued_until_new_data():
+    X, y = _data()
+    space = _space()
+    alg = BOREAlgorithm(batch_size=3)
+    rng = np.random.default_rng(0)
+    first = alg.suggest(space, Observations(X, y), 1, rng)[0]
+    assert len(alg._queue) == 2  # the other two particles of the joint SVGD run wait for the next asks
+    second = alg.suggest(space, Observations(X, y, X_pending=first[None]), 1, rng)[0]
+    assert len(alg._queue) == 1 and not np.allclose(first, second)
+    alg.suggest(space, Observations(np.vstack([X, first]), np.append(y, 0.5)), 1, rng)  # new data: new batch
+    assert len(alg._queue) == 2
+
+
+@pytest.mark.parametrize("variant", ["bore++", "bore"])
+def test_mixed_space_with_constraint_gives_valid_feasible_distinct_points(variant):
+    space = SearchSpace(
+        {"x": FloatParam(0.0, 2.0), "n": IntParam(1, 8), "c": CategoricalParam(("p", "q", "r"))},
+        constraints=[LinearConstraint((("x", 1.0), ("n", 0.25)), 2.0)],  # x + n/4 <= 2
+    )
+    rng = np.random.default_rng(0)
+    X = space.sample(rng, 12)
+    y = np.array([space.decode(x)["x"] + (space.decode(x)["c"] == "q") for x in X])
+    alg = BOREAlgorithm(variant=variant)
+    pending = np.zeros((0, space.dim))
+    for _ in range(5):  # one at a time, each seeing the earlier ones as running trials
+        x = alg.suggest(space, Observations(X, y, X_pending=pending), 1, rng)[0]
+        np.testing.assert_array_equal(x, space.round_to_valid(x[None])[0])
+        p = space.decode(x)
+        assert p["x"] + p["n"] / 4 <= 2.0 + 1e-9 and p["c"] in ("p", "q", "r")
+        pending = np.vstack([pending, x])
+    assert len({tuple(r) for r in np.round(np.vstack([X, pending]), 9)}) == len(X) + 5
+
+
+def test_categorical_only_space_and_constant_values():
+    space = SearchSpace({"c": CategoricalParam(("a", "b", "c", "d"))})
+    X = space.encode_many([{"c": "a"}, {"c": "b"}])
+    alg = BOREAlgorithm()
+    out = alg.suggest(space, Observations(X, np.array([1.0, 1.0])), 2, np.random.default_rng(0))
+    assert {space.decode(x)["c"] for x in out} == {"c", "d"}  # unevaluated choices first, no repeat
+
+
+def test_same_seed_same_suggestions():
+    X, y = _data()
+    runs = [BOREAlgorithm(variant=v).suggest(_space(), Observations(X, y, X_pending=X[:1]), 2, np.random.default_rng(5))
+            for v in ("bore", "bore")]
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"variant": "x"}, "variant"), ({"gamma": 0}, "gamma"), ({"gamma": 1.5}, "gamma"), ({"beta": -0.1}, "beta"),
+     ({"lam": 0.0}, "lam"), ({"batch_size": 0}, "batch_size"), ({"batch_size": True}, "batch_size"),
+     ({"svgd_steps": -1}, "svgd_steps")],
+)
+def test_bad_arguments_name_the_value(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        BOREAlgorithm(**kwargs)

@@ -116,12 +116,85 @@ def parallel_section(seq, par, workers, label) -> list[str]:
     if ratios:
         lines += [f"Regret with {workers} workers / own sequential regret at equal evaluations (same seeds):", ""]
         lines += [f"- {r}" for r in ratios] + [""]
-    for ours in ("egp-auto", "egp-ts"):
+    for ours in ("egp-auto", "egp-ts", "bore++"):
         for peer in ("gp", "tpe"):
             w, n = wins(par, ours, peer)
             if n:
                 lines.append(f"- {ours} better than {peer} ({workers} workers) on {w}/{n} functions")
     return lines + [""]
+
+
+def spread_table(par, workers) -> list[str]:
+    """Mean pairwise distance of concurrently pending points (unit cube), median over seeds."""
+    rows = defaultdict(lambda: defaultdict(list))
+    for r in par:
+        if r.get("pending_spread") is not None:
+            rows[r["function"]][r["sampler"]].append(r["pending_spread"])
+    if not rows:
+        return []
+    samplers = sorted({s for row in rows.values() for s in row})
+    lines = [f"Mean pairwise distance between the {workers} pending points at each ask (unit-cube coordinates; "
+             "median over seeds; recorded only by runs made after this metric was added):", "",
+             "| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    for fn in sorted(rows):
+        lines.append(f"| {fn} | " + " | ".join(f"{np.median(rows[fn][s]):.3f} ({len(rows[fn][s])})" if rows[fn][s] else "–"
+                                             for s in samplers) + " |")
+    return lines + ["", "(seeds in brackets)", ""]
+
+
+def bore_section(records) -> list[str]:
+    """Paper 002, Fig. E.1: batch BORE vs batch BORE++ on Rosenbrock, cumulative regret."""
+    if not records:
+        return []
+    by = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        by[r["function"]][r["sampler"]].append(np.cumsum(r["instant_regret"]))
+    fns = sorted(by, key=lambda f: int(f.replace("rosenbrock", "")))
+    samplers = sorted({r["sampler"] for r in records})
+    lines = ["### BORE vs BORE++, synchronous batches (paper 002, Fig. E.1)", "",
+             f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} evaluations "
+             "(the first 10 random). Final cumulative regret: mean ± 95 % CI half-width over seeds (seeds in "
+             "brackets); lower is better.", "",
+             "| d | " + " | ".join(samplers) + " | BORE++ / BORE |", "|---" * (len(samplers) + 2) + "|"]
+    for fn in fns:
+        cells, means = [], {}
+        for s in samplers:
+            finals = np.array([c[-1] for c in by[fn][s]])
+            if len(finals) == 0:
+                cells.append("–")
+                continue
+            means[s] = finals.mean()
+            half = 1.96 * finals.std(ddof=1) / np.sqrt(len(finals)) if len(finals) > 1 else np.nan
+            cells.append(f"{finals.mean():.4g} ± {half:.2g} ({len(finals)})")
+        ratio = means["bore++"] / means["bore"] if {"bore", "bore++"} <= means.keys() else np.nan
+        lines.append(f"| {fn.replace('rosenbrock', '')} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    _plot_cumulative(by, fns, "bore_rosenbrock.png")
+    return lines + [""]
+
+
+def _plot_cumulative(by, fns, name) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(fns), figsize=(4.2 * len(fns), 3.3), squeeze=False)
+    for ax, fn in zip(axes[0], fns):
+        for s, curves in sorted(by[fn].items()):
+            c = np.array(curves)
+            mean = c.mean(0)
+            half = 1.96 * c.std(0, ddof=1) / np.sqrt(len(c)) if len(c) > 1 else np.zeros_like(mean)
+            x = np.arange(1, len(mean) + 1)
+            ax.plot(x, mean, label=s)
+            ax.fill_between(x, mean - half, mean + half, alpha=0.2)
+        ax.set_title(f"Rosenbrock d={fn.replace('rosenbrock', '')}")
+        ax.set_xlabel("evaluations")
+        ax.set_yscale("log")
+    axes[0][0].set_ylabel("cumulative regret (mean, 95% CI)")
+    axes[0][-1].legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / name, dpi=90)
+    plt.close(fig)
 
 
 def ax_section(records) -> list[str]:
@@ -180,7 +253,9 @@ def main() -> None:
                                  ("suite_threads4.jsonl", 4, "n_jobs threads"), ("suite_threads8.jsonl", 8, "n_jobs threads")]:
         par = load(name)
         out += parallel_section(seq, par, workers, label)
+        out += spread_table(par, workers)
         plot(par, name.replace(".jsonl", ".png"), f"{label}, {workers} workers")
+    out += bore_section(load("bore_rosenbrock.jsonl"))
     abl = load("ablation.jsonl")
     out += regret_table(abl, "Ablation (paper Fig. 1): EGP-TS vs single-kernel GP-TS")
     plot(abl, "ablation.png", "EGP-TS vs single-kernel GP-TS")

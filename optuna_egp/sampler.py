@@ -250,11 +250,13 @@ class BORESampler(CoreSampler):
             or ``"bore"`` (the original 2x32 network classifier; needs PyTorch,
             ``pip install 'egp-samplers[torch]'``).
         gamma: fraction of completed trials labelled good, in (0, 1) (default 0.25).
-        beta: exploration weight of BORE++ (default 3).
+        beta: exploration weight of BORE++ (default 3; unused by ``"bore"``).
         batch_size: ``None`` (default): one SVGD particle per suggestion, companions derived from the
             running trials. An integer ``B``: ``B`` particles are drawn jointly (the paper's
             synchronous batch) and handed out to the next ``B`` suggestions of this process while no
-            trial completes.
+            trial completes. Meant for synchronous batches (ask ``B`` trials, then tell them): with
+            ``optimize(n_jobs=1)`` or asynchronous workers every completion starts a new batch, so
+            each suggestion costs a ``B``-particle run and is a draw, not the acquisition's maximiser.
         seed: random seed (the sampler's generator and the default independent sampler).
         n_startup_trials: random trials before the classifier is used (default 10, as in the paper).
         independent_sampler: sampler for start-up and for parameters outside the relative space.

@@ -20,7 +20,6 @@ running trial is the acquisition's maximiser (the sequential algorithm).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
 
@@ -28,7 +27,7 @@ import numpy as np
 
 from shared_core.gp import ExactPosterior, GPHyper, fit_hyperparameters
 from shared_core.interface import Observations, clean_targets
-from shared_core.kernels import KernelSpec
+from shared_core.kernels import FORMS, KernelSpec
 from shared_core.optimize import matches_any, maximize_acquisition, pull_back, raw_candidates
 from shared_core.search_space import SearchSpace
 from shared_core.svgd import svgd
@@ -40,32 +39,24 @@ _A_FLOOR = 1e-6  # a(x) is floored before taking log a, so SVGD's target stays a
 
 
 def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
-    """``(n,)`` labels 1 for the ``ceil(gamma n)`` best of ``y`` (minimised), 0 otherwise.
+    """``(n,)`` labels 1 for the best values of ``y`` (minimised), 0 otherwise.
 
-    Ties: a value equal to the threshold ``tau`` (the ``ceil(gamma n)``-th smallest) is labelled 1,
-    so equal values always get equal labels. With one point, or when every value ties (a constant
-    objective), every label is 1; the classifier is then flat and BORE++ explores through ``sigma``.
+    ``tau`` is the ``ceil(gamma n)``-th smallest value and good means ``y <= tau``, unless values tied
+    with ``tau`` would make more than ``ceil(gamma n)`` points good while some value is below ``tau``:
+    then good means ``y < tau``. So on a plateau (many equal bad values, e.g. failures reported as
+    ``inf``) the few better trials stay the only positives. Equal values always get equal labels. With one point, or
+    when every value ties (a constant objective), every label is 1: the classifier is flat and BORE++
+    explores through ``sigma``.
     """
     n = len(y)
     if n == 0:
         return np.zeros(0)
     k = min(n, max(1, math.ceil(gamma * n)))
     tau = np.sort(y)[k - 1]
-    return (y <= tau).astype(np.float64)
-
-
-@contextlib.contextmanager
-def _torch_single_thread():
-    """Run torch single-threaded: a 2x32 network is fastest so, and several intra-op threads next to
-    other busy processes made each backward pass ~100x slower (25 ms instead of 0.2 ms) on 2 cores."""
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
+    good = y <= tau
+    if good.sum() > k and (y < tau).any():
+        good = y < tau
+    return good.astype(np.float64)
 
 
 # ----------------------------------------------------------------------------------- classifiers
@@ -97,7 +88,13 @@ class _LeastSquaresClassifier:
 
 
 class _NetworkClassifier:
-    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64 (torch)."""
+    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64 (torch).
+
+    Torch's global state is left alone (its random generator and thread count). The network is tiny,
+    so with other busy processes on few cores ``torch.set_num_threads(1)`` in the user's program
+    makes it much faster (measured on 2 busy cores: 25 ms per backward pass with 2 threads, 0.2 ms
+    with 1).
+    """
 
     def __init__(self, hidden: int = 32, lr: float = 3e-3, steps: int = 100, first_steps: int = 500) -> None:
         try:
@@ -115,7 +112,8 @@ class _NetworkClassifier:
         gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         layers = []
         for fan_in, fan_out in ((d, self.hidden), (self.hidden, self.hidden), (self.hidden, 1)):
-            lin = torch.nn.Linear(fan_in, fan_out, dtype=torch.float64)
+            with torch.random.fork_rng(devices=[]):  # nn.Linear's own init must not use the global RNG
+                lin = torch.nn.Linear(fan_in, fan_out, dtype=torch.float64)
             bound = 1.0 / math.sqrt(fan_in)  # PyTorch's default uniform init, drawn from our generator
             with torch.no_grad():
                 lin.weight.uniform_(-bound, bound, generator=gen)
@@ -133,19 +131,18 @@ class _NetworkClassifier:
             self._build(X.shape[1], rng)
         Xt, zt = torch.from_numpy(X), torch.from_numpy(z)
         loss_fn = torch.nn.BCEWithLogitsLoss()
-        with _torch_single_thread():
-            for _ in range(self.first_steps if first else self.steps):
-                idx = torch.from_numpy(rng.integers(len(X), size=min(64, len(X))))  # mini-batch of 64
-                self.opt.zero_grad()
-                loss = loss_fn(self.net(Xt[idx]).squeeze(-1), zt[idx])
-                loss.backward()
-                self.opt.step()
+        for _ in range(self.first_steps if first else self.steps):
+            idx = torch.from_numpy(rng.integers(len(X), size=min(64, len(X))))  # mini-batch of 64
+            self.opt.zero_grad()
+            loss = loss_fn(self.net(Xt[idx]).squeeze(-1), zt[idx])
+            loss.backward()
+            self.opt.step()
 
     def _logit(self, X: np.ndarray, with_grad: bool):
         import torch
 
         Xt = torch.from_numpy(np.ascontiguousarray(X)).requires_grad_(with_grad)
-        with _torch_single_thread(), torch.set_grad_enabled(with_grad):
+        with torch.set_grad_enabled(with_grad):
             out = self.net(Xt).squeeze(-1)  # (b,)
             if not with_grad:
                 return out.detach().numpy()
@@ -166,19 +163,33 @@ class _NetworkClassifier:
 
 
 # ----------------------------------------------------------------------------------- algorithm
+def _kernel_spec(kernel: KernelSpec | str) -> KernelSpec:
+    """A :class:`KernelSpec`, or one from a JSON-friendly name such as ``"matern52-ard"``."""
+    if isinstance(kernel, KernelSpec):
+        return kernel
+    if isinstance(kernel, str):
+        form, ard = (kernel[:-4], True) if kernel.endswith("-ard") else (kernel, False)
+        if form in FORMS:
+            return KernelSpec(form, ard=ard)
+    names = [f + s for f in FORMS for s in ("", "-ard")]
+    raise ValueError(f"kernel must be a KernelSpec or one of {names}, got {kernel!r}")
+
+
 class BOREAlgorithm:
     """BORE / BORE++ behind the :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
         variant: ``"bore++"`` (least-squares classifier with UCB, default) or ``"bore"`` (network).
         gamma: quantile of the observed values labelled good, in (0, 1) (default 0.25).
-        beta: weight of ``sigma`` in BORE++'s acquisition (default 3, as in the paper).
+        beta: weight of ``sigma`` in BORE++'s acquisition (default 3, as in the paper; BORE has no
+            ``sigma`` and ignores it).
         lam: regulariser (label-noise variance) of BORE++'s least squares (default 0.025).
         batch_size: ``None`` (default): each suggestion is one new SVGD particle, the running trials
             being frozen particles (asynchronous). An integer ``B``: particles are drawn ``B`` at a
             time by one joint SVGD run (the paper's synchronous batch) and handed out to the next
             suggestions until a new observation arrives.
-        kernel: kernel of BORE++'s classifier (default Matérn-5/2 with one lengthscale per input).
+        kernel: kernel of BORE++'s classifier: a :class:`KernelSpec` or a name (``"rbf"``,
+            ``"matern32"``, ``"matern52"``, each optionally ``"-ard"``); default ``"matern52-ard"``.
         svgd_steps, svgd_step_size: SVGD schedule (1000 steps as in the paper; 1e-2 per step in
             logit coordinates, see :mod:`shared_core.svgd`).
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
@@ -192,7 +203,7 @@ class BOREAlgorithm:
         beta: float = 3.0,
         lam: float = 0.025,
         batch_size: int | None = None,
-        kernel: KernelSpec | None = None,
+        kernel: KernelSpec | str | None = None,
         svgd_steps: int = 1000,
         svgd_step_size: float = 1e-2,
         n_raw: int = 512,
@@ -211,11 +222,14 @@ class BOREAlgorithm:
             raise ValueError(f"batch_size must be None or a positive integer, got {batch_size!r}")
         if not isinstance(svgd_steps, int) or svgd_steps < 0 or not svgd_step_size > 0:
             raise ValueError(f"svgd_steps must be an int >= 0 and svgd_step_size > 0, got {svgd_steps!r}, {svgd_step_size!r}")
+        for name, value in (("n_raw", n_raw), ("n_starts", n_starts)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.variant, self.gamma, self.beta, self.lam = variant, float(gamma), float(beta), float(lam)
         self.batch_size = None if batch_size is None else int(batch_size)
         self.svgd_steps, self.svgd_step_size = svgd_steps, float(svgd_step_size)
         self.n_raw, self.n_starts = n_raw, n_starts
-        spec = kernel or KernelSpec("matern52", ard=True)
+        spec = _kernel_spec("matern52-ard" if kernel is None else kernel)
         self.classifier = _LeastSquaresClassifier(spec, self.lam, self.beta) if variant == "bore++" else _NetworkClassifier()
         self._queue: list[np.ndarray] = []  # particles of the current synchronous batch not handed out yet
         self._queue_key: bytes = b""
@@ -240,28 +254,29 @@ class BOREAlgorithm:
             z = quantile_labels(y, self.gamma)
             self.classifier.fit(X, z, rng)
             pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
-            key = np.ascontiguousarray(np.hstack([X, y[:, None]])).tobytes()
+            # a queued synchronous batch is valid for these observations in this space only
+            key = np.ascontiguousarray(np.hstack([X, y[:, None]])).tobytes() + repr((space.params, space.constraints)).encode()
             out = []
             for _ in range(n_suggestions):
-                x = self._next(space, X, z, pending, key, rng)
+                x = self._next(space, X, y, z, pending, key, rng)
                 out.append(x)
                 pending = np.vstack([pending, x[None]])
         return np.stack(out)
 
-    def _next(self, space, X, z, pending, key, rng) -> np.ndarray:
+    def _next(self, space, X, y, z, pending, key, rng) -> np.ndarray:
         if self.batch_size is not None and self.batch_size > 1:
             if key != self._queue_key or not self._queue:
                 self._queue = list(self._particles(space, X, pending, self.batch_size, rng))
                 self._queue_key = key
             x = self._queue.pop(0)
-            if not matches_any(x[None], np.vstack([X, pending]))[0]:
+            if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
         elif len(pending) and space.continuous_columns.size:
             x = self._particles(space, X, pending, 1, rng)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
         # sequential step (or a particle that snapped onto a known point): the acquisition's argmax
-        X_best = X[z == 1][: self.n_starts]
+        X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
         return maximize_acquisition(self.classifier.acquisition, space, rng, X_best=X_best, n_raw=self.n_raw,
                                     n_starts=self.n_starts, avoid=np.vstack([pending, X]))
 

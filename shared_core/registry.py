@@ -66,6 +66,8 @@ register_algorithm("egp-auto", _egp("auto"))
 
 def _bore(variant: str) -> Callable[..., Algorithm]:
     def factory(**options: Any) -> Algorithm:
+        if "variant" in options:
+            raise ValueError(f"the variant is chosen by the method name ('bore++' or 'bore'), got variant={options['variant']!r}")
         return BOREAlgorithm(variant=variant, **options)
 
     return factory

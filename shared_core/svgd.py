@@ -83,11 +83,14 @@ def svgd(
     free_u, frozen_u = _to_logit(free_X), _to_logit(frozen)
     frozen_score = _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))  # (m, d), once
     free = np.arange(len(free_X))  # free particles come first in the stacked array
+    fixed_values = np.vstack([free_X, frozen])  # (N, d) the fixed columns never change
     hist = None
     for _ in range(steps):
         U = np.vstack([free_u, frozen_u])  # (N, d)
         scores = np.vstack([_logit_score(log_density_grad, _from_logit(free_u)), frozen_score])  # (N, d)
-        K, repulsion = _rbf_kernel_terms(U * mask, free)  # distances over the moving columns only
+        # distances: logits of the moving columns, raw values of the fixed ones (e.g. one-hot columns,
+        # so a particle of another category is farther away); the fixed columns' gradients are masked
+        K, repulsion = _rbf_kernel_terms(np.where(mask == 1, U, fixed_values), free)
         phi = (K.T @ scores + repulsion) / len(U) * mask  # (f, d), SVGD direction
         hist = phi**2 if hist is None else decay * hist + (1.0 - decay) * phi**2
         free_u = np.clip(free_u + step_size * phi / (1e-6 + np.sqrt(hist)), -_U_MAX, _U_MAX)

@@ -12,7 +12,11 @@ from shared_core.search_space import LinearConstraint
 def test_quantile_labels_count_ties_and_tiny_data():
     y = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0])
     np.testing.assert_array_equal(quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0])  # ceil(0.25 * 8) = 2
-    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 1, 1, 0])  # ties: both 2s
+    # ties with the threshold are not good (equal values, equal labels) ...
+    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 0, 0, 0])
+    # ... so a plateau of bad values (e.g. failures clipped to the worst value) keeps the few good points
+    np.testing.assert_array_equal(quantile_labels(np.array([0.2, 0.5] + [1.0] * 10), 0.25), [1, 1] + [0] * 10)
+    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 1.0, 3.0, 4.0]), 0.25), [1, 1, 0, 0])  # tau = min
     np.testing.assert_array_equal(quantile_labels(np.array([3.0]), 0.25), [1])
     np.testing.assert_array_equal(quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1])  # constant
     np.testing.assert_array_equal(quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1])  # at least one good
@@ -114,15 +118,50 @@ def test_categorical_only_space_and_constant_values():
 def test_same_seed_same_suggestions():
     X, y = _data()
     runs = [BOREAlgorithm(variant=v).suggest(_space(), Observations(X, y, X_pending=X[:1]), 2, np.random.default_rng(5))
-            for v in ("bore", "bore")]
+            for v in ("bore", "bore", "bore++", "bore++")]
     np.testing.assert_array_equal(runs[0], runs[1])
+    np.testing.assert_array_equal(runs[2], runs[3])
+
+
+def test_network_leaves_torch_global_random_state_alone():
+    import torch
+
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    X, y = _data()
+    BOREAlgorithm(variant="bore").suggest(_space(), Observations(X, y), 1, np.random.default_rng(0))
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_queued_batch_is_not_reused_in_another_space():
+    """A synchronous batch drawn for one space (here: a loose constraint) is redrawn for another."""
+    X, y = _data()
+    alg = BOREAlgorithm(batch_size=4)
+    loose = SearchSpace(_space().params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.5)])
+    tight = SearchSpace(_space().params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 0.3)])
+    alg.suggest(loose, Observations(X, y), 1, np.random.default_rng(0))
+    x = alg.suggest(tight, Observations(X, y), 1, np.random.default_rng(1))[0]
+    assert tight.feasible(x[None])[0]
+
+
+def test_registry_builds_bore_with_json_options():
+    from shared_core.registry import make_algorithm
+
+    alg = make_algorithm("bore++", kernel="rbf-ard", gamma=0.2, batch_size=2)
+    assert alg.classifier.spec.name == "rbf-ard" and alg.gamma == 0.2
+    with pytest.raises(ValueError, match="kernel"):
+        make_algorithm("bore++", kernel="cosine")
+    with pytest.raises(ValueError, match="variant"):
+        make_algorithm("bore++", variant="bore")
 
 
 @pytest.mark.parametrize(
     "kwargs, name",
     [({"variant": "x"}, "variant"), ({"gamma": 0}, "gamma"), ({"gamma": 1.5}, "gamma"), ({"beta": -0.1}, "beta"),
      ({"lam": 0.0}, "lam"), ({"batch_size": 0}, "batch_size"), ({"batch_size": True}, "batch_size"),
-     ({"svgd_steps": -1}, "svgd_steps")],
+     ({"svgd_steps": -1}, "svgd_steps"), ({"n_raw": 0}, "n_raw"), ({"n_starts": 1.5}, "n_starts"),
+     ({"kernel": 3}, "kernel")],
 )
 def test_bad_arguments_name_the_value(kwargs, name):
     with pytest.raises(ValueError, match=name):

@@ -142,7 +142,8 @@ def spread_table(par, workers) -> list[str]:
     return lines + ["", "(seeds in brackets)", ""]
 
 
-def bore_section(records) -> list[str]:
+def bore_section(records, title="BORE vs BORE++, synchronous batches (paper 002, Fig. E.1)",
+                 png="bore_rosenbrock.png") -> list[str]:
     """Paper 002, Fig. E.1: batch BORE vs batch BORE++ on Rosenbrock, cumulative regret."""
     if not records:
         return []
@@ -151,7 +152,7 @@ def bore_section(records) -> list[str]:
         by[r["function"]][r["sampler"]].append(np.cumsum(r["instant_regret"]))
     fns = sorted(by, key=lambda f: int(f.replace("rosenbrock", "")))
     samplers = sorted({r["sampler"] for r in records})
-    lines = ["### BORE vs BORE++, synchronous batches (paper 002, Fig. E.1)", "",
+    lines = [f"### {title}", "",
              f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} evaluations "
              "(the first 10 random). Final cumulative regret: mean ± 95 % CI half-width over seeds (seeds in "
              "brackets); lower is better.", "",
@@ -168,7 +169,7 @@ def bore_section(records) -> list[str]:
             cells.append(f"{finals.mean():.4g} ± {half:.2g} ({len(finals)})")
         ratio = means["bore++"] / means["bore"] if {"bore", "bore++"} <= means.keys() else np.nan
         lines.append(f"| {fn.replace('rosenbrock', '')} | " + " | ".join(cells) + f" | {ratio:.2f} |")
-    _plot_cumulative(by, fns, "bore_rosenbrock.png")
+    _plot_cumulative(by, fns, png)
     return lines + [""]
 
 
@@ -255,7 +256,18 @@ def main() -> None:
         out += parallel_section(seq, par, workers, label)
         out += spread_table(par, workers)
         plot(par, name.replace(".jsonl", ".png"), f"{label}, {workers} workers")
-    out += bore_section(load("bore_rosenbrock.jsonl"))
+    rosen = load("bore_rosenbrock.jsonl")
+    out += bore_section(rosen)
+    beta = load("bore_beta_rosenbrock.jsonl")
+    if beta:
+        dims = {r["function"] for r in beta}
+        out += bore_section([r for r in rosen if r["function"] in dims] + beta,
+                            "BORE++ sensitivity to beta (default 3), same Rosenbrock batches", "bore_beta_rosenbrock.png")
+    beta8 = load("bore_beta_async8.jsonl")
+    if beta8:
+        cells = {(r["function"], r["seed"]) for r in beta8}
+        peers = [r for r in load("suite_async8.jsonl") if r["sampler"] in ("bore++", "tpe") and (r["function"], r["seed"]) in cells]
+        out += regret_table(peers + beta8, "BORE++ sensitivity to beta (default 3), 8 async workers (same seeds)")
     abl = load("ablation.jsonl")
     out += regret_table(abl, "Ablation (paper Fig. 1): EGP-TS vs single-kernel GP-TS")
     plot(abl, "ablation.png", "EGP-TS vs single-kernel GP-TS")

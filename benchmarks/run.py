@@ -47,6 +47,8 @@ def make_sampler(name: str, seed: int):
 
     if name in ("bore++", "bore"):
         return BORESampler(seed=seed, variant=name)
+    if name.startswith("bore++-beta"):  # e.g. bore++-beta1: BORE++ with beta = 1 (sensitivity runs)
+        return BORESampler(seed=seed, beta=float(name[len("bore++-beta"):]))
     if name == "egp-ts":
         return EGPTSSampler(seed=seed, acquisition="ts")
     if name == "egp-ei":

@@ -21,15 +21,13 @@ running trial is the acquisition's maximiser (the sequential algorithm).
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
 from shared_core.gp import ExactPosterior, GPHyper, fit_hyperparameters
-from shared_core.interface import Observations, clean_targets
+from shared_core.interface import OneAtATimeAlgorithm
 from shared_core.kernels import FORMS, KernelSpec
 from shared_core.optimize import matches_any, maximize_acquisition, pull_back, raw_candidates
-from shared_core.search_space import SearchSpace
 from shared_core.svgd import svgd
 
 __all__ = ["BOREAlgorithm", "VARIANTS", "quantile_labels"]
@@ -175,7 +173,7 @@ def _kernel_spec(kernel: KernelSpec | str) -> KernelSpec:
     raise ValueError(f"kernel must be a KernelSpec or one of {names}, got {kernel!r}")
 
 
-class BOREAlgorithm:
+class BOREAlgorithm(OneAtATimeAlgorithm):
     """BORE / BORE++ behind the :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
@@ -233,37 +231,18 @@ class BOREAlgorithm:
         self.classifier = _LeastSquaresClassifier(spec, self.lam, self.beta) if variant == "bore++" else _NetworkClassifier()
         self._queue: list[np.ndarray] = []  # particles of the current synchronous batch not handed out yet
         self._queue_key: bytes = b""
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
+    def _prepare(self, space, X, y, rng) -> tuple[np.ndarray, bytes]:
+        """Fit the classifier; return the labels and the key of a queued batch (valid for these
+        observations in this space only)."""
+        z = quantile_labels(y, self.gamma)
+        self.classifier.fit(X, z, rng)
+        key = np.ascontiguousarray(np.hstack([X, y[:, None]])).tobytes() + repr((space.params, space.constraints)).encode()
+        return z, key
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def suggest(
-        self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
-    ) -> np.ndarray:
-        X, y = clean_targets(obs.X, obs.y)
-        if len(y) == 0 or space.dim == 0:
-            return space.sample(rng, n_suggestions, qmc_sobol=False)
-        with self._lock:  # the classifier (and the batch queue) are shared by threads
-            z = quantile_labels(y, self.gamma)
-            self.classifier.fit(X, z, rng)
-            pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
-            # a queued synchronous batch is valid for these observations in this space only
-            key = np.ascontiguousarray(np.hstack([X, y[:, None]])).tobytes() + repr((space.params, space.constraints)).encode()
-            out = []
-            for _ in range(n_suggestions):
-                x = self._next(space, X, y, z, pending, key, rng)
-                out.append(x)
-                pending = np.vstack([pending, x[None]])
-        return np.stack(out)
-
-    def _next(self, space, X, y, z, pending, key, rng) -> np.ndarray:
+    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
+        z, key = context
         if self.batch_size is not None and self.batch_size > 1:
             if key != self._queue_key or not self._queue:
                 self._queue = list(self._particles(space, X, pending, self.batch_size, rng))

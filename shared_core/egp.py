@@ -11,16 +11,13 @@ Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from shared_core.acquisition import log_ei_acquisition, thompson_acquisition
 from shared_core.ensemble import EnsembleGP
-from shared_core.interface import Observations, clean_targets
+from shared_core.interface import OneAtATimeAlgorithm
 from shared_core.kernels import KernelSpec
 from shared_core.optimize import maximize_acquisition
-from shared_core.search_space import SearchSpace
 
 __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
 
@@ -36,7 +33,7 @@ def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
     return n_pending == 0 and n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
 
 
-class EGPAlgorithm:
+class EGPAlgorithm(OneAtATimeAlgorithm):
     """Ensemble-GP Bayesian optimisation behind the :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
@@ -79,34 +76,12 @@ class EGPAlgorithm:
         self.model = EnsembleGP(
             kernels, n_frequencies=n_features // 2, exact_limit=exact_limit, warp_outputs=warp_outputs
         )
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
+    def _prepare(self, space, X, y, rng) -> None:
+        self.model.fit(X, y, rng)  # refit or incremental update (the cached ensemble is shared by threads)
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def suggest(
-        self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
-    ) -> np.ndarray:
-        X, y = clean_targets(obs.X, obs.y)
-        if len(y) == 0 or space.dim == 0:
-            return space.sample(rng, n_suggestions, qmc_sobol=False)
-        with self._lock:  # the cached ensemble is shared by threads
-            self.model.fit(X, y, rng)
-            pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
-            out = []
-            for _ in range(n_suggestions):
-                x = self._suggest_one(space, X, y, pending, rng)
-                out.append(x)
-                pending = np.vstack([pending, x[None]])
-        return np.stack(out)
-
-    def _suggest_one(self, space, X, y, pending, rng) -> np.ndarray:
+    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
         model = self.model
         m = model.sample_member(rng)  # eq. (10)
         member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])

@@ -15,14 +15,15 @@ Conventions:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from shared_core.search_space import SearchSpace
 
-__all__ = ["Observations", "Algorithm", "clean_targets"]
+__all__ = ["Observations", "Algorithm", "OneAtATimeAlgorithm", "clean_targets"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +70,49 @@ def clean_targets(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     y[y == np.inf] = hi
     y[y == -np.inf] = lo
     return X, y
+
+
+class OneAtATimeAlgorithm:
+    """Base of algorithms that build ``n`` suggestions one at a time, each seeing the earlier ones as pending.
+
+    ``suggest`` cleans the targets, falls back to random points without data, then under a lock (the
+    model is shared by threads) calls ``_prepare`` once and ``_suggest_one`` per suggestion, adding
+    each new point to the pending points. Subclasses implement:
+
+    * ``_prepare(space, X, y, rng) -> context``: bring the model up to date with the observations;
+    * ``_suggest_one(space, X, y, pending (p, d), context, rng) -> (d,)``: one valid encoded point.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def suggest(
+        self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        X, y = clean_targets(obs.X, obs.y)
+        if len(y) == 0 or space.dim == 0:
+            return space.sample(rng, n_suggestions, qmc_sobol=False)
+        with self._lock:
+            context = self._prepare(space, X, y, rng)
+            pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
+            out = []
+            for _ in range(n_suggestions):
+                x = self._suggest_one(space, X, y, pending, context, rng)
+                out.append(x)
+                pending = np.vstack([pending, x[None]])
+        return np.stack(out)
+
+    def _prepare(self, space: SearchSpace, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
+        raise NotImplementedError
+
+    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
+        raise NotImplementedError

@@ -79,6 +79,10 @@ class _LeastSquaresClassifier:
         sd = np.sqrt(var)
         return mean + self.beta * sd, dmean + (self.beta / (2.0 * sd))[:, None] * dvar
 
+    def density(self, X: np.ndarray) -> np.ndarray:
+        """``(b,)`` unnormalised SVGD target ``a(x)`` (may be <= 0; floored by the caller)."""
+        return self.acquisition(X)
+
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
         """``grad log max(a, floor)`` ``(b, d)``: the SVGD target's score."""
         a, da = self.acquisition(X, True)
@@ -156,7 +160,8 @@ class _NetworkClassifier:
         logit, dlogit = self._logit(X, True)
         return (1.0 - 1.0 / (1.0 + np.exp(-logit)))[:, None] * dlogit
 
-    def sampling_weights(self, X: np.ndarray) -> np.ndarray:
+    def density(self, X: np.ndarray) -> np.ndarray:
+        """``(b,)`` unnormalised SVGD target ``pi(x)``."""
         return 1.0 / (1.0 + np.exp(-self._logit(X, False)))
 
 
@@ -266,17 +271,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             raw = raw[space.feasible(raw)]
             if len(raw) == 0:
                 raw = space.sample(rng, 1)
-        w = self._sampling_weights(raw)
+        w = self.classifier.density(raw)
+        w = np.where(np.isfinite(w), np.maximum(w, _A_FLOOR), _A_FLOOR)  # (b,) start drawn ∝ a
         start = raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
         moved = svgd(self.classifier.log_density_grad, start, frozen=frozen, columns=space.continuous_columns,
                      steps=self.svgd_steps, step_size=self.svgd_step_size)
         return space.round_to_valid(pull_back(space, start, moved))
-
-    def _sampling_weights(self, X: np.ndarray) -> np.ndarray:
-        """``(b,)`` target density ``p^ ∝ a`` at ``X`` (floored and finite)."""
-        if isinstance(self.classifier, _NetworkClassifier):
-            w = self.classifier.sampling_weights(X)
-        else:
-            w = self.classifier.acquisition(X)
-        w = np.where(np.isfinite(w), np.maximum(w, _A_FLOOR), _A_FLOOR)
-        return w

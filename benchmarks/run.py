@@ -43,7 +43,7 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 def make_sampler(name: str, seed: int):
     from optuna_egp import BORESampler, EGPTSSampler
-    from shared_core import KernelSpec, default_dictionary
+    from shared_core import default_dictionary
 
     if name in ("bore++", "bore"):
         return BORESampler(seed=seed, variant=name)

@@ -18,18 +18,17 @@ def run(args):
     from shared_core.egp import EGPAlgorithm
     from shared_core.search_space import SearchSpace, FloatParam
     from shared_core.interface import Observations
-    from shared_core.registry import _kernels_by_name
     from scipy.special import logsumexp
     opts = dict(v.split("=") for v in variant.split("+") if "=" in v)
     flags = set(v for v in variant.split("+") if "=" not in v)
-    if "bic" in flags or "post" in flags:
+    if "bic" in flags:
         orig = ens.EnsembleGP._refit
         def _refit(self, X, y, rng):
             orig(self, X, y, rng)
             pen = []
             for m in self.members:
                 k = len(m.hyper.ls) + 2
-                pen.append(-0.5 * k * np.log(len(X)) if "bic" in flags else 0.0)
+                pen.append(-0.5 * k * np.log(len(X)))
             lw = self.log_w + np.array(pen)
             self.log_w = lw - logsumexp(lw)
         ens.EnsembleGP._refit = _refit
@@ -56,7 +55,6 @@ def run(args):
         x = alg.suggest(space, Observations(X, y), 1, rng)[0]
         X = np.vstack([X, x]); y = np.append(y, ev(x))
     w = np.round(alg.model.weights, 2)
-    ls = [np.round(m.hyper.ls, 2).tolist() for m in alg.model.members]
     return variant, fn, seed, float(y.min() - fmin), w.tolist()
 
 if __name__ == "__main__":

@@ -13,9 +13,17 @@ the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the
   warm-started between suggestions); ``a(x) = pi(x)``.
 
 Batches (paper 002, Sec. 5): the points of a batch are particles of SVGD approximating
-``p^(x) ∝ a(x) p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.svgd`). Points of trials
-still running are frozen particles, so a new point is pushed away from them; a suggestion with no
-running trial is the acquisition's maximiser (the sequential algorithm).
+``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.svgd`); the paper has
+``k = 1``, our default ``sharpness`` is ``k = 10`` (see ``BOREAlgorithm``). Points of trials still
+running are frozen particles, so a new point is pushed away from them. Two further choices of ours for
+asynchronous workers, where each suggestion is one particle:
+
+* BORE++'s ``sigma`` is also conditioned on the running trials (their labels are hallucinated at
+  ``pi^``, which leaves ``pi^`` unchanged: the batch UCB of GP-BUCB, cf. the paper's eq. A.17), so the
+  acquisition itself stops favouring the places already being evaluated;
+* the particle starts at the maximiser of that acquisition instead of at a random draw.
+
+With no running trial the suggestion is the acquisition's maximiser (the sequential algorithm).
 """
 
 from __future__ import annotations
@@ -82,6 +90,15 @@ class _LeastSquaresClassifier:
     def density(self, X: np.ndarray) -> np.ndarray:
         """``(b,)`` unnormalised SVGD target ``a(x)`` (may be <= 0; floored by the caller)."""
         return self.acquisition(X)
+
+    def given_pending(self, X_pending: np.ndarray) -> _LeastSquaresClassifier:
+        """A copy whose ``sigma`` also conditions on the pending points ``(p, d)`` (GP-BUCB)."""
+        if len(X_pending) == 0:
+            return self
+        out = _LeastSquaresClassifier(self.spec, self.lam, self.beta)
+        out.hyper = self.hyper
+        out.post, _ = self.post.condition(X_pending, self.post.predict(X_pending)[0])
+        return out
 
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
         """``grad log max(a, floor)`` ``(b, d)``: the SVGD target's score."""
@@ -164,6 +181,10 @@ class _NetworkClassifier:
         """``(b,)`` unnormalised SVGD target ``pi(x)``."""
         return 1.0 / (1.0 + np.exp(-self._logit(X, False)))
 
+    def given_pending(self, X_pending: np.ndarray) -> _NetworkClassifier:
+        """The network has no uncertainty that pending points could reduce."""
+        return self
+
 
 # ----------------------------------------------------------------------------------- algorithm
 def _kernel_spec(kernel: KernelSpec | str) -> KernelSpec:
@@ -196,6 +217,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         svgd_steps, svgd_step_size: SVGD schedule (1000 steps as in the paper; 1e-2 per step in
             logit coordinates, see :mod:`shared_core.svgd`).
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
+        sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10). ``1`` is
+            the paper's target; there, with ``beta = 3`` in 5-6 dimensions, ``a`` is so flat that
+            parallel suggestions behaved like random points (measured in ``benchmarks/``).
     """
 
     def __init__(
@@ -211,6 +235,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         svgd_step_size: float = 1e-2,
         n_raw: int = 512,
         n_starts: int = 8,
+        sharpness: float = 10.0,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -225,6 +250,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             raise ValueError(f"batch_size must be None or a positive integer, got {batch_size!r}")
         if not isinstance(svgd_steps, int) or svgd_steps < 0 or not svgd_step_size > 0:
             raise ValueError(f"svgd_steps must be an int >= 0 and svgd_step_size > 0, got {svgd_steps!r}, {svgd_step_size!r}")
+        if not (isinstance(sharpness, (int, float)) and math.isfinite(sharpness) and sharpness > 0.0):
+            raise ValueError(f"sharpness must be a finite number > 0, got {sharpness!r}")
         for name, value in (("n_raw", n_raw), ("n_starts", n_starts)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -232,6 +259,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         self.batch_size = None if batch_size is None else int(batch_size)
         self.svgd_steps, self.svgd_step_size = svgd_steps, float(svgd_step_size)
         self.n_raw, self.n_starts = n_raw, n_starts
+        self.sharpness = float(sharpness)
         spec = _kernel_spec("matern52-ard" if kernel is None else kernel)
         self.classifier = _LeastSquaresClassifier(spec, self.lam, self.beta) if variant == "bore++" else _NetworkClassifier()
         self._queue: list[np.ndarray] = []  # particles of the current synchronous batch not handed out yet
@@ -248,32 +276,38 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
 
     def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
         z, key = context
+        clf = self.classifier.given_pending(pending)  # BORE++: sigma also knows the running trials
         if self.batch_size is not None and self.batch_size > 1:
             if key != self._queue_key or not self._queue:
-                self._queue = list(self._particles(space, X, pending, self.batch_size, rng))
+                self._queue = list(self._move(clf, space, self._draw(clf, space, self.batch_size, rng), pending))
                 self._queue_key = key
             x = self._queue.pop(0)
             if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
-        elif len(pending) and space.continuous_columns.size:
-            x = self._particles(space, X, pending, 1, rng)[0]
+        X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
+        x_max = maximize_acquisition(clf.acquisition, space, rng, X_best=X_best, n_raw=self.n_raw,
+                                     n_starts=self.n_starts, avoid=np.vstack([pending, X]))
+        if len(pending) and space.continuous_columns.size:  # asynchronous: one particle, companions frozen
+            x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
-        # sequential step (or a particle that snapped onto a known point): the acquisition's argmax
-        X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
-        return maximize_acquisition(self.classifier.acquisition, space, rng, X_best=X_best, n_raw=self.n_raw,
-                                    n_starts=self.n_starts, avoid=np.vstack([pending, X]))
+        return x_max  # the sequential step (or a particle that snapped onto a known point)
 
-    def _particles(self, space, X, frozen, k, rng) -> np.ndarray:
-        """``(k, d)`` valid points: SVGD particles started from raw candidates drawn ∝ ``a(x)``."""
-        raw = raw_candidates(space, rng, self.n_raw, X[:0])
+    def _draw(self, clf, space, k, rng) -> np.ndarray:
+        """``(k, d)`` SVGD starts: raw candidates drawn ∝ ``a(x)^sharpness``."""
+        raw = raw_candidates(space, rng, self.n_raw, np.zeros((0, space.dim)))
         if space.constraints:
             raw = raw[space.feasible(raw)]
             if len(raw) == 0:
                 raw = space.sample(rng, 1)
-        w = self.classifier.density(raw)
-        w = np.where(np.isfinite(w), np.maximum(w, _A_FLOOR), _A_FLOOR)  # (b,) start drawn ∝ a
-        start = raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
-        moved = svgd(self.classifier.log_density_grad, start, frozen=frozen, columns=space.continuous_columns,
-                     steps=self.svgd_steps, step_size=self.svgd_step_size)
+        a = clf.density(raw)
+        log_w = self.sharpness * np.log(np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR))  # (b,)
+        w = np.exp(log_w - log_w.max())
+        return raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
+
+    def _move(self, clf, space, start, frozen) -> np.ndarray:
+        """SVGD from ``start`` ``(k, d)`` towards ``p^ ∝ a^sharpness`` with ``frozen`` held fixed;
+        ``(k, d)`` valid points."""
+        moved = svgd(lambda Z: self.sharpness * clf.log_density_grad(Z), start, frozen=frozen,
+                     columns=space.continuous_columns, steps=self.svgd_steps, step_size=self.svgd_step_size)
         return space.round_to_valid(pull_back(space, start, moved))

@@ -19,8 +19,12 @@ Box: particles move in logit coordinates ``u = log(x / (1 - x))``, where the uni
 becomes the density ``x (1 - x)`` (the Jacobian), so the score is
 ``grad_u log p~(u) = x (1 - x) grad_x log p^(x) + 1 - 2x``. Clipping to the box instead let particles
 that the acquisition pushes outwards pile up on the same corner, where the RBF repulsion between
-(nearly) coincident particles vanishes. The default step (1e-2 per step, up to 10 logit units in
-1000 steps) is larger than the paper's 1e-3 in box units because logit coordinates are wider.
+(nearly) coincident particles vanishes. The kernel is evaluated in box coordinates,
+``k(x(u_j), x(u_i))`` (still a valid kernel on ``u``), so its repulsion
+``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces: a kernel on the logits
+themselves kept pushing repelled particles towards the (infinitely far) faces, and batches ended in
+the corners. The default step (1e-2 per step, up to 10 logit units in 1000 steps) is larger than the
+paper's 1e-3 in box units because logit coordinates are wider.
 """
 
 from __future__ import annotations
@@ -35,10 +39,11 @@ __all__ = ["svgd"]
 LogDensityGrad = Callable[[np.ndarray], np.ndarray]
 
 
-def _rbf_kernel_terms(X: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Kernel ``K[j, i] = k(x_j, x_i)`` ``(N, f)`` and repulsion ``sum_j grad_{x_j} k(x_j, x_i)`` ``(f, d)``.
+def _rbf_kernel_terms(X: np.ndarray, free: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel ``K[j, i] = k(x_j, x_i)`` ``(N, f)`` and repulsion ``sum_j grad_{u_j} k(x_j, x_i)`` ``(f, d)``.
 
-    ``X`` ``(N, d)`` are all particles, ``free`` the indices of the ``f`` free ones.
+    ``X`` ``(N, d)`` are all particles in box coordinates, ``free`` the indices of the ``f`` free
+    ones, ``jac`` ``(N, d)`` the Jacobians ``dx/du`` of the particles' coordinates.
     """
     diff = X[:, None, :] - X[None, free, :]  # (N, f, d): x_j - x_i
     sq = np.sum(diff**2, axis=-1)  # (N, f)
@@ -47,7 +52,8 @@ def _rbf_kernel_terms(X: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.n
     med = float(np.median(off)) if off.size else 1.0
     h = max(med, 1e-12) / np.log(len(X) + 1.0)  # median heuristic
     K = np.exp(-sq / h)
-    repulsion = np.einsum("jf,jfd->fd", K, -2.0 * diff / h)  # grad_{x_j} k = -2 (x_j - x_i) / h * k
+    # grad_{u_j} k = -2 (x_j - x_i) / h * k * dx_j/du_j  (chain rule; vanishes at the box's faces)
+    repulsion = np.einsum("jf,jfd->fd", K, -2.0 * diff / h * jac[:, None, :])
     return K, repulsion
 
 
@@ -88,9 +94,10 @@ def svgd(
     for _ in range(steps):
         U = np.vstack([free_u, frozen_u])  # (N, d)
         scores = np.vstack([_logit_score(log_density_grad, _from_logit(free_u)), frozen_score])  # (N, d)
-        # distances: logits of the moving columns, raw values of the fixed ones (e.g. one-hot columns,
-        # so a particle of another category is farther away); the fixed columns' gradients are masked
-        K, repulsion = _rbf_kernel_terms(np.where(mask == 1, U, fixed_values), free)
+        # the kernel lives in box coordinates (fixed one-hot columns included, so a particle of another
+        # category is farther away); the fixed columns' gradients are masked
+        box = np.where(mask == 1, _from_logit(U), fixed_values)  # (N, d)
+        K, repulsion = _rbf_kernel_terms(box, free, box * (1.0 - box))
         phi = (K.T @ scores + repulsion) / len(U) * mask  # (f, d), SVGD direction
         hist = phi**2 if hist is None else decay * hist + (1.0 - decay) * phi**2
         free_u = np.clip(free_u + step_size * phi / (1e-6 + np.sqrt(hist)), -_U_MAX, _U_MAX)

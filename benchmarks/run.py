@@ -45,10 +45,11 @@ def make_sampler(name: str, seed: int):
     from optuna_egp import BORESampler, EGPTSSampler
     from shared_core import default_dictionary
 
-    if name in ("bore++", "bore"):
-        return BORESampler(seed=seed, variant=name)
-    if name.startswith("bore++-beta"):  # e.g. bore++-beta1: BORE++ with beta = 1 (sensitivity runs)
-        return BORESampler(seed=seed, beta=float(name[len("bore++-beta"):]))
+    if name.split("-")[0] in ("bore++", "bore"):  # options as suffixes, e.g. bore++-beta0-sharp1
+        variant, *options = name.split("-")
+        kwargs = {"beta": "beta", "sharp": "sharpness"}
+        parsed = {kwargs[o.rstrip("0123456789.")]: float(o[len(o.rstrip("0123456789.")):]) for o in options}
+        return BORESampler(seed=seed, variant=variant, **parsed)
     if name == "egp-ts":
         return EGPTSSampler(seed=seed, acquisition="ts")
     if name == "egp-ei":

@@ -14,7 +14,7 @@ python run.py suite --seeds "$PSEEDS" --trials 100 --mode async --workers 8 --sa
 python run.py ablation --seeds "$PSEEDS" --trials 100 --functions ackley5,zakharov2,dropwave,eggholder --out $R/ablation.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 4 --procs 3 --samplers egp-auto,gp,tpe --out $R/suite_threads4.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode threads --workers 8 --procs 3 --samplers egp-auto,gp,tpe --out $R/suite_threads8.jsonl
-python run.py suite --mode batch --workers 5 --samplers bore,bore++ --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --seeds "$PSEEDS" --trials 60 --out $R/bore_rosenbrock.jsonl
+python run.py suite --mode batch --workers 5 --samplers bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --seeds "$PSEEDS" --trials 60 --out $R/bore_rosenbrock.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode async --workers 4 --samplers bore++ --out $R/suite_async4.jsonl
 python run.py suite --seeds "$PSEEDS" --trials 100 --mode async --workers 8 --samplers bore++ --out $R/suite_async8.jsonl
 python report.py

@@ -21,9 +21,9 @@ becomes the density ``x (1 - x)`` (the Jacobian), so the score is
 that the acquisition pushes outwards pile up on the same corner, where the RBF repulsion between
 (nearly) coincident particles vanishes. The kernel is evaluated in box coordinates,
 ``k(x(u_j), x(u_i))`` (still a valid kernel on ``u``), so its repulsion
-``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces: a kernel on the logits
-themselves kept pushing repelled particles towards the (infinitely far) faces, and batches ended in
-the corners. The default step (1e-2 per step, up to 10 logit units in 1000 steps) is larger than the
+``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces, and distances mean the same
+everywhere in the box (on the logits, two points near a face are far apart however close they are,
+and the faces are infinitely far away). The default step (1e-2 per step, up to 10 logit units in 1000 steps) is larger than the
 paper's 1e-3 in box units because logit coordinates are wider.
 """
 

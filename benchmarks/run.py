@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import sys
 import time
 
@@ -46,10 +47,7 @@ def make_sampler(name: str, seed: int):
     from shared_core import default_dictionary
 
     if name.split("-")[0] in ("bore++", "bore"):  # options as suffixes, e.g. bore++-beta0-sharp1
-        variant, *options = name.split("-")
-        kwargs = {"beta": "beta", "sharp": "sharpness"}
-        parsed = {kwargs[o.rstrip("0123456789.")]: float(o[len(o.rstrip("0123456789.")):]) for o in options}
-        return BORESampler(seed=seed, variant=variant, **parsed)
+        return BORESampler(seed=seed, **_bore_options(name))
     if name == "egp-ts":
         return EGPTSSampler(seed=seed, acquisition="ts")
     if name == "egp-ei":
@@ -75,6 +73,19 @@ def make_sampler(name: str, seed: int):
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     raise ValueError(f"unknown sampler {name!r}")
+
+
+def _bore_options(name: str) -> dict:
+    """``"bore++-beta0-sharp1"`` -> ``{"variant": "bore++", "beta": 0.0, "sharpness": 1.0}``."""
+    variant, *options = name.split("-")
+    out = {"variant": variant}
+    for option in options:
+        m = re.fullmatch(r"(beta|sharp)(\d+(?:\.\d+)?)", option)
+        key = {"beta": "beta", "sharp": "sharpness"}.get(m.group(1)) if m else None
+        if key is None or key in out:
+            raise ValueError(f"bad or repeated BORE option {option!r} in {name!r}; known: beta<x>, sharp<x>")
+        out[key] = float(m.group(2))
+    return out
 
 
 def _suggest(trial, bounds):
@@ -252,6 +263,9 @@ def main(argv=None):
         else:
             default = ["egp-auto", "egp-ts", "egp-ei", "gp", "tpe", "cmaes", "random"]
         samplers = a.samplers.split(",") if a.samplers else default
+        if a.what != "ax":
+            for s in samplers:  # a bad name fails here, not inside a worker process
+                make_sampler(s, 0)
         for seed in range(a.seeds):  # seeds outermost: partial results cover every cell
             for fn in a.functions.split(","):
                 for s in samplers:

@@ -259,8 +259,9 @@ class BORESampler(CoreSampler):
             trial completes. Meant for synchronous batches (ask ``B`` trials, then tell them): with
             ``optimize(n_jobs=1)`` or asynchronous workers every completion starts a new batch, so
             each suggestion costs a ``B``-particle run and is a draw, not the acquisition's maximiser.
-        sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10; the paper's
-            target is ``k = 1``, which made parallel suggestions nearly random in 5-6 dimensions).
+        sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both variants,
+            also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6 dimensions
+            (the benchmarks compare the two).
         seed: random seed (the sampler's generator and the default independent sampler).
         n_startup_trials: random trials before the classifier is used (default 10, as in the paper).
         independent_sampler: sampler for start-up and for parameters outside the relative space.

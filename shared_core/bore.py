@@ -29,6 +29,7 @@ With no running trial the suggestion is the acquisition's maximiser (the sequent
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -96,8 +97,7 @@ class _LeastSquaresClassifier:
         if len(X_pending) == 0:
             return self
         out = _LeastSquaresClassifier(self.spec, self.lam, self.beta)
-        out.hyper = self.hyper
-        out.post, _ = self.post.condition(X_pending, self.post.predict(X_pending)[0])
+        out.hyper, out.post = self.hyper, self.post.believing(X_pending)
         return out
 
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
@@ -217,9 +217,10 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         svgd_steps, svgd_step_size: SVGD schedule (1000 steps as in the paper; 1e-2 per step in
             logit coordinates, see :mod:`shared_core.svgd`).
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
-        sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10). ``1`` is
-            the paper's target; there, with ``beta = 3`` in 5-6 dimensions, ``a`` is so flat that
-            parallel suggestions behaved like random points (measured in ``benchmarks/``).
+        sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
+            variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3`` in
+            5-6 dimensions ``a`` is nearly flat there, so particles spread like random points
+            (``benchmarks/`` compares the two).
     """
 
     def __init__(
@@ -250,7 +251,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             raise ValueError(f"batch_size must be None or a positive integer, got {batch_size!r}")
         if not isinstance(svgd_steps, int) or svgd_steps < 0 or not svgd_step_size > 0:
             raise ValueError(f"svgd_steps must be an int >= 0 and svgd_step_size > 0, got {svgd_steps!r}, {svgd_step_size!r}")
-        if not (isinstance(sharpness, (int, float)) and math.isfinite(sharpness) and sharpness > 0.0):
+        if not (isinstance(sharpness, numbers.Real) and not isinstance(sharpness, (bool, np.bool_))
+                and math.isfinite(sharpness) and sharpness > 0.0):
             raise ValueError(f"sharpness must be a finite number > 0, got {sharpness!r}")
         for name, value in (("n_raw", n_raw), ("n_starts", n_starts)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
@@ -276,22 +278,25 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
 
     def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
         z, key = context
-        clf = self.classifier.given_pending(pending)  # BORE++: sigma also knows the running trials
-        if self.batch_size is not None and self.batch_size > 1:
+        synchronous = self.batch_size is not None and self.batch_size > 1
+        if synchronous:
             if key != self._queue_key or not self._queue:
+                clf = self.classifier.given_pending(pending)
                 self._queue = list(self._move(clf, space, self._draw(clf, space, self.batch_size, rng), pending))
                 self._queue_key = key
             x = self._queue.pop(0)
             if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
+        clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
         X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
         x_max = maximize_acquisition(clf.acquisition, space, rng, X_best=X_best, n_raw=self.n_raw,
                                      n_starts=self.n_starts, avoid=np.vstack([pending, X]))
-        if len(pending) and space.continuous_columns.size:  # asynchronous: one particle, companions frozen
+        if not synchronous and len(pending) and space.continuous_columns.size:  # one particle, companions frozen
             x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
-        return x_max  # the sequential step (or a particle that snapped onto a known point)
+        # the sequential step, a particle that snapped onto a known point, or a rejected queued particle
+        return x_max
 
     def _draw(self, clf, space, k, rng) -> np.ndarray:
         """``(k, d)`` SVGD starts: raw candidates drawn ∝ ``a(x)^sharpness``."""
@@ -302,7 +307,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
                 raw = space.sample(rng, 1)
         a = clf.density(raw)
         log_w = self.sharpness * np.log(np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR))  # (b,)
-        w = np.exp(log_w - log_w.max())
+        w = np.exp(log_w - log_w.max()) + 1e-300  # large sharpness: others underflow, but stay drawable
         return raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
 
     def _move(self, clf, space, start, frozen) -> np.ndarray:

@@ -258,9 +258,7 @@ class EnsembleGP:
         member = self.members[m]
         if len(X_pending) == 0:
             return member
-        mean = member.post.predict(X_pending)[0]
-        post, _ = member.post.condition(X_pending, mean)
-        return Member(member.spec, member.hyper, member.rff, post)
+        return Member(member.spec, member.hyper, member.rff, member.post.believing(X_pending))
 
 
 def _row_keys(X: np.ndarray, y: np.ndarray) -> list[bytes]:

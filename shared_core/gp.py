@@ -195,6 +195,15 @@ class ExactPosterior:
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
         return ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L), log_pred
 
+    def believing(self, X_pending: np.ndarray) -> ExactPosterior:
+        """Posterior after "observing" its own mean at ``X_pending (p, d)`` (kriging believer).
+
+        The mean is unchanged everywhere; the variance shrinks around the pending points.
+        """
+        if len(X_pending) == 0:
+            return self
+        return self.condition(X_pending, self.predict(X_pending)[0])[0]
+
     def predict(self, Xq: np.ndarray, with_grad: bool = False):
         """Latent mean and variance ``(b,)`` at ``Xq (b, d)``; with gradients ``(b, d)`` if asked."""
         h = self.hyper

@@ -23,8 +23,8 @@ that the acquisition pushes outwards pile up on the same corner, where the RBF r
 ``k(x(u_j), x(u_i))`` (still a valid kernel on ``u``), so its repulsion
 ``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces, and distances mean the same
 everywhere in the box (on the logits, two points near a face are far apart however close they are,
-and the faces are infinitely far away). The default step (1e-2 per step, up to 10 logit units in 1000 steps) is larger than the
-paper's 1e-3 in box units because logit coordinates are wider.
+and the faces are infinitely far away). The default step (1e-2 per step, up to 10 logit units in
+1000 steps) is larger than the paper's 1e-3 in box units because logit coordinates are wider.
 """
 
 from __future__ import annotations
@@ -87,18 +87,19 @@ def svgd(
     mask = np.zeros(d)
     mask[cols] = 1.0
     free_u, frozen_u = _to_logit(free_X), _to_logit(frozen)
+    frozen_x = _from_logit(frozen_u)  # (m, d) clipped into the open box like the free particles
     frozen_score = _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))  # (m, d), once
     free = np.arange(len(free_X))  # free particles come first in the stacked array
     fixed_values = np.vstack([free_X, frozen])  # (N, d) the fixed columns never change
     hist = None
     for _ in range(steps):
-        U = np.vstack([free_u, frozen_u])  # (N, d)
-        scores = np.vstack([_logit_score(log_density_grad, _from_logit(free_u)), frozen_score])  # (N, d)
+        free_x = _from_logit(free_u)
+        scores = np.vstack([_logit_score(log_density_grad, free_x), frozen_score])  # (N, d)
         # the kernel lives in box coordinates (fixed one-hot columns included, so a particle of another
         # category is farther away); the fixed columns' gradients are masked
-        box = np.where(mask == 1, _from_logit(U), fixed_values)  # (N, d)
+        box = np.where(mask == 1, np.vstack([free_x, frozen_x]), fixed_values)  # (N, d)
         K, repulsion = _rbf_kernel_terms(box, free, box * (1.0 - box))
-        phi = (K.T @ scores + repulsion) / len(U) * mask  # (f, d), SVGD direction
+        phi = (K.T @ scores + repulsion) / len(box) * mask  # (f, d), SVGD direction
         hist = phi**2 if hist is None else decay * hist + (1.0 - decay) * phi**2
         free_u = np.clip(free_u + step_size * phi / (1e-6 + np.sqrt(hist)), -_U_MAX, _U_MAX)
     out = _from_logit(free_u)

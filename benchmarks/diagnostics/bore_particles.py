@@ -1,4 +1,5 @@
-"""Diagnostic (issue 4): where BORE++ SVGD particles land, for beta = 3 and 0, after 50 random points.
+"""Diagnostic (issue 4): where BORE++ SVGD particles land (synchronous batch of 8, default sharpness),
+for beta = 3 and 0, after 50 random points.
 
 Usage:  python benchmarks/diagnostics/bore_particles.py hartmann6     (or branin, ...)
 Prints the acquisition at 8 joint particles vs random points, and distances to the nearest good trial.
@@ -16,7 +17,7 @@ for beta in (3.0, 0.0):
     alg = BOREAlgorithm(beta=beta); z = quantile_labels(y, 0.25); alg.classifier.fit(X, z, rng)
     a = alg.classifier.acquisition
     R = rng.random((20000, d)); aR = a(R)
-    P = alg._particles(space, X, np.zeros((0, d)), 8, rng)
+    P = alg._move(alg.classifier, space, alg._draw(alg.classifier, space, 8, rng), np.zeros((0, d)))
     Xg = X[z == 1]
     dist_good = lambda Q: np.min(np.linalg.norm(Q[:, None] - Xg[None], axis=-1), axis=1)
     print(fn, "beta", beta, "a: random median %.2f, 99%% %.2f, max %.2f | particles %s" % (np.median(aR), np.quantile(aR, .99), aR.max(), np.round(a(P), 2)))

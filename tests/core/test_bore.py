@@ -85,7 +85,7 @@ def test_pending_points_shrink_sigma_but_not_the_mean():
     at = clf.given_pending(pending).post.predict(pending)[1]
     assert np.all(at < clf.lam)  # one observation with noise lambda leaves at most lambda there
     assert clf.given_pending(np.zeros((0, 2))) is clf
-    net = _fitted("bore")
+    net = BOREAlgorithm(variant="bore").classifier
     assert net.given_pending(pending) is net  # the network has no sigma to shrink
 
 
@@ -114,6 +114,11 @@ def test_sharper_target_concentrates_the_batch_on_high_acquisition():
         batch = np.array(alg._queue)  # the 7 particles not handed out yet
         means[k] = alg.classifier.acquisition(batch).mean()
     assert means[30.0] > means[1.0]
+
+
+def test_sharpness_accepts_numpy_numbers():
+    assert BOREAlgorithm(sharpness=np.float32(2.5)).sharpness == 2.5
+    assert BOREAlgorithm(sharpness=np.int64(3)).sharpness == 3.0
 
 
 def test_synchronous_batch_is_queued_until_new_data():
@@ -203,7 +208,8 @@ def test_registry_builds_bore_with_json_options():
     [({"variant": "x"}, "variant"), ({"gamma": 0}, "gamma"), ({"gamma": 1.5}, "gamma"), ({"beta": -0.1}, "beta"),
      ({"lam": 0.0}, "lam"), ({"batch_size": 0}, "batch_size"), ({"batch_size": True}, "batch_size"),
      ({"svgd_steps": -1}, "svgd_steps"), ({"n_raw": 0}, "n_raw"), ({"n_starts": 1.5}, "n_starts"),
-     ({"kernel": 3}, "kernel"), ({"sharpness": 0}, "sharpness"), ({"sharpness": float("inf")}, "sharpness")],
+     ({"kernel": 3}, "kernel"), ({"sharpness": 0}, "sharpness"), ({"sharpness": float("inf")}, "sharpness"),
+     ({"sharpness": True}, "sharpness")],
 )
 def test_bad_arguments_name_the_value(kwargs, name):
     with pytest.raises(ValueError, match=name):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from shared_core.svgd import svgd
+from shared_core.svgd import _from_logit, _rbf_kernel_terms, svgd
 
 MEANS = np.array([[0.3, 0.3], [0.7, 0.6]])
 SD = 0.07
@@ -33,6 +33,26 @@ def test_particles_recover_the_moments_of_a_gaussian_mixture():
 
 def _gauss_score(X):
     return -(X - 0.3) / 0.1**2
+
+
+def test_repulsion_is_the_logit_gradient_of_the_box_kernel():
+    """``sum_j d/du_j k(x(u_j), x(u_i))`` against central differences (``h`` held at its value)."""
+    U = np.random.default_rng(0).normal(size=(5, 3))  # logits of 5 particles
+    X = _from_logit(U)
+    free = np.array([0, 1])
+    K, repulsion = _rbf_kernel_terms(X, free, X * (1 - X))
+    sq = np.sum((X[:, None] - X[None]) ** 2, -1)
+    h = np.median(sq[~np.eye(5, dtype=bool)]) / np.log(6.0)
+    for f, i in enumerate(free):
+        fd = np.zeros(3)
+        for j in range(5):
+            for c in range(3):
+                e = np.zeros(3)
+                e[c] = 1e-6
+                kp = np.exp(-np.sum((_from_logit(U[j] + e) - X[i]) ** 2) / h)
+                km = np.exp(-np.sum((_from_logit(U[j] - e) - X[i]) ** 2) / h)
+                fd[c] += 0.0 if j == i else (kp - km) / 2e-6  # x_i is held fixed: d/du_j only
+        np.testing.assert_allclose(repulsion[f], fd, rtol=1e-6, atol=1e-9)  # central differences: ~1e-10
 
 
 def test_frozen_particles_push_free_ones_away():

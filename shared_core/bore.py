@@ -219,7 +219,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
         sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
             variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3`` in
-            5-6 dimensions ``a`` is nearly flat there, so particles spread like random points
+            5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
     """
 

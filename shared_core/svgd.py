@@ -86,8 +86,8 @@ def svgd(
         return free_X
     mask = np.zeros(d)
     mask[cols] = 1.0
-    free_u, frozen_u = _to_logit(free_X), _to_logit(frozen)
-    frozen_x = _from_logit(frozen_u)  # (m, d) clipped into the open box like the free particles
+    free_u = _to_logit(free_X)
+    frozen_x = np.clip(frozen, _X_EPS, 1.0 - _X_EPS)  # (m, d) in the open box, like the free particles
     frozen_score = _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))  # (m, d), once
     free = np.arange(len(free_X))  # free particles come first in the stacked array
     fixed_values = np.vstack([free_X, frozen])  # (N, d) the fixed columns never change

@@ -21,10 +21,10 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp._space import decode_params, encode_trials, has_all_params, to_core_space
-from shared_core.bore import BOREAlgorithm
-from shared_core.egp import ACQUISITIONS, EGPAlgorithm
+from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import Algorithm, Observations
-from shared_core.kernels import KernelSpec
+from shared_core.models.kernels import KernelSpec
 
 __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from shared_core.bore import BOREAlgorithm
-from shared_core.egp import EGPAlgorithm
+from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
-from shared_core.kernels import default_dictionary, lengthscale_grid_dictionary
+from shared_core.models.kernels import default_dictionary, lengthscale_grid_dictionary
 
 __all__ = ["algorithm_names", "make_algorithm", "register_algorithm"]
 

@@ -7,7 +7,7 @@ Prints the acquisition at 8 joint particles vs random points, and distances to t
 import sys, numpy as np
 sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."))
 from functions import FUNCTIONS
-from shared_core.bore import BOREAlgorithm, quantile_labels
+from shared_core.algorithms.bore import BOREAlgorithm, quantile_labels
 from shared_core.search_space import SearchSpace, FloatParam
 fn = sys.argv[1]; bounds, f, fmin = FUNCTIONS[fn]; d = len(bounds)
 space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})

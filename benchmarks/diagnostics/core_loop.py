@@ -14,8 +14,8 @@ import multiprocessing as mp
 
 def run(args):
     variant, fn, seed, nt = args
-    import shared_core.ensemble as ens
-    from shared_core.egp import EGPAlgorithm
+    import shared_core.models.ensemble as ens
+    from shared_core.algorithms.egp import EGPAlgorithm
     from shared_core.search_space import SearchSpace, FloatParam
     from shared_core.interface import Observations
     from scipy.special import logsumexp
@@ -36,7 +36,7 @@ def run(args):
     d = len(bounds)
     kw = {}
     if "k" in opts:
-        from shared_core.kernels import KernelSpec
+        from shared_core.models.kernels import KernelSpec
         kw["kernels"] = tuple(KernelSpec(n.replace("-ard", ""), ard=n.endswith("-ard")) for n in opts["k"].split(","))
     if "nowarp" in flags: kw["warp_outputs"] = False
     alg = EGPAlgorithm(acquisition=opts.get("acq", "ei"), **kw)

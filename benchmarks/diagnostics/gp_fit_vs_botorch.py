@@ -8,8 +8,8 @@ warnings.filterwarnings("ignore")
 sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."))
 from functions import FUNCTIONS
 from scipy.stats import qmc
-from shared_core.gp import fit_hyperparameters
-from shared_core.kernels import KernelSpec
+from shared_core.models.gp import fit_hyperparameters
+from shared_core.models.kernels import KernelSpec
 from botorch.models import SingleTaskGP
 from botorch.fit import fit_gpytorch_mll
 from gpytorch.mlls import ExactMarginalLogLikelihood

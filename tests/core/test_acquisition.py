@@ -3,9 +3,9 @@ import pytest
 from scipy.optimize import approx_fprime
 from scipy.stats import norm
 
-from shared_core.acquisition import log_ei_acquisition, log_h
-from shared_core.gp import ExactPosterior, GPHyper
-from shared_core.kernels import KernelSpec
+from shared_core.acquisition.analytic import log_ei_acquisition, log_h
+from shared_core.models.gp import ExactPosterior, GPHyper
+from shared_core.models.kernels import KernelSpec
 
 
 def test_log_h_matches_direct_formula_and_is_continuous():

@@ -5,7 +5,7 @@ import pytest
 from scipy.optimize import approx_fprime
 
 from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
-from shared_core.bore import BOREAlgorithm, quantile_labels
+from shared_core.algorithms.bore import BOREAlgorithm, quantile_labels
 from shared_core.search_space import LinearConstraint
 
 

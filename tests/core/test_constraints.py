@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from shared_core.optimize import maximize_acquisition
+from shared_core.optim.acquisition_optimizer import maximize_acquisition
 from shared_core.search_space import CategoricalParam, FloatParam, IntParam, LinearConstraint, SearchSpace
 
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from shared_core.ensemble import EnsembleGP, OutputTransform, standardize
-from shared_core.kernels import KernelSpec, lengthscale_grid_dictionary
+from shared_core.models.ensemble import EnsembleGP, OutputTransform, standardize
+from shared_core.models.kernels import KernelSpec, lengthscale_grid_dictionary
 
 
 def _f(X):

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from shared_core.features import BayesianLinearRegression, RandomFourierFeatures
-from shared_core.gp import ExactPosterior, GPHyper, _neg_log_posterior, fit_hyperparameters
-from shared_core.kernels import KernelSpec
+from shared_core.models.features import BayesianLinearRegression, RandomFourierFeatures
+from shared_core.models.gp import ExactPosterior, GPHyper, _neg_log_posterior, fit_hyperparameters
+from shared_core.models.kernels import KernelSpec
 
 SPECS = [KernelSpec("rbf", True), KernelSpec("matern32"), KernelSpec("matern52", True), KernelSpec("rbf", lengthscale=0.3)]
 
@@ -40,7 +40,7 @@ def test_priors_are_lognormal_densities_of_the_values():
     Gaussian density of ``log value``: differences between two ``theta`` must match scipy's."""
     from scipy.stats import lognorm
 
-    from shared_core.gp import _ls_prior
+    from shared_core.models.gp import _ls_prior
 
     X, y = np.zeros((1, 6)), np.zeros(1)  # one point at 0: only the prior depends on the lengthscales
     spec = KernelSpec("rbf", ard=True)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from shared_core.svgd import _from_logit, _rbf_kernel_terms, svgd
+from shared_core.optim.svgd import _from_logit, _rbf_kernel_terms, svgd
 
 MEANS = np.array([[0.3, 0.3], [0.7, 0.6]])
 SD = 0.07

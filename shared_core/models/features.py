@@ -17,8 +17,8 @@ import math
 import numpy as np
 from scipy.linalg import cho_solve
 
-from shared_core.gp import GPHyper, safe_cholesky
-from shared_core.kernels import KernelSpec, sample_spectral
+from shared_core.models.gp import GPHyper, safe_cholesky
+from shared_core.models.kernels import KernelSpec, sample_spectral
 
 __all__ = ["RandomFourierFeatures", "BayesianLinearRegression"]
 

@@ -13,7 +13,7 @@ the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the
   warm-started between suggestions); ``a(x) = pi(x)``.
 
 Batches (paper 002, Sec. 5): the points of a batch are particles of SVGD approximating
-``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.svgd`); the paper has
+``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.optim.svgd`); the paper has
 ``k = 1``, our default ``sharpness`` is ``k = 10`` (see ``BOREAlgorithm``). Points of trials still
 running are frozen particles, so a new point is pushed away from them. Two further choices of ours for
 asynchronous workers, where each suggestion is one particle:
@@ -33,11 +33,11 @@ import numbers
 
 import numpy as np
 
-from shared_core.gp import ExactPosterior, GPHyper, fit_hyperparameters
+from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
 from shared_core.interface import OneAtATimeAlgorithm
-from shared_core.kernels import FORMS, KernelSpec
-from shared_core.optimize import matches_any, maximize_acquisition, pull_back, raw_candidates
-from shared_core.svgd import svgd
+from shared_core.models.kernels import FORMS, KernelSpec
+from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition, pull_back, raw_candidates
+from shared_core.optim.svgd import svgd
 
 __all__ = ["BOREAlgorithm", "VARIANTS", "quantile_labels"]
 
@@ -215,7 +215,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         kernel: kernel of BORE++'s classifier: a :class:`KernelSpec` or a name (``"rbf"``,
             ``"matern32"``, ``"matern52"``, each optionally ``"-ard"``); default ``"matern52-ard"``.
         svgd_steps, svgd_step_size: SVGD schedule (1000 steps as in the paper; 1e-2 per step in
-            logit coordinates, see :mod:`shared_core.svgd`).
+            logit coordinates, see :mod:`shared_core.optim.svgd`).
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
         sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
             variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3`` in

@@ -1,7 +1,7 @@
 """Acquisition functions on one GP of the ensemble, for minimisation, with analytic gradients.
 
 Each builder returns ``acq(X (b, d), with_grad) -> values (b,)`` or ``(values, grads (b, d))`` to be
-*maximised* by :func:`shared_core.optimize.maximize_acquisition`.
+*maximised* by :func:`shared_core.optim.acquisition_optimizer.maximize_acquisition`.
 """
 
 from __future__ import annotations

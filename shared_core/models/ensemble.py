@@ -36,9 +36,9 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import yeojohnson, yeojohnson_normmax
 
-from shared_core.features import BayesianLinearRegression, RandomFourierFeatures
-from shared_core.gp import ExactPosterior, GPHyper, fit_hyperparameters
-from shared_core.kernels import KernelSpec, default_dictionary
+from shared_core.models.features import BayesianLinearRegression, RandomFourierFeatures
+from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
+from shared_core.models.kernels import KernelSpec, default_dictionary
 
 __all__ = ["EnsembleGP", "Member", "OutputTransform", "standardize"]
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from shared_core.kernels import KernelSpec, kernel_grad_x, kernel_matrix, scaled_sqdist
+from shared_core.models.kernels import KernelSpec, kernel_grad_x, kernel_matrix, scaled_sqdist
 
 __all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "safe_cholesky"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared_core.acquisition import log_ei_acquisition, thompson_acquisition
-from shared_core.ensemble import EnsembleGP
+from shared_core.acquisition.analytic import log_ei_acquisition, thompson_acquisition
+from shared_core.models.ensemble import EnsembleGP
 from shared_core.interface import OneAtATimeAlgorithm
-from shared_core.kernels import KernelSpec
-from shared_core.optimize import maximize_acquisition
+from shared_core.models.kernels import KernelSpec
+from shared_core.optim.acquisition_optimizer import maximize_acquisition
 
 __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
 
@@ -44,7 +44,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
         fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
         exact_limit: above this many observations each GP is a feature-space posterior.
-        warp_outputs: fit GPs to warped values (:class:`~shared_core.ensemble.OutputTransform`).
+        warp_outputs: fit GPs to warped values (:class:`~shared_core.models.ensemble.OutputTransform`).
         n_raw, n_starts: acquisition optimiser budget (raw candidates, L-BFGS-B starts).
     """
 

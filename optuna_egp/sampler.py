@@ -9,6 +9,7 @@ Only public Optuna APIs are used.
 from __future__ import annotations
 
 import logging
+import numbers
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -23,8 +24,9 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_egp._space import decode_params, encode_trials, has_all_params, to_core_space
 from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
-from shared_core.interface import Algorithm, Observations
+from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
 from shared_core.models.kernels import KernelSpec
+from shared_core.validation import check_int
 
 __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]
 
@@ -59,12 +61,10 @@ class CoreSampler(BaseSampler):
     ) -> None:
         if not isinstance(algorithm, Algorithm):
             raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
-        if not isinstance(n_startup_trials, int) or isinstance(n_startup_trials, bool) or n_startup_trials < 0:
-            raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
+        n_startup_trials = check_int("n_startup_trials", n_startup_trials, minimum=0)
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        seed = None if seed is None else check_int("seed", seed)
         self._algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = n_startup_trials
@@ -117,20 +117,24 @@ class CoreSampler(BaseSampler):
                 return {}
             space = to_core_space(search_space)
             sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+            X_pending, pending_trials = self._pending_points(study, trial, trials, search_space, space)
             obs = Observations(
                 X=encode_trials(space, search_space, complete),
                 y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
-                X_pending=self._pending_points(study, trial, trials, search_space, space),
+                X_pending=X_pending,
+                source=self._sources(complete),
+                pending_source=self._sources(pending_trials),
             )
             x = self._algorithm.suggest(space, obs, 1, self._rng)[0]
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
         return decode_params(space, search_space, x)
 
-    def _pending_points(self, study, trial, trials, search_space, space) -> np.ndarray:
-        """Encoded running trials: from the storage, or from this sampler's own recent suggestions."""
+    def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
+        """Encoded running trials ``(p, d)``, from the storage or from this sampler's own recent
+        suggestions, and the trials they belong to."""
         running = {t.number: t for t in trials if t.state == TrialState.RUNNING and t.number != trial.number}
         stored = [t for t in running.values() if has_all_params(t, search_space)]
-        rows = [encode_trials(space, search_space, stored)]
+        rows, owners = [encode_trials(space, search_space, stored)], list(stored)
         for key in list(self._unwritten):
             name, number = key
             if name != study.study_name:
@@ -139,7 +143,16 @@ class CoreSampler(BaseSampler):
                 del self._unwritten[key]  # finished, or its parameters are in the storage now
             elif self._unwritten[key][0] == search_space:
                 rows.append(self._unwritten[key][1][None])
-        return np.vstack(rows)
+                owners.append(running[number])
+        return np.vstack(rows), owners
+
+    def _sources(self, trials: list[FrozenTrial]) -> np.ndarray | None:
+        """``(n,)`` source labels of ``trials`` from the attribute the algorithm names (-1 where a trial
+        has none), or None when the algorithm asks for none."""
+        name = getattr(self._algorithm, "source_attribute", None)
+        if name is None:
+            return None
+        return np.array([_source_label(t, name) for t in trials], dtype=np.int64)
 
     def sample_independent(
         self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
@@ -166,6 +179,14 @@ class CoreSampler(BaseSampler):
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
+def _source_label(trial: FrozenTrial, name: str) -> int:
+    """The integer user attribute ``name`` of ``trial``, or -1 (unknown) if it has none."""
+    value = trial.user_attrs.get(name)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return UNKNOWN_SOURCE
+
+
 def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
     if len(study.directions) > 1:
         raise ValueError(
@@ -185,9 +206,10 @@ class EGPTSSampler(CoreSampler):
     Args:
         seed: random seed (the sampler's generator and the default independent sampler).
         n_startup_trials: random trials before the model is used (default 10).
-        kernels: kernel dictionary (:class:`shared_core.KernelSpec` tuple); default the paper's
-            RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2. ``shared_core.lengthscale_grid_dictionary()``
-            gives the paper's 11-lengthscale RBF grid.
+        kernels: kernel dictionary: names (``["rbf", "matern52-ard"]``; each of ``"rbf"``,
+            ``"matern32"``, ``"matern52"``, optionally with ``"-ard"``) and/or
+            :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF grid);
+            default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2.
         n_features: random Fourier features per GP (default 512).
         acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
             10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS with
@@ -205,7 +227,7 @@ class EGPTSSampler(CoreSampler):
         *,
         seed: int | None = None,
         n_startup_trials: int = 10,
-        kernels: Sequence[KernelSpec] | None = None,
+        kernels: Sequence[KernelSpec | str] | str | None = None,
         n_features: int = 512,
         acquisition: str = "auto",
         fantasize_pending: bool = True,
@@ -216,7 +238,7 @@ class EGPTSSampler(CoreSampler):
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
         algorithm = EGPAlgorithm(
-            kernels=None if kernels is None else tuple(kernels),
+            kernels=kernels,
             acquisition=acquisition,
             n_features=n_features,
             fantasize_pending=fantasize_pending,
@@ -262,6 +284,9 @@ class BORESampler(CoreSampler):
         sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both variants,
             also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6 dimensions
             (the benchmarks compare the two).
+        max_points: most completed trials the classifier is trained on (default 500; the best fifth
+            plus a random rest above that, labels from all trials), which bounds the cost per
+            suggestion in long studies.
         seed: random seed (the sampler's generator and the default independent sampler).
         n_startup_trials: random trials before the classifier is used (default 10, as in the paper).
         independent_sampler: sampler for start-up and for parameters outside the relative space.
@@ -276,12 +301,14 @@ class BORESampler(CoreSampler):
         beta: float = 3.0,
         batch_size: int | None = None,
         sharpness: float = 10.0,
+        max_points: int = 500,
         seed: int | None = None,
         n_startup_trials: int = 10,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
     ) -> None:
-        algorithm = BOREAlgorithm(variant=variant, gamma=gamma, beta=beta, batch_size=batch_size, sharpness=sharpness)
+        algorithm = BOREAlgorithm(variant=variant, gamma=gamma, beta=beta, batch_size=batch_size, sharpness=sharpness,
+                                  max_points=max_points)
         super().__init__(
             algorithm,
             seed=seed,

@@ -16,31 +16,85 @@ Conventions:
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from shared_core.search_space import SearchSpace
 
-__all__ = ["Observations", "Algorithm", "OneAtATimeAlgorithm", "clean_targets"]
+__all__ = ["UNKNOWN_SOURCE", "Observations", "Algorithm", "OneAtATimeAlgorithm", "clean_targets"]
+
+
+UNKNOWN_SOURCE = -1
 
 
 @dataclass(frozen=True)
 class Observations:
-    """Completed points, their values (minimised) and the points of trials still running."""
+    """Completed points, their values (minimised), the points of trials still running, and where each
+    row came from.
+
+    ``source`` ``(n,)`` and ``pending_source`` ``(p,)`` are integer labels the adapter supplies (for
+    distributed Thompson sampling: the agent that ran the trial); ``-1`` (:data:`UNKNOWN_SOURCE`)
+    means unknown, and is the default. Every filtering step (:meth:`cleaned`, :meth:`subset`,
+    :meth:`with_pending`) keeps them aligned with their rows.
+    """
 
     X: np.ndarray  # (n, d)
     y: np.ndarray  # (n,)
     X_pending: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (p, d)
+    source: np.ndarray | None = None  # (n,) int
+    pending_source: np.ndarray | None = None  # (p,) int
 
     def __post_init__(self) -> None:
-        X = np.asarray(self.X, dtype=np.float64).reshape(len(self.y), -1) if len(self.y) else np.asarray(self.X, dtype=np.float64)
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", np.asarray(self.y, dtype=np.float64).reshape(-1))
-        object.__setattr__(self, "X_pending", np.asarray(self.X_pending, dtype=np.float64))
-        if len(self.X) != len(self.y):
-            raise ValueError(f"X has {len(self.X)} rows but y has {len(self.y)} values")
+        y = np.asarray(self.y, dtype=np.float64).reshape(-1)
+        X = np.asarray(self.X, dtype=np.float64)
+        X = X.reshape(len(y), -1) if len(y) else X
+        pending = np.asarray(self.X_pending, dtype=np.float64)
+        d = next((a.shape[1] for a in (X, pending) if a.ndim == 2 and a.size), X.shape[-1] if X.ndim == 2 else 0)
+        pending = pending.reshape(-1, d) if pending.size else np.zeros((0, d))
+        if len(X) != len(y):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)} values")
+        object.__setattr__(self, "X", X.reshape(len(y), d))
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "X_pending", pending)
+        object.__setattr__(self, "source", _labels(self.source, len(y), "source"))
+        object.__setattr__(self, "pending_source", _labels(self.pending_source, len(pending), "pending_source"))
+
+    def subset(self, rows: np.ndarray) -> Observations:
+        """The completed rows selected by ``rows`` (a boolean mask or indices), pending points kept."""
+        return replace(self, X=self.X[rows], y=self.y[rows], source=self.source[rows])
+
+    def cleaned(self) -> Observations:
+        """NaN rows dropped; ``+inf`` clipped to the worst and ``-inf`` to the best finite value.
+
+        If no value is finite, infinite values become ``+1`` (inf) and ``-1`` (-inf) so that their
+        order is kept.
+        """
+        out = self.subset(~np.isnan(self.y))
+        y = out.y.copy()
+        finite = np.isfinite(y)
+        lo, hi = (y[finite].min(), y[finite].max()) if finite.any() else (-1.0, 1.0)
+        y[y == np.inf] = hi
+        y[y == -np.inf] = lo
+        return replace(out, y=y)
+
+    def with_pending(self, X_new: np.ndarray, source: int | np.ndarray = UNKNOWN_SOURCE) -> Observations:
+        """More pending points ``X_new`` ``(k, d)`` (e.g. earlier suggestions of the same batch)."""
+        X_new = np.atleast_2d(np.asarray(X_new, dtype=np.float64))
+        pending = np.vstack([self.X_pending.reshape(-1, X_new.shape[1]), X_new])
+        sources = np.concatenate([self.pending_source, np.broadcast_to(source, len(X_new))])
+        return replace(self, X_pending=pending, pending_source=sources)
+
+
+def _labels(labels: np.ndarray | None, n: int, name: str) -> np.ndarray:
+    """``(n,)`` int64 labels, ``-1`` where not given."""
+    if labels is None:
+        return np.full(n, UNKNOWN_SOURCE, dtype=np.int64)
+    out = np.asarray(labels)
+    if out.shape != (n,) or (out.size and not np.issubdtype(out.dtype, np.integer)):
+        raise ValueError(f"{name} must be {n} integers, got {labels!r}")
+    return out.astype(np.int64)
 
 
 @runtime_checkable
@@ -55,33 +109,27 @@ class Algorithm(Protocol):
 
 
 def clean_targets(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop NaN rows; clip ``+inf`` to the worst and ``-inf`` to the best finite value.
-
-    If no value is finite, infinite values become ``+1`` (inf) and ``-1`` (-inf) so that their order
-    is kept.
-    """
-    keep = ~np.isnan(y)
-    X, y = X[keep], y[keep].copy()
-    finite = np.isfinite(y)
-    if finite.any():
-        lo, hi = y[finite].min(), y[finite].max()
-    else:
-        lo, hi = -1.0, 1.0
-    y[y == np.inf] = hi
-    y[y == -np.inf] = lo
-    return X, y
+    """``(X, y)`` of :meth:`Observations.cleaned`: NaN rows dropped, infinities clipped."""
+    obs = Observations(X, y).cleaned()
+    return obs.X, obs.y
 
 
 class OneAtATimeAlgorithm:
     """Base of algorithms that build ``n`` suggestions one at a time, each seeing the earlier ones as pending.
 
-    ``suggest`` cleans the targets, falls back to random points without data, then under a lock (the
-    model is shared by threads) calls ``_prepare`` once and ``_suggest_one`` per suggestion, adding
+    ``suggest`` cleans the observations, falls back to random points without data, then under a lock
+    (the model is shared by threads) calls ``_prepare`` once and ``_suggest_one`` per suggestion, adding
     each new point to the pending points. Subclasses implement:
 
-    * ``_prepare(space, X, y, rng) -> context``: bring the model up to date with the observations;
-    * ``_suggest_one(space, X, y, pending (p, d), context, rng) -> (d,)``: one valid encoded point.
+    * ``_prepare(space, obs, rng) -> context``: bring the model up to date with the (clean) observations;
+    * ``_suggest_one(space, obs, context, rng) -> (d,)``: one valid encoded point; ``obs.X_pending``
+      holds the running trials and the earlier suggestions of this call.
+
+    ``source_attribute``: the name of the trial attribute an adapter should read each trial's source
+    label from (``Observations.source``); ``None`` (the default) asks for none.
     """
+
+    source_attribute: str | None = None
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -98,21 +146,20 @@ class OneAtATimeAlgorithm:
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:
-        X, y = clean_targets(obs.X, obs.y)
-        if len(y) == 0 or space.dim == 0:
+        obs = obs.cleaned()
+        if len(obs.y) == 0 or space.dim == 0:
             return space.sample(rng, n_suggestions, qmc_sobol=False)
         with self._lock:
-            context = self._prepare(space, X, y, rng)
-            pending = obs.X_pending.reshape(-1, space.dim) if obs.X_pending.size else np.zeros((0, space.dim))
+            context = self._prepare(space, obs, rng)
             out = []
             for _ in range(n_suggestions):
-                x = self._suggest_one(space, X, y, pending, context, rng)
+                x = self._suggest_one(space, obs, context, rng)
                 out.append(x)
-                pending = np.vstack([pending, x[None]])
+                obs = obs.with_pending(x[None])
         return np.stack(out)
 
-    def _prepare(self, space: SearchSpace, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
+    def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> Any:
         raise NotImplementedError
 
-    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
+    def _suggest_one(self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError

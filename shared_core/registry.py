@@ -4,7 +4,8 @@
 :class:`~shared_core.interface.Algorithm` interface; a new algorithm becomes available to the Ax
 adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm`.
 Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON storage can save
-them; kernels are therefore given by name (``"rbf"``, ``"rbf-ard"``, ``"matern32"``, ``"matern52"``).
+them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...; one parser,
+:func:`shared_core.models.kernels.parse_kernels`, serves the registry, the samplers and BORE).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
-from shared_core.models.kernels import default_dictionary, lengthscale_grid_dictionary
 
 __all__ = ["algorithm_names", "make_algorithm", "register_algorithm"]
 
@@ -40,21 +40,12 @@ def make_algorithm(name: str, **options: Any) -> Algorithm:
     return _FACTORIES[name](**options)
 
 
-def _kernels_by_name(kernels: Any):
-    """``None``, ``"grid"`` (the paper's lengthscale grid) or a list of kernel names."""
-    if kernels is None:
-        return None
-    if kernels == "grid":
-        return lengthscale_grid_dictionary()
-    known = {k.name: k for k in default_dictionary()}
-    if isinstance(kernels, str) or not all(k in known for k in kernels):
-        raise ValueError(f"kernels must be None, 'grid' or a list of names from {sorted(known)}, got {kernels!r}")
-    return tuple(known[k] for k in kernels)
-
-
 def _egp(acquisition: str) -> Callable[..., Algorithm]:
-    def factory(*, kernels: Any = None, **options: Any) -> Algorithm:
-        return EGPAlgorithm(acquisition=acquisition, kernels=_kernels_by_name(kernels), **options)
+    def factory(**options: Any) -> Algorithm:
+        if "acquisition" in options:
+            raise ValueError(f"the acquisition is chosen by the method name ('egp-ts', 'egp-ei' or 'egp-auto'), "
+                             f"got acquisition={options['acquisition']!r}")
+        return EGPAlgorithm(acquisition=acquisition, **options)
 
     return factory
 

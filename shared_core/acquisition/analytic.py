@@ -1,7 +1,6 @@
-"""Acquisition functions on one GP of the ensemble, for minimisation, with analytic gradients.
+"""Acquisition functions of one posterior (the surrogate contract), with analytic gradients.
 
-Each builder returns ``acq(X (b, d), with_grad) -> values (b,)`` or ``(values, grads (b, d))`` to be
-*maximised* by :func:`shared_core.optim.acquisition_optimizer.maximize_acquisition`.
+Each is an :class:`~shared_core.acquisition.base.Acquisition` to be *maximised*.
 """
 
 from __future__ import annotations
@@ -11,22 +10,66 @@ import math
 import numpy as np
 from scipy.special import erfcx, ndtr
 
-__all__ = ["thompson_acquisition", "log_ei_acquisition", "log_h"]
+from shared_core.acquisition.base import Acquisition
+from shared_core.models.surrogate import FunctionSample, Posterior
+
+__all__ = ["LogExpectedImprovement", "ThompsonSampling", "UpperConfidenceBound", "log_h"]
 
 _SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-def thompson_acquisition(path):
-    """TS (eq. 12): maximise ``-f~(x)`` for a posterior draw ``f~`` of the (minimised) objective."""
+class ThompsonSampling(Acquisition):
+    """TS for minimisation (Lu et al. 2023, eq. 12): maximise ``-f~(x)`` for a posterior draw ``f~``."""
 
-    def acq(X: np.ndarray, with_grad: bool = False):
-        if not with_grad:
-            return -path(X)
-        f, g = path(X, True)
+    def __init__(self, sample: FunctionSample) -> None:
+        self.sample = sample
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        return -self.sample.value(X)
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        f, g = self.sample.value_and_grad(X)
         return -f, -g
 
-    return acq
+
+class LogExpectedImprovement(Acquisition):
+    """log EI of improving on ``best`` (minimisation) under a posterior's latent mean and variance."""
+
+    def __init__(self, posterior: Posterior, best: float) -> None:
+        self.posterior, self.best = posterior, float(best)
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        mean, var = self.posterior.predict(X)
+        sd = np.sqrt(var)
+        return np.log(sd) + log_h((self.best - mean) / sd)[0]  # log EI = log sd + log h(z)
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mean, var, dmean, dvar = self.posterior.predict_with_grad(X)
+        sd = np.sqrt(var)
+        z = (self.best - mean) / sd
+        lh, dlh = log_h(z)
+        dsd = dvar / (2.0 * sd[:, None])
+        # d/dmean = dlh * (-1/sd); d/dsd = 1/sd + dlh * (-z/sd)
+        grad = (-dlh / sd)[:, None] * dmean + (1.0 / sd - dlh * z / sd)[:, None] * dsd
+        return np.log(sd) + lh, grad
+
+
+class UpperConfidenceBound(Acquisition):
+    """``mean(x) + beta sd(x)`` of a posterior of a quantity to be *maximised* (e.g. BORE++'s class
+    probability, Oliveira et al. 2022, eq. 11)."""
+
+    def __init__(self, posterior: Posterior, beta: float) -> None:
+        self.posterior, self.beta = posterior, float(beta)
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        mean, var = self.posterior.predict(X)
+        return mean + self.beta * np.sqrt(var)
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mean, var, dmean, dvar = self.posterior.predict_with_grad(X)
+        sd = np.sqrt(var)
+        return mean + self.beta * sd, dmean + (self.beta / (2.0 * sd))[:, None] * dvar
 
 
 def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -50,27 +93,3 @@ def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     out[~hi] = -0.5 * zl * zl - _LOG_SQRT_2PI + np.log(one_plus_zr)
     dout[~hi] = mills / one_plus_zr
     return out, dout
-
-
-def log_ei_acquisition(posterior, best: float):
-    """log EI of improving on ``best`` (minimisation) under the latent posterior of one GP."""
-
-    def acq(X: np.ndarray, with_grad: bool = False):
-        if not with_grad:
-            mean, var = posterior.predict(X)
-        else:
-            mean, var, dmean, dvar = posterior.predict(X, True)
-        sd = np.sqrt(var)
-        z = (best - mean) / sd
-        lh, dlh = log_h(z)
-        val = np.log(sd) + lh  # log EI = log sd + log h(z)
-        if not with_grad:
-            return val
-        dsd = dvar / (2.0 * sd[:, None])
-        # d/dmean = dlh * (-1/sd); d/dsd = 1/sd + dlh * (-z/sd)
-        grad = (-dlh / sd)[:, None] * dmean + (1.0 / sd - dlh * z / sd)[:, None] * dsd
-        return val, grad
-
-    return acq
-
-

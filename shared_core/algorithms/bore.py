@@ -1,10 +1,12 @@
-"""BORE and BORE++ (seed paper 002 and Tiao et al. 2021), with batches drawn by SVGD.
+"""BORE and BORE++ (Oliveira, Tiao, Ramos, "Batch Bayesian optimisation via density-ratio estimation with
+guarantees", NeurIPS 2022; Tiao et al., "BORE: Bayesian optimization by density-ratio estimation", ICML 2021),
+with batches drawn by SVGD.
 
 BORE turns optimisation into classification: observations better than the ``gamma``-quantile ``tau``
 are labelled 1, the rest 0, and a classifier's probability ``pi(x) = p(z = 1 | x)`` is proportional to
 the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the next query.
 
-* **BORE++** (paper 002, Sec. 4): probabilistic least squares -- kernel (GP) regression on the labels
+* **BORE++** (Oliveira et al. 2022, Sec. 4): probabilistic least squares -- kernel (GP) regression on the labels
   with regulariser ``lambda``: ``pi^(x) = k(x)^T (K + lambda I)^-1 z``,
   ``sigma^2(x) = k(x, x) - k(x)^T (K + lambda I)^-1 k(x)``; acquisition ``a(x) = pi^(x) + beta sigma(x)``
   (the UCB of eq. 11 with ``beta_t`` fixed, as in the paper's experiments). Kernel hyperparameters
@@ -12,7 +14,7 @@ the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the
 * **BORE**: a 2x32 ReLU network trained with binary cross-entropy (Adam, mini-batches of 64,
   warm-started between suggestions); ``a(x) = pi(x)``.
 
-Batches (paper 002, Sec. 5): the points of a batch are particles of SVGD approximating
+Batches (Oliveira et al. 2022, Sec. 5): the points of a batch are particles of SVGD approximating
 ``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.optim.svgd`); the paper has
 ``k = 1``, our default ``sharpness`` is ``k = 10`` (see ``BOREAlgorithm``). Points of trials still
 running are frozen particles, so a new point is pushed away from them. Two further choices of ours for
@@ -29,15 +31,17 @@ With no running trial the suggestion is the acquisition's maximiser (the sequent
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
+from shared_core.acquisition import Acquisition, UpperConfidenceBound
+from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
-from shared_core.interface import OneAtATimeAlgorithm
-from shared_core.models.kernels import FORMS, KernelSpec
+from shared_core.models.kernels import KernelSpec, parse_kernel
+from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition, pull_back, raw_candidates
 from shared_core.optim.svgd import svgd
+from shared_core.validation import check_int, check_real
 
 __all__ = ["BOREAlgorithm", "VARIANTS", "quantile_labels"]
 
@@ -68,41 +72,47 @@ def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
 
 # ----------------------------------------------------------------------------------- classifiers
 class _LeastSquaresClassifier:
-    """BORE++'s classifier: GP regression on the labels with noise ``lambda`` (zero prior mean)."""
+    """BORE++'s classifier: GP regression on the labels with noise ``lambda`` (zero prior mean).
 
-    def __init__(self, spec: KernelSpec, lam: float, beta: float) -> None:
-        self.spec, self.lam, self.beta = spec, lam, beta
+    Hyperparameters are refitted on the schedule of :class:`~shared_core.models.refit.RefitSchedule`
+    (on at most ``max_fit_points`` points); in between, the posterior is rebuilt on all points with
+    the last hyperparameters (the labels of old points change as the quantile moves).
+    """
+
+    def __init__(self, spec: KernelSpec, lam: float, beta: float, max_fit_points: int = 300) -> None:
+        self.spec, self.lam, self.beta, self.max_fit_points = spec, lam, beta, max_fit_points
+        self.schedule = RefitSchedule()
         self.hyper: GPHyper | None = None
         self.post: ExactPosterior | None = None
+        self.n_at_refit = 0
+        self.n_refits = 0
 
     def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator) -> None:
-        self.hyper = fit_hyperparameters(self.spec, X, z, warm_start=self.hyper, noise=self.lam)
+        if self.hyper is None or self.schedule.due(self.n_at_refit, len(X)) or len(X) < self.n_at_refit:
+            rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
+            self.hyper = fit_hyperparameters(self.spec, X[rows], z[rows], warm_start=self.hyper, noise=self.lam)
+            self.n_at_refit, self.n_refits = len(X), self.n_refits + 1
         self.post = ExactPosterior(self.spec, self.hyper, X, z)
 
-    def acquisition(self, X: np.ndarray, with_grad: bool = False):
-        """``a(x) = pi^(x) + beta sigma(x)`` ``(b,)`` and its gradient ``(b, d)``."""
-        if not with_grad:
-            mean, var = self.post.predict(X)
-            return mean + self.beta * np.sqrt(var)
-        mean, var, dmean, dvar = self.post.predict(X, True)
-        sd = np.sqrt(var)
-        return mean + self.beta * sd, dmean + (self.beta / (2.0 * sd))[:, None] * dvar
+    def acquisition(self) -> Acquisition:
+        """``a(x) = pi^(x) + beta sigma(x)``."""
+        return UpperConfidenceBound(self.post, self.beta)
 
     def density(self, X: np.ndarray) -> np.ndarray:
         """``(b,)`` unnormalised SVGD target ``a(x)`` (may be <= 0; floored by the caller)."""
-        return self.acquisition(X)
+        return self.acquisition().value(X)
 
     def given_pending(self, X_pending: np.ndarray) -> _LeastSquaresClassifier:
         """A copy whose ``sigma`` also conditions on the pending points ``(p, d)`` (GP-BUCB)."""
         if len(X_pending) == 0:
             return self
-        out = _LeastSquaresClassifier(self.spec, self.lam, self.beta)
+        out = _LeastSquaresClassifier(self.spec, self.lam, self.beta, self.max_fit_points)
         out.hyper, out.post = self.hyper, self.post.believing(X_pending)
         return out
 
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
         """``grad log max(a, floor)`` ``(b, d)``: the SVGD target's score."""
-        a, da = self.acquisition(X, True)
+        a, da = self.acquisition().value_and_grad(X)
         return np.where((a > _A_FLOOR)[:, None], da / np.maximum(a, _A_FLOOR)[:, None], 0.0)
 
 
@@ -168,9 +178,9 @@ class _NetworkClassifier:
             (grad,) = torch.autograd.grad(out.sum(), Xt)
         return out.detach().numpy(), grad.numpy()
 
-    def acquisition(self, X: np.ndarray, with_grad: bool = False):
+    def acquisition(self) -> Acquisition:
         """The logit of ``pi(x)`` (same maximiser as ``pi``, but not flat where ``pi`` saturates)."""
-        return self._logit(X, with_grad)
+        return _NetworkLogit(self)
 
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
         """``grad log pi(x) = (1 - pi(x)) grad logit(x)`` ``(b, d)``."""
@@ -186,19 +196,20 @@ class _NetworkClassifier:
         return self
 
 
+class _NetworkLogit(Acquisition):
+    """The network's logit as an acquisition (gradients by autograd)."""
+
+    def __init__(self, classifier: _NetworkClassifier) -> None:
+        self.classifier = classifier
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        return self.classifier._logit(X, False)
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.classifier._logit(X, True)
+
+
 # ----------------------------------------------------------------------------------- algorithm
-def _kernel_spec(kernel: KernelSpec | str) -> KernelSpec:
-    """A :class:`KernelSpec`, or one from a JSON-friendly name such as ``"matern52-ard"``."""
-    if isinstance(kernel, KernelSpec):
-        return kernel
-    if isinstance(kernel, str):
-        form, ard = (kernel[:-4], True) if kernel.endswith("-ard") else (kernel, False)
-        if form in FORMS:
-            return KernelSpec(form, ard=ard)
-    names = [f + s for f in FORMS for s in ("", "-ard")]
-    raise ValueError(f"kernel must be a KernelSpec or one of {names}, got {kernel!r}")
-
-
 class BOREAlgorithm(OneAtATimeAlgorithm):
     """BORE / BORE++ behind the :class:`~shared_core.interface.Algorithm` interface.
 
@@ -221,6 +232,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3`` in
             5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
+        max_points: most observations the classifier is trained on (default 500): with more, the
+            best fifth of them plus a random rest (labels always come from all observations). An exact
+            GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++ takes 1000 steps.
     """
 
     def __init__(
@@ -237,46 +251,41 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         n_raw: int = 512,
         n_starts: int = 8,
         sharpness: float = 10.0,
+        max_points: int = 500,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-        if not (isinstance(gamma, (int, float)) and 0.0 < gamma < 1.0):
-            raise ValueError(f"gamma must be a number in (0, 1), got {gamma!r}")
-        if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0.0):
-            raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
-        if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam > 0.0):
-            raise ValueError(f"lam must be a finite number > 0, got {lam!r}")
-        if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool)
-                                       or batch_size < 1):
-            raise ValueError(f"batch_size must be None or a positive integer, got {batch_size!r}")
-        if not isinstance(svgd_steps, int) or svgd_steps < 0 or not svgd_step_size > 0:
-            raise ValueError(f"svgd_steps must be an int >= 0 and svgd_step_size > 0, got {svgd_steps!r}, {svgd_step_size!r}")
-        if not (isinstance(sharpness, numbers.Real) and not isinstance(sharpness, (bool, np.bool_))
-                and math.isfinite(sharpness) and sharpness > 0.0):
-            raise ValueError(f"sharpness must be a finite number > 0, got {sharpness!r}")
-        for name, value in (("n_raw", n_raw), ("n_starts", n_starts)):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        self.variant, self.gamma, self.beta, self.lam = variant, float(gamma), float(beta), float(lam)
-        self.batch_size = None if batch_size is None else int(batch_size)
-        self.svgd_steps, self.svgd_step_size = svgd_steps, float(svgd_step_size)
-        self.n_raw, self.n_starts = n_raw, n_starts
-        self.sharpness = float(sharpness)
-        spec = _kernel_spec("matern52-ard" if kernel is None else kernel)
+        self.variant = variant
+        self.gamma = check_real("gamma", gamma, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.beta = check_real("beta", beta, low=0.0)
+        self.lam = check_real("lam", lam, low=0.0, low_open=True)
+        self.batch_size = None if batch_size is None else check_int("batch_size", batch_size, minimum=1)
+        self.svgd_steps = check_int("svgd_steps", svgd_steps, minimum=0)
+        self.svgd_step_size = check_real("svgd_step_size", svgd_step_size, low=0.0, low_open=True)
+        self.n_raw, self.n_starts = check_int("n_raw", n_raw, minimum=1), check_int("n_starts", n_starts, minimum=1)
+        self.sharpness = check_real("sharpness", sharpness, low=0.0, low_open=True)
+        self.max_points = check_int("max_points", max_points, minimum=2)
+        spec = parse_kernel("matern52-ard" if kernel is None else kernel)
         self.classifier = _LeastSquaresClassifier(spec, self.lam, self.beta) if variant == "bore++" else _NetworkClassifier()
+        self._fitted_key: bytes = b""  # the observations (and space) the classifier was last fitted to
         self._queue: list[np.ndarray] = []  # particles of the current synchronous batch not handed out yet
         self._queue_key: bytes = b""
         super().__init__()
 
-    def _prepare(self, space, X, y, rng) -> tuple[np.ndarray, bytes]:
-        """Fit the classifier; return the labels and the key of a queued batch (valid for these
-        observations in this space only)."""
-        z = quantile_labels(y, self.gamma)
-        self.classifier.fit(X, z, rng)
-        key = np.ascontiguousarray(np.hstack([X, y[:, None]])).tobytes() + repr((space.params, space.constraints)).encode()
+    def _prepare(self, space, obs: Observations, rng) -> tuple[np.ndarray, bytes]:
+        """Fit the classifier unless it was fitted to these very observations; return the labels and
+        the key of the observations in this space (a queued batch is valid for that key only)."""
+        z = quantile_labels(obs.y, self.gamma)
+        key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes()
+        key += repr((space.params, space.constraints)).encode()
+        if key != self._fitted_key:
+            rows = fit_subset(obs.X, obs.y, self.max_points, rng)  # labels come from all observations
+            self.classifier.fit(obs.X[rows], z[rows], rng)
+            self._fitted_key = key
         return z, key
 
-    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
+    def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
+        X, y, pending = obs.X, obs.y, obs.X_pending
         z, key = context
         synchronous = self.batch_size is not None and self.batch_size > 1
         if synchronous:
@@ -289,7 +298,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
                 return x
         clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
         X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
-        x_max = maximize_acquisition(clf.acquisition, space, rng, X_best=X_best, n_raw=self.n_raw,
+        x_max = maximize_acquisition(clf.acquisition(), space, rng, X_best=X_best, n_raw=self.n_raw,
                                      n_starts=self.n_starts, avoid=np.vstack([pending, X]))
         if not synchronous and len(pending) and space.continuous_columns.size:  # one particle, companions frozen
             x = self._move(clf, space, x_max[None], pending)[0]

@@ -1,4 +1,5 @@
-"""EGP-TS and EGP-EI (seed paper 000): Thompson sampling or EI on an ensemble of GPs.
+"""EGP-TS and EGP-EI (Lu, Ding, Zhang, Giannakis, "Surrogate modeling for Bayesian optimization beyond a
+single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs.
 
 Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
     1. bring the ensemble up to date (refit or incremental update, see ``ensemble.py``);
@@ -11,13 +12,16 @@ Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from shared_core.acquisition.analytic import log_ei_acquisition, thompson_acquisition
+from shared_core.acquisition import Acquisition, LogExpectedImprovement, ThompsonSampling
+from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.ensemble import EnsembleGP
-from shared_core.interface import OneAtATimeAlgorithm
-from shared_core.models.kernels import KernelSpec
+from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
+from shared_core.validation import check_int
 
 __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
 
@@ -37,7 +41,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     """Ensemble-GP Bayesian optimisation behind the :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
-        kernels: kernel dictionary; default RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the paper's).
+        kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``, ``"matern52-ard"``, ...;
+            :func:`~shared_core.models.kernels.parse_kernels`), ``"grid"`` (the paper's lengthscale grid)
+            or ``None``: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the paper's).
         acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while nothing is
             pending and there are fewer than 10 observations per dimension; TS with fantasies when
             trials are running, a batch is asked for, or data is plentiful).
@@ -51,7 +57,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     def __init__(
         self,
         *,
-        kernels: tuple[KernelSpec, ...] | None = None,
+        kernels: Sequence[KernelSpec | str] | str | None = None,
         acquisition: str = "ts",
         n_features: int = 512,
         fantasize_pending: bool = True,
@@ -62,39 +68,38 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
-        if not isinstance(n_features, int) or n_features < 2 or n_features % 2:
+        n_features = check_int("n_features", n_features, minimum=2)
+        if n_features % 2:
             raise ValueError(f"n_features must be an even integer >= 2, got {n_features!r}")
-        if kernels is not None:
-            kernels = tuple(kernels)
-            if not kernels or not all(isinstance(k, KernelSpec) for k in kernels):
-                raise ValueError(f"kernels must be a non-empty sequence of KernelSpec, got {kernels!r}")
-        if exact_limit < 1:
-            raise ValueError(f"exact_limit must be >= 1, got {exact_limit!r}")
+        kernels = parse_kernels(kernels)
+        exact_limit = check_int("exact_limit", exact_limit, minimum=1)
         self.acquisition = acquisition
-        self.fantasize_pending = fantasize_pending
-        self.n_raw, self.n_starts = n_raw, n_starts
+        self.fantasize_pending = bool(fantasize_pending)
+        self.n_raw, self.n_starts = check_int("n_raw", n_raw, minimum=1), check_int("n_starts", n_starts, minimum=1)
         self.model = EnsembleGP(
             kernels, n_frequencies=n_features // 2, exact_limit=exact_limit, warp_outputs=warp_outputs
         )
         super().__init__()
 
-    def _prepare(self, space, X, y, rng) -> None:
-        self.model.fit(X, y, rng)  # refit or incremental update (the cached ensemble is shared by threads)
+    def _prepare(self, space, obs: Observations, rng) -> None:
+        self.model.fit(obs.X, obs.y, rng)  # refit or incremental update (the cached ensemble is shared by threads)
 
-    def _suggest_one(self, space, X, y, pending, context, rng) -> np.ndarray:
-        model = self.model
-        m = model.sample_member(rng)  # eq. (10)
-        member = model.conditioned_on_pending(m, pending if self.fantasize_pending else pending[:0])
-        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(y), space.dim, len(pending))
-        use_ei = self.acquisition == "ei" or auto_ei
-        if use_ei:
-            best = float(model.y_std(y).min())
-            if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed
-                best = min(best, float(np.min(member.post.predict(pending)[0])))
-            acq = log_ei_acquisition(member.post, best=best)
-        else:
-            acq = thompson_acquisition(member.sample_path(rng))  # eq. (12)
+    def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
+        X, y, pending = obs.X, obs.y, obs.X_pending
+        acq = self._acquisition(space, obs, rng)
         X_best = X[np.argsort(y)[: min(5, len(y))]]
         avoid = np.vstack([pending, X])  # never repeat a running or an evaluated point if avoidable
         return maximize_acquisition(acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts,
                                     avoid=avoid)
+
+    def _acquisition(self, space, obs: Observations, rng) -> Acquisition:
+        """EI or a Thompson draw of one member ``m ~ Cat(w)`` (eq. 10), conditioned on the pending points."""
+        model, pending = self.model, obs.X_pending
+        member = model.conditioned_on_pending(model.sample_member(rng), pending if self.fantasize_pending else pending[:0])
+        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
+        if self.acquisition == "ei" or auto_ei:
+            best = float(model.y_std(obs.y).min())
+            if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed
+                best = min(best, float(np.min(member.post.predict(pending)[0])))
+            return LogExpectedImprovement(member.post, best=best)
+        return ThompsonSampling(member.post.sample_path(rng))  # eq. (12)

@@ -33,31 +33,25 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp
-from scipy.stats import yeojohnson, yeojohnson_normmax
 
-from shared_core.models.features import BayesianLinearRegression, RandomFourierFeatures
+from shared_core.models.features import BayesianLinearRegression
 from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
-from shared_core.models.kernels import KernelSpec, default_dictionary
+from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, default_dictionary
+from shared_core.models.refit import RefitSchedule, fit_subset
+from shared_core.models.surrogate import Posterior
 
 __all__ = ["EnsembleGP", "Member", "OutputTransform", "standardize"]
 
 
 @dataclass
 class Member:
-    """One GP of the ensemble: its kernel, hyperparameters, features and posterior."""
+    """One GP of the ensemble: its kernel, hyperparameters and posterior (exact or random-feature)."""
 
     spec: KernelSpec
     hyper: GPHyper
-    rff: RandomFourierFeatures
-    post: ExactPosterior | BayesianLinearRegression
-
-    def sample_path(self, rng: np.random.Generator):
-        if isinstance(self.post, ExactPosterior):
-            # fresh prior features per draw: independent prior approximations across draws
-            rff = RandomFourierFeatures(self.spec, self.hyper.ls, self.post.X.shape[1], len(self.rff.W), rng)
-            return self.post.sample_path(rff, rng)
-        return self.post.sample_path(self.rff, rng)
+    post: Posterior
 
 
 def standardize(y: np.ndarray) -> tuple[float, float]:
@@ -100,10 +94,7 @@ class OutputTransform:
         lam = 1.0
         if np.ptp(u) > 0 and np.all(np.isfinite(u)):
             with np.errstate(all="ignore"):
-                try:
-                    lam = float(np.clip(yeojohnson_normmax(u), -1.0, 1.0))
-                except (ValueError, FloatingPointError, RuntimeError):
-                    lam = 1.0
+                lam = _yeojohnson_lambda(u)
             if not math.isfinite(lam):
                 lam = 1.0
         partial = cls(y_min=y_min, spread=spread, lam=lam)
@@ -114,6 +105,32 @@ class OutputTransform:
         u = (np.asarray(y, dtype=float) - self.y_min) / self.spread
         t = u if self.lam == 1.0 else yeojohnson(u, self.lam)
         return (t - self.center) / self.scale
+
+
+def yeojohnson(u: np.ndarray, lam: float) -> np.ndarray:
+    """The Yeo-Johnson power transform of ``u`` ``(n,)`` for ``lam`` in ``[-1, 1]`` (increasing on R)."""
+    u = np.asarray(u, dtype=float)
+    pos = u >= 0
+    out = np.empty_like(u)
+    up, un = u[pos], -u[~pos]
+    out[pos] = np.log1p(up) if lam == 0.0 else np.expm1(lam * np.log1p(up)) / lam
+    out[~pos] = -np.expm1((2.0 - lam) * np.log1p(un)) / (2.0 - lam)  # lam <= 1, never 2
+    return out
+
+
+def _yeojohnson_lambda(u: np.ndarray) -> float:
+    """Maximum-likelihood ``lam`` in ``[-1, 1]`` of the Yeo-Johnson transform of ``u`` ``(n,)`` (Gaussian
+    profile likelihood ``-n/2 log var(t) + (lam - 1) sum sign(u) log(1 + |u|)``)."""
+    jacobian = np.sum(np.sign(u) * np.log1p(np.abs(u)))
+
+    def neg_llf(lam: float) -> float:
+        var = np.var(yeojohnson(u, lam))
+        return math.inf if not var > 0 or not math.isfinite(var) else 0.5 * len(u) * math.log(var) - (lam - 1.0) * jacobian
+
+    res = minimize_scalar(neg_llf, bounds=(-1.0, 1.0), method="bounded", options={"xatol": 1e-4})
+    candidates = [1.0, -1.0] + ([float(res.x)] if res.success else [])  # the bounds exactly, if best there
+    values = [neg_llf(lam) for lam in candidates]
+    return candidates[int(np.argmin(values))] if math.isfinite(min(values)) else 1.0
 
 
 class EnsembleGP:
@@ -144,8 +161,7 @@ class EnsembleGP:
         self.n_frequencies = n_frequencies
         self.exact_limit = exact_limit
         self.max_fit_points = max_fit_points
-        self.refit_fraction = refit_fraction
-        self.refit_max_interval = refit_max_interval
+        self.schedule = RefitSchedule(fraction=refit_fraction, max_interval=refit_max_interval)
         self.warp_outputs = warp_outputs
         self.members: list[Member] = []
         self.log_w = np.zeros(0)  # (M,)
@@ -194,43 +210,31 @@ class EnsembleGP:
         return np.array(sorted(i for rows in index.values() for i in rows), dtype=int)
 
     def _refit_due(self, n: int) -> bool:
-        n0 = self._n_at_refit
-        interval = min(max(1, math.ceil(self.refit_fraction * n0)), self.refit_max_interval)
-        crossed_exact_limit = n0 <= self.exact_limit < n
-        return (n0 < 10 and n > n0) or n - n0 >= interval or crossed_exact_limit
+        crossed_exact_limit = self._n_at_refit <= self.exact_limit < n
+        return self.schedule.due(self._n_at_refit, n) or crossed_exact_limit
 
     # ------------------------------------------------------------------------------- refit
     def _refit(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> None:
         """Algorithm 1, lines 10-15: MAP hyperparameters, new features, weights by eq. (9)."""
         self.transform = OutputTransform.fit(y, warp=self.warp_outputs)
         ys = self.y_std(y)
-        Xf, yf = self._fit_subset(X, ys, rng)
+        rows = fit_subset(X, ys, self.max_fit_points, rng)
+        Xf, yf = X[rows], ys[rows]
         previous = {m.spec: m.hyper for m in self.members}
         members, log_ml = [], []
         for spec in self.kernels:
             hyper = fit_hyperparameters(spec, Xf, yf, warm_start=previous.get(spec))
-            rff = RandomFourierFeatures(spec, hyper.ls, X.shape[1], self.n_frequencies, rng)
             if len(X) <= self.exact_limit:
-                post = ExactPosterior(spec, hyper, X, ys)
+                post = ExactPosterior(spec, hyper, X, ys, n_frequencies=self.n_frequencies)
             else:
+                rff = RandomFourierFeatures(spec, hyper.ls, X.shape[1], self.n_frequencies, rng)
                 post = BayesianLinearRegression.from_data(rff, hyper, spec, X, ys)
-            members.append(Member(spec, hyper, rff, post))
+            members.append(Member(spec, hyper, post))
             log_ml.append(post.log_marginal_likelihood())
         log_w = np.log(1.0 / len(members)) + np.array(log_ml)  # eq. (9), w0 = 1/M
         self.members, self.log_w = members, log_w - logsumexp(log_w)
         self._X, self._y_raw, self._n_at_refit = X.copy(), y.copy(), len(X)
         self.n_refits += 1
-
-    def _fit_subset(self, X, ys, rng):
-        """All points, or the best fifth plus a random rest when there are more than max_fit_points."""
-        n = len(X)
-        if n <= self.max_fit_points:
-            return X, ys
-        n_best = self.max_fit_points // 5
-        order = np.argsort(ys)
-        rest = rng.choice(order[n_best:], self.max_fit_points - n_best, replace=False)
-        idx = np.concatenate([order[:n_best], rest])
-        return X[idx], ys[idx]
 
     # ------------------------------------------------------------------------------- update
     def _condition(self, Xn: np.ndarray, yn_raw: np.ndarray) -> None:
@@ -258,7 +262,7 @@ class EnsembleGP:
         member = self.members[m]
         if len(X_pending) == 0:
             return member
-        return Member(member.spec, member.hyper, member.rff, member.post.believing(X_pending))
+        return Member(member.spec, member.hyper, member.post.believing(X_pending))
 
 
 def _row_keys(X: np.ndarray, y: np.ndarray) -> list[bytes]:

@@ -1,4 +1,5 @@
-"""Random Fourier features and Bayesian linear regression on them (seed paper 000, eq. 11-15).
+"""Bayesian linear regression on random Fourier features (Lu et al. 2023, eq. 11-15): the GP posterior
+of the ensemble once there are many observations.
 
 Glossary (shapes in comments):
     D: number of frequency vectors; F = 2 D features ``[sin(W x), cos(W x)] / sqrt(D)``.
@@ -18,42 +19,18 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from shared_core.models.gp import GPHyper, safe_cholesky
-from shared_core.models.kernels import KernelSpec, sample_spectral
+from shared_core.models.kernels import KernelSpec, RandomFourierFeatures
 
-__all__ = ["RandomFourierFeatures", "BayesianLinearRegression"]
+__all__ = ["BayesianLinearRegression", "WeightSample"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-
-
-class RandomFourierFeatures:
-    """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for a stationary kernel with given lengthscales."""
-
-    def __init__(self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator):
-        self.W = sample_spectral(spec, d, n_frequencies, rng) / ls  # (D, d)
-        self.scale = 1.0 / math.sqrt(n_frequencies)
-
-    @property
-    def n_features(self) -> int:
-        return 2 * len(self.W)
-
-    def features(self, X: np.ndarray) -> np.ndarray:
-        """``(b, F)`` features of ``(b, d)`` points."""
-        Z = X @ self.W.T  # (b, D)
-        return self.scale * np.hstack([np.sin(Z), np.cos(Z)])
-
-    def features_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Features ``(b, F)`` and their input gradients ``(b, F, d)``."""
-        Z = X @ self.W.T
-        S, C = np.sin(Z), np.cos(Z)
-        dS = C[:, :, None] * self.W[None]  # d sin(w.x)/dx = cos(w.x) w
-        dC = -S[:, :, None] * self.W[None]
-        return self.scale * np.hstack([S, C]), self.scale * np.concatenate([dS, dC], axis=1)
 
 
 class BayesianLinearRegression:
     """Gaussian posterior over RFF weights, updated recursively by eq. (13)-(15).
 
-    Used for the per-GP posterior once there are more observations than an exact GP should carry;
+    Implements the :class:`~shared_core.models.surrogate.Posterior` contract for the random-feature GP
+    ``f(x) = phi(x)^T theta``. Used once there are more observations than an exact GP should carry:
     its cost per new observation is ``O(F^2)`` whatever the number of observations.
     """
 
@@ -76,7 +53,7 @@ class BayesianLinearRegression:
         A = np.eye(rff.n_features) / hyper.amp + Phi.T @ Phi / s2  # posterior precision
         LA = safe_cholesky(A)
         b = Phi.T @ y / s2
-        blr.theta_hat = _chol_solve(LA, b)
+        blr.theta_hat = cho_solve((LA, True), b, check_finite=False)
         Linv = np.linalg.inv(LA)  # F x F, well conditioned by the prior term
         blr.Sigma = Linv.T @ Linv
         # log N(y; 0, amp Phi Phi^T + s2 I) by the matrix determinant and Woodbury lemmas
@@ -91,8 +68,8 @@ class BayesianLinearRegression:
         out.theta_hat, out.Sigma, out.log_evidence, out._chol = self.theta_hat.copy(), self.Sigma.copy(), self.log_evidence, None
         return out
 
-    def update(self, x: np.ndarray, y: float) -> float:
-        """Rank-one update with one observation; returns its log predictive density (eq. 13)."""
+    def _update(self, x: np.ndarray, y: float) -> float:
+        """In-place rank-one update with one observation; returns its log predictive density (eq. 13)."""
         phi = self.rff.features(x[None])[0]  # (F,)
         Sphi = self.Sigma @ phi
         s2_pred = float(phi @ Sphi) + self.hyper.noise  # (sigma_{t+1|t})^2
@@ -108,39 +85,52 @@ class BayesianLinearRegression:
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[BayesianLinearRegression, float]:
         """A copy conditioned on ``(Xn (k, d), yn (k,))`` and the joint log predictive density."""
         out = self.copy()
-        return out, float(sum(out.update(x, v) for x, v in zip(Xn, yn)))
+        return out, float(sum(out._update(x, v) for x, v in zip(Xn, yn)))
+
+    def believing(self, X_pending: np.ndarray) -> BayesianLinearRegression:
+        """A copy that "observed" its own mean at ``X_pending (p, d)`` (kriging believer): each update
+        has zero residual, so ``theta_hat`` (the mean) is unchanged and ``Sigma`` only shrinks."""
+        if len(X_pending) == 0:
+            return self
+        return self.condition(X_pending, self.predict(X_pending)[0])[0]
 
     def log_marginal_likelihood(self) -> float:
         return self.log_evidence
 
-    def predict(self, Xq: np.ndarray, with_grad: bool = False):
-        """Latent mean and variance ``(b,)`` (and gradients ``(b, d)``)."""
-        if not with_grad:
-            Phi = self.rff.features(Xq)
-            return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), 1e-12)
-        Phi, dPhi = self.rff.features_with_grad(Xq)
+    def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Latent mean and variance ``(b,)``."""
+        Phi = self.rff.features(X)  # (b, F)
+        return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), _VAR_FLOOR)
+
+    def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
+        Phi, dPhi = self.rff.features_with_grad(X)  # (b, F), (b, F, d)
         SPhi = Phi @ self.Sigma  # (b, F)
-        mean = Phi @ self.theta_hat
         raw_var = np.einsum("bf,bf->b", SPhi, Phi)
         dvar = 2.0 * np.einsum("bfd,bf->bd", dPhi, SPhi)
-        dvar[raw_var <= 1e-12] = 0.0  # the floor is flat
-        return mean, np.maximum(raw_var, 1e-12), np.einsum("bfd,f->bd", dPhi, self.theta_hat), dvar
+        dvar[raw_var <= _VAR_FLOOR] = 0.0  # the floor is flat
+        dmean = np.einsum("bfd,f->bd", dPhi, self.theta_hat)
+        return Phi @ self.theta_hat, np.maximum(raw_var, _VAR_FLOOR), dmean, dvar
 
-    def sample_path(self, rff, rng: np.random.Generator):
+    def sample_path(self, rng: np.random.Generator) -> WeightSample:
         """``f(x) = phi(x)^T theta~``, ``theta~ ~ N(theta_hat, Sigma)`` (eq. 12)."""
         if self._chol is None:
-            Sym = 0.5 * (self.Sigma + self.Sigma.T)
-            self._chol = safe_cholesky(Sym)
-        theta = self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat))
-
-        def path(Xq: np.ndarray, with_grad: bool = False):
-            if not with_grad:
-                return self.rff.features(Xq) @ theta
-            Phi, dPhi = self.rff.features_with_grad(Xq)
-            return Phi @ theta, np.einsum("bfd,f->bd", dPhi, theta)
-
-        return path
+            self._chol = safe_cholesky(0.5 * (self.Sigma + self.Sigma.T))
+        return WeightSample(self.rff, self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat)))
 
 
-def _chol_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return cho_solve((L, True), b, check_finite=False)
+_VAR_FLOOR = 1e-12
+
+
+class WeightSample:
+    """``f(x) = phi(x)^T theta``: one draw of a :class:`BayesianLinearRegression`."""
+
+    def __init__(self, rff: RandomFourierFeatures, theta: np.ndarray):
+        self.rff, self.theta = rff, theta  # theta (F,)
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        return self.rff.features(X) @ self.theta
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Phi, dPhi = self.rff.features_with_grad(X)
+        return Phi @ self.theta, np.einsum("bfd,f->bd", dPhi, self.theta)

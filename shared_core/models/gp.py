@@ -20,9 +20,9 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from shared_core.models.kernels import KernelSpec, kernel_grad_x, kernel_matrix, scaled_sqdist
+from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, kernel_grad_x, kernel_matrix, scaled_sqdist
 
-__all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "safe_cholesky"]
+__all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "PathwiseSample", "safe_cholesky"]
 
 _logger = logging.getLogger(__name__)
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -153,20 +153,25 @@ def fit_hyperparameters(
 
 # ------------------------------------------------------------------------------------ posterior
 class ExactPosterior:
-    """Exact GP posterior with fixed hyperparameters; conditioning on new data is a block Cholesky append.
+    """Exact GP posterior with fixed hyperparameters (the :class:`~shared_core.models.surrogate.Posterior`
+    contract); conditioning on new data is a block Cholesky append.
 
     Args:
         spec, hyper: kernel and its hyperparameters.
         X: ``(n, d)``; y: ``(n,)`` standardised targets.
+        L: the Cholesky factor of ``K + noise I`` if already known.
+        n_frequencies: random frequencies of the prior draw in :meth:`sample_path`.
     """
 
-    def __init__(self, spec: KernelSpec, hyper: GPHyper, X: np.ndarray, y: np.ndarray, L: np.ndarray | None = None):
+    def __init__(self, spec: KernelSpec, hyper: GPHyper, X: np.ndarray, y: np.ndarray, L: np.ndarray | None = None,
+                 *, n_frequencies: int = 256):
         self.spec, self.hyper = spec, hyper
         self.X, self.y = X, y
+        self.n_frequencies = n_frequencies
         if L is None:
             K = kernel_matrix(spec, X, X, hyper.ls, hyper.amp) + hyper.noise * np.eye(len(X))
             L = safe_cholesky(K)
-        self.L = L  # (n, n)
+        self.L = np.asfortranarray(L)  # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
         self.alpha = cho_solve((L, True), y, check_finite=False) if len(y) else np.zeros(0)  # (n,)
 
     @property
@@ -193,7 +198,9 @@ class ExactPosterior:
         n, k = self.n, len(yn)
         L = np.zeros((n + k, n + k))
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
-        return ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L), log_pred
+        post = ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L,
+                              n_frequencies=self.n_frequencies)
+        return post, log_pred
 
     def believing(self, X_pending: np.ndarray) -> ExactPosterior:
         """Posterior after "observing" its own mean at ``X_pending (p, d)`` (kriging believer).
@@ -204,41 +211,54 @@ class ExactPosterior:
             return self
         return self.condition(X_pending, self.predict(X_pending)[0])[0]
 
-    def predict(self, Xq: np.ndarray, with_grad: bool = False):
-        """Latent mean and variance ``(b,)`` at ``Xq (b, d)``; with gradients ``(b, d)`` if asked."""
+    def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Latent mean and variance ``(b,)`` at ``X (b, d)``."""
         h = self.hyper
-        if with_grad:
-            Kq, dKq = kernel_grad_x(self.spec, Xq, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
-        else:
-            Kq = kernel_matrix(self.spec, Xq, self.X, h.ls, h.amp)
-        mean = Kq @ self.alpha
+        Kq = kernel_matrix(self.spec, X, self.X, h.ls, h.amp)  # (b, n)
+        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b)
+        return Kq @ self.alpha, np.maximum(h.amp - np.einsum("nb,nb->b", V, V), _VAR_FLOOR)
+
+    def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
+        h = self.hyper
+        Kq, dKq = kernel_grad_x(self.spec, X, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
         V = cho_solve((self.L, True), Kq.T, check_finite=False)  # (n, b)
         raw_var = h.amp - np.einsum("bn,nb->b", Kq, V)
-        var = np.maximum(raw_var, 1e-12)
-        if not with_grad:
-            return mean, var
-        dmean = np.einsum("bnd,n->bd", dKq, self.alpha)
         dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, V)
-        dvar[raw_var <= 1e-12] = 0.0  # the floor is flat
-        return mean, var, dmean, dvar
+        dvar[raw_var <= _VAR_FLOOR] = 0.0  # the floor is flat
+        return Kq @ self.alpha, np.maximum(raw_var, _VAR_FLOOR), np.einsum("bnd,n->bd", dKq, self.alpha), dvar
 
-    def sample_path(self, rff, rng: np.random.Generator):
+    def sample_path(self, rng: np.random.Generator) -> PathwiseSample:
         """Pathwise posterior sample (Wilson et al. 2020): RFF prior draw plus exact data update.
 
         ``f(x) = f_prior(x) + k(x, X) (K + noise I)^-1 (y - f_prior(X) - eps)``, ``eps ~ N(0, noise I)``,
-        keeps the exact posterior mean and covariance up to the prior approximation of ``rff``.
+        keeps the exact posterior mean and covariance up to the prior approximation; fresh features per
+        draw, so the prior approximations of different draws are independent.
         """
         h = self.hyper
+        rff = RandomFourierFeatures(self.spec, h.ls, self.X.shape[1], self.n_frequencies, rng)
         theta = rng.standard_normal(rff.n_features) * math.sqrt(h.amp)  # prior weights, eq. (11)
         eps = rng.standard_normal(self.n) * math.sqrt(h.noise)
         resid = self.y - rff.features(self.X) @ theta - eps
-        v = cho_solve((self.L, True), resid, check_finite=False)  # (n,)
+        return PathwiseSample(self, rff, theta, cho_solve((self.L, True), resid, check_finite=False))
 
-        def path(Xq: np.ndarray, with_grad: bool = False):
-            if not with_grad:
-                return rff.features(Xq) @ theta + kernel_matrix(self.spec, Xq, self.X, h.ls, h.amp) @ v
-            Phi, dPhi = rff.features_with_grad(Xq)  # (b, F), (b, F, d)
-            Kq, dKq = kernel_grad_x(self.spec, Xq, self.X, h.ls, h.amp)
-            return Phi @ theta + Kq @ v, np.einsum("bfd,f->bd", dPhi, theta) + np.einsum("bnd,n->bd", dKq, v)
 
-        return path
+_VAR_FLOOR = 1e-12
+
+
+class PathwiseSample:
+    """``f(x) = phi(x)^T theta + k(x, X) v``: one draw of an :class:`ExactPosterior`."""
+
+    def __init__(self, post: ExactPosterior, rff: RandomFourierFeatures, theta: np.ndarray, v: np.ndarray):
+        self.post, self.rff, self.theta, self.v = post, rff, theta, v  # theta (F,), v (n,)
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        p, h = self.post, self.post.hyper
+        return self.rff.features(X) @ self.theta + kernel_matrix(p.spec, X, p.X, h.ls, h.amp) @ self.v
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, h = self.post, self.post.hyper
+        Phi, dPhi = self.rff.features_with_grad(X)  # (b, F), (b, F, d)
+        Kq, dKq = kernel_grad_x(p.spec, X, p.X, h.ls, h.amp)  # (b, n), (b, n, d)
+        return (Phi @ self.theta + Kq @ self.v,
+                np.einsum("bfd,f->bd", dPhi, self.theta) + np.einsum("bnd,n->bd", dKq, self.v))

@@ -17,7 +17,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KernelSpec", "FORMS", "default_dictionary", "lengthscale_grid_dictionary", "sample_spectral"]
+__all__ = [
+    "FORMS",
+    "KernelSpec",
+    "RandomFourierFeatures",
+    "default_dictionary",
+    "kernel_names",
+    "lengthscale_grid_dictionary",
+    "parse_kernel",
+    "parse_kernels",
+    "sample_spectral",
+]
 
 FORMS = ("rbf", "matern32", "matern52")
 _NU = {"matern32": 1.5, "matern52": 2.5}
@@ -120,6 +130,31 @@ def sample_spectral(spec: KernelSpec, d: int, D: int, rng: np.random.Generator) 
     return Z / np.sqrt(g)
 
 
+class RandomFourierFeatures:
+    """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for a stationary kernel with given lengthscales."""
+
+    def __init__(self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator):
+        self.W = sample_spectral(spec, d, n_frequencies, rng) / ls  # (D, d)
+        self.scale = 1.0 / math.sqrt(n_frequencies)
+
+    @property
+    def n_features(self) -> int:
+        return 2 * len(self.W)
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """``(b, F)`` features of ``(b, d)`` points."""
+        Z = X @ self.W.T  # (b, D)
+        return self.scale * np.hstack([np.sin(Z), np.cos(Z)])
+
+    def features_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Features ``(b, F)`` and their input gradients ``(b, F, d)``."""
+        Z = X @ self.W.T
+        S, C = np.sin(Z), np.cos(Z)
+        dS = C[:, :, None] * self.W[None]  # d sin(w.x)/dx = cos(w.x) w
+        dC = -S[:, :, None] * self.W[None]
+        return self.scale * np.hstack([S, C]), self.scale * np.concatenate([dS, dC], axis=1)
+
+
 def default_dictionary() -> tuple[KernelSpec, ...]:
     """The paper's dictionary of four distinct kernel forms (Sec. V): RBF, RBF-ARD, Matérn-3/2, Matérn-5/2."""
     return (
@@ -138,3 +173,40 @@ def lengthscale_grid_dictionary(exponents: range = range(-4, 7)) -> tuple[Kernel
     the weights of eq. (9) then rule out.
     """
     return tuple(KernelSpec("rbf", ard=False, lengthscale=10.0**c) for c in exponents)
+
+
+# ------------------------------------------------------------------------------------ names
+def kernel_names() -> list[str]:
+    """Every kernel name :func:`parse_kernel` accepts: each form, isotropic or ``"-ard"``."""
+    return [form + suffix for form in FORMS for suffix in ("", "-ard")]
+
+
+def parse_kernel(kernel: KernelSpec | str) -> KernelSpec:
+    """A :class:`KernelSpec`, or the one named ``kernel`` (e.g. ``"matern52-ard"``, JSON-friendly)."""
+    if isinstance(kernel, KernelSpec):
+        return kernel
+    if isinstance(kernel, str):
+        form, ard = (kernel[: -len("-ard")], True) if kernel.endswith("-ard") else (kernel, False)
+        if form in FORMS:
+            return KernelSpec(form, ard=ard)
+    raise ValueError(f"kernel must be a KernelSpec or one of {kernel_names()}, got {kernel!r}")
+
+
+def parse_kernels(kernels) -> tuple[KernelSpec, ...] | None:
+    """A kernel dictionary: ``None`` (the default dictionary), ``"grid"`` (the lengthscale grid) or a
+    non-empty sequence of :class:`KernelSpec` objects and/or names (see :func:`parse_kernel`)."""
+    if kernels is None:
+        return None
+    if isinstance(kernels, str):
+        if kernels == "grid":
+            return lengthscale_grid_dictionary()
+        raise ValueError(f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
+                         f"got {kernels!r}")
+    try:
+        specs = tuple(kernels)
+    except TypeError:
+        raise ValueError(f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
+                         f"got {kernels!r}") from None
+    if not specs:
+        raise ValueError("kernels must not be empty")
+    return tuple(parse_kernel(k) for k in specs)

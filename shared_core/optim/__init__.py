@@ -1,1 +1,1 @@
-"""optim"""
+"""Optimisers over the encoded search space: the acquisition maximiser and SVGD."""

@@ -1,6 +1,6 @@
 """Maximisation of an acquisition function over an encoded mixed search space.
 
-An acquisition is a callable ``acq(X (b, d), with_grad) -> values (b,)`` or ``(values, grads (b, d))``.
+The acquisition is any :class:`~shared_core.acquisition.base.Acquisition` (``value`` and ``value_and_grad``).
 
 Method (shared by every algorithm):
 1. Raw candidates: scrambled Sobol points plus Gaussian perturbations of the best observed points.
@@ -18,16 +18,13 @@ bisection, so every returned point satisfies the constraints after decoding.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from scipy.optimize import minimize
 
+from shared_core.acquisition.base import Acquisition
 from shared_core.search_space import SearchSpace
 
 __all__ = ["maximize_acquisition", "raw_candidates", "pull_back", "matches_any"]
-
-Acquisition = Callable[..., object]
 
 
 def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
@@ -43,7 +40,7 @@ def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> n
     return X
 
 
-def _lbfgs_continuous(acq, space: SearchSpace, X0: np.ndarray, maxiter: int) -> np.ndarray:
+def _lbfgs_continuous(acq: Acquisition, space: SearchSpace, X0: np.ndarray, maxiter: int) -> np.ndarray:
     """Batched L-BFGS-B over the continuous columns of every row of ``X0`` ``(s, d)``."""
     cont = space.continuous_columns
     if len(cont) == 0:
@@ -54,7 +51,7 @@ def _lbfgs_continuous(acq, space: SearchSpace, X0: np.ndarray, maxiter: int) -> 
     def fun(z: np.ndarray):
         X = base.copy()
         X[:, cont] = z.reshape(s, c)
-        vals, grads = acq(X, True)
+        vals, grads = acq.value_and_grad(X)
         vals = np.nan_to_num(vals, nan=-1e10, neginf=-1e10, posinf=1e10)  # one bad start must not stop the others
         return -float(np.sum(vals)), -np.nan_to_num(grads[:, cont]).ravel()
 
@@ -82,16 +79,16 @@ def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int 
     return X
 
 
-def _categorical_ascent(acq, space: SearchSpace, X: np.ndarray) -> np.ndarray:
+def _categorical_ascent(acq: Acquisition, space: SearchSpace, X: np.ndarray) -> np.ndarray:
     """For each row and each categorical parameter, switch to the best choice (others fixed)."""
     X = X.copy()
     for group in space.categorical_groups:
-        best_vals = acq(X, False)
+        best_vals = acq.value(X)
         for col in group:
             trial = X.copy()
             trial[:, group] = 0.0
             trial[:, col] = 1.0
-            vals = acq(trial, False)
+            vals = acq.value(trial)
             better = vals > best_vals
             X[better], best_vals[better] = trial[better], vals[better]
     return X
@@ -115,14 +112,14 @@ def maximize_acquisition(
     """
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = raw_candidates(space, rng, n_raw, X_best)
-    raw_vals = np.concatenate([acq(chunk, False) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
+    raw_vals = np.concatenate([acq.value(chunk) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
     raw_vals = np.where(np.isfinite(raw_vals), raw_vals, -np.inf)
     if space.constraints:
         feasible = space.feasible(raw)
         raw, raw_vals = raw[feasible], raw_vals[feasible]
         if len(raw) == 0:
             raw = space.sample(rng, 1)  # raises a clear error if nothing is feasible
-            raw_vals = acq(raw, False)
+            raw_vals = acq.value(raw)
     starts = raw[np.argsort(-raw_vals)[:n_starts]]
     X = pull_back(space, starts, _lbfgs_continuous(acq, space, starts, maxiter))
     if space.categorical_groups:
@@ -133,7 +130,7 @@ def maximize_acquisition(
     fallback_vals = raw_vals[~matches_any(raw, avoid)]
     X = np.vstack([space.round_to_valid(X), fallback[np.argsort(-fallback_vals)[:_N_RAW_FINALISTS]],
                    raw[np.argmax(raw_vals)][None]])
-    vals = acq(X, False)
+    vals = acq.value(X)
     vals = np.where(np.isfinite(vals) & space.feasible(X), vals, -np.inf)
     fresh = ~matches_any(X, avoid)
     if fresh.any():

@@ -3,7 +3,7 @@ import pytest
 from scipy.optimize import approx_fprime
 from scipy.stats import norm
 
-from shared_core.acquisition.analytic import log_ei_acquisition, log_h
+from shared_core.acquisition import LogExpectedImprovement, UpperConfidenceBound, log_h
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.models.kernels import KernelSpec
 
@@ -18,13 +18,14 @@ def test_log_h_matches_direct_formula_and_is_continuous():
     assert np.all(np.isfinite(log_h(np.array([-1e3, -40.0]))[0]))
 
 
-def test_log_ei_gradient_matches_finite_differences():
+def test_log_ei_and_ucb_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     X = rng.random((8, 2))
     y = rng.standard_normal(8)
     post = ExactPosterior(KernelSpec("matern52", True), GPHyper(np.array([0.3, 0.5]), 1.0, 1e-3), X, y)
-    acq = log_ei_acquisition(post, best=float(y.min()))
-    for x in rng.random((4, 2)):
-        _, g = acq(x[None], True)
-        fd = approx_fprime(x, lambda z: acq(z[None])[0], 1e-7)
-        np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)
+    for acq in (LogExpectedImprovement(post, best=float(y.min())), UpperConfidenceBound(post, beta=2.0)):
+        for x in rng.random((4, 2)):
+            v, g = acq.value_and_grad(x[None])
+            assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)
+            fd = approx_fprime(x, lambda z: acq.value(z[None])[0], 1e-7)
+            np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)

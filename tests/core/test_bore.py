@@ -6,6 +6,7 @@ from scipy.optimize import approx_fprime
 
 from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
 from shared_core.algorithms.bore import BOREAlgorithm, quantile_labels
+from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import LinearConstraint
 
 
@@ -39,18 +40,18 @@ def _fitted(variant):
 def test_acquisition_and_score_gradients_match_finite_differences(variant):
     clf = _fitted(variant)
     for x in np.random.default_rng(1).random((3, 2)) * 0.8 + 0.1:
-        _, g = clf.acquisition(x[None], True)
-        fd = approx_fprime(x, lambda v: float(clf.acquisition(v[None])[0]), 1e-6)
+        _, g = clf.acquisition().value_and_grad(x[None])
+        fd = approx_fprime(x, lambda v: float(clf.acquisition().value(v[None])[0]), 1e-6)
         np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)  # forward differences: ~1e-5 error
-        log_a = (lambda v: np.log(clf.acquisition(v[None])[0])) if variant == "bore++" else \
-            (lambda v: -np.logaddexp(0.0, -clf.acquisition(v[None])[0]))  # log sigmoid(logit)
+        log_a = (lambda v: np.log(clf.acquisition().value(v[None])[0])) if variant == "bore++" else \
+            (lambda v: -np.logaddexp(0.0, -clf.acquisition().value(v[None])[0]))  # log sigmoid(logit)
         np.testing.assert_allclose(clf.log_density_grad(x[None])[0], approx_fprime(x, log_a, 1e-6), rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 def test_classifier_prefers_the_good_region(variant):
     clf = _fitted(variant)
-    good, bad = clf.acquisition(np.array([[0.3, 0.3]])), clf.acquisition(np.array([[0.95, 0.95]]))
+    good, bad = clf.acquisition().value(np.array([[0.3, 0.3]])), clf.acquisition().value(np.array([[0.95, 0.95]]))
     if variant == "bore++":  # compare pi^ alone: the UCB term may favour unexplored corners
         good, bad = clf.post.predict(np.array([[0.3, 0.3]]))[0], clf.post.predict(np.array([[0.95, 0.95]]))[0]
     assert good[0] > bad[0]
@@ -65,7 +66,7 @@ def test_sequential_suggestion_is_the_acquisition_argmax_and_batches_spread():
     space = _space()
     alg = BOREAlgorithm()
     x_seq = alg.suggest(space, Observations(X, y), 1, np.random.default_rng(0))[0]
-    acq = alg.classifier.acquisition
+    acq = alg.classifier.acquisition().value
     grid = np.stack(np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41)), -1).reshape(-1, 2)
     assert acq(x_seq[None])[0] >= acq(grid).max() - 1e-6  # at least as good as a 41x41 grid
     batch = alg.suggest(space, Observations(X, y, X_pending=x_seq[None]), 4, np.random.default_rng(1))
@@ -95,7 +96,7 @@ def test_asynchronous_particle_stays_near_the_pending_aware_maximum():
     alg = BOREAlgorithm()
     pending = np.array([[0.3, 0.3], [0.25, 0.35]])
     x = alg.suggest(space, Observations(X, y, X_pending=pending), 1, np.random.default_rng(0))[0]
-    acq = alg.classifier.given_pending(pending).acquisition
+    acq = alg.classifier.given_pending(pending).acquisition().value
     grid = np.stack(np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41)), -1).reshape(-1, 2)
     values = acq(grid)
     # the particle starts at the maximiser and SVGD (sharpness 10) only nudges it: it stays in the top
@@ -112,7 +113,7 @@ def test_sharper_target_concentrates_the_batch_on_high_acquisition():
         alg = BOREAlgorithm(batch_size=8, sharpness=k)
         alg.suggest(space, Observations(X, y), 1, np.random.default_rng(0))
         batch = np.array(alg._queue)  # the 7 particles not handed out yet
-        means[k] = alg.classifier.acquisition(batch).mean()
+        means[k] = alg.classifier.acquisition().value(batch).mean()
     assert means[30.0] > means[1.0]
 
 
@@ -181,15 +182,27 @@ def test_network_leaves_torch_global_random_state_alone():
     assert torch.equal(torch.rand(3), expected)
 
 
-def test_queued_batch_is_not_reused_in_another_space():
-    """A synchronous batch drawn for one space (here: a loose constraint) is redrawn for another."""
+@pytest.mark.parametrize("change", ["params", "constraints"])
+def test_queued_batch_is_not_reused_in_another_space(change):
+    """A synchronous batch drawn for one space is redrawn for another space of the same shape.
+
+    The other space is chosen so that the queued particles pass its feasibility check (asserted below):
+    only the queue key, not the check that rejects infeasible queued particles, can keep them out.
+    """
     X, y = _data()
-    alg = BOREAlgorithm(batch_size=4)
-    loose = SearchSpace(_space().params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.5)])
-    tight = SearchSpace(_space().params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 0.3)])
-    alg.suggest(loose, Observations(X, y), 1, np.random.default_rng(0))
-    x = alg.suggest(tight, Observations(X, y), 1, np.random.default_rng(1))[0]
-    assert tight.feasible(x[None])[0]
+    first = _space()  # a, b continuous in [0, 1], no constraint
+    if change == "params":  # same encoded shape, but on grids: a queued (continuous) particle is off-grid
+        other = SearchSpace({"a": FloatParam(0.0, 1.0, step=0.25), "b": IntParam(0, 4)})
+    else:  # same parameters, a constraint that every queued particle satisfies
+        other = SearchSpace(first.params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.9)])
+    alg = BOREAlgorithm(batch_size=4, svgd_steps=100)
+    alg.suggest(first, Observations(X, y), 1, np.random.default_rng(0))  # one SVGD run: 1 handed out, 3 queued
+    queued = np.array(alg._queue)
+    assert len(queued) == 3 and other.feasible(queued).all()
+    batch = alg.suggest(other, Observations(X, y), 2, np.random.default_rng(1))  # same data, other space
+    assert not matches_any(batch, queued).any()  # a reused particle would be returned unchanged
+    np.testing.assert_array_equal(other.round_to_valid(batch), batch)  # valid points of the other space
+    assert other.feasible(batch).all()
 
 
 def test_registry_builds_bore_with_json_options():

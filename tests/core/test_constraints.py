@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from shared_core.acquisition import Acquisition
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
 from shared_core.search_space import CategoricalParam, FloatParam, IntParam, LinearConstraint, SearchSpace
 
@@ -46,16 +47,26 @@ def test_constraint_on_unknown_or_categorical_parameter_is_rejected():
         SearchSpace({"x": FloatParam(0.0, 1.0)}, constraints=[LinearConstraint((("zz", 1.0),), 1.0)])
 
 
+class _Linear(Acquisition):
+    """``X @ w``."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def value(self, X):
+        return X @ self.w
+
+    def value_and_grad(self, X):
+        return X @ self.w, np.tile(self.w, (len(X), 1))
+
+
 def test_optimiser_finds_the_constrained_optimum_on_the_boundary():
     """Maximise x1 + x2 subject to x1 + x2 <= 2.5: the unconstrained optimum (4) is infeasible, so the
     optimiser must end on the boundary (within the bisection resolution, 2 * 2**-30 per unit)."""
     space = SearchSpace({"x1": FloatParam(0.0, 2.0), "x2": FloatParam(0.0, 2.0)},
                         constraints=[LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5)])
 
-    def acq(X, with_grad):
-        vals = 2.0 * X.sum(axis=1)  # x1 + x2 in decoded units
-        return (vals, np.full_like(X, 2.0)) if with_grad else vals
-
+    acq = _Linear(np.full(2, 2.0))  # x1 + x2 in decoded units
     for seed in range(5):
         x = maximize_acquisition(acq, space, np.random.default_rng(seed))
         v = space.decode(x)
@@ -66,12 +77,10 @@ def test_optimiser_finds_the_constrained_optimum_on_the_boundary():
 def test_optimiser_respects_constraints_with_integers_and_categoricals():
     space = _space()
 
-    def acq(X, with_grad):  # pushes every numeric column up, prefers choice "b"
-        w = np.zeros(space.dim)
-        w[[0, 1, 4]] = 1.0
-        w[3] = 0.5
-        vals = X @ w
-        return (vals, np.tile(w, (len(X), 1))) if with_grad else vals
+    w = np.zeros(space.dim)  # pushes every numeric column up, prefers choice "b"
+    w[[0, 1, 4]] = 1.0
+    w[3] = 0.5
+    acq = _Linear(w)
 
     for seed in range(5):
         v = space.decode(maximize_acquisition(acq, space, np.random.default_rng(seed)))

@@ -85,3 +85,19 @@ def test_output_transform_handles_huge_and_constant_values():
     for y in (np.array([1e300, -1e300, 5e299, 0.0]), np.full(5, 3.0), np.array([1.0, 2.0])):
         z = OutputTransform.fit(y)(y)
         assert np.all(np.isfinite(z))
+
+
+def test_yeojohnson_matches_scipy():
+    """Our Yeo-Johnson (no scipy.stats at import) against scipy.stats on both signs, and its
+    maximum-likelihood lambda against scipy's clipped to [-1, 1] (ours is bounded: 1e-4 tolerance)."""
+    from scipy import stats
+
+    from shared_core.models.ensemble import _yeojohnson_lambda, yeojohnson
+
+    rng = np.random.default_rng(0)
+    u = np.concatenate([rng.standard_normal(20), rng.exponential(3.0, 30)])
+    for lam in (-1.0, -0.3, 0.0, 0.5, 1.0):
+        np.testing.assert_allclose(yeojohnson(u, lam), stats.yeojohnson(u, lam), rtol=1e-10, atol=1e-12)
+    for scale in (0.5, 3.0, 30.0):  # light to heavy right tails
+        v = rng.exponential(scale, 60) ** 1.5
+        assert _yeojohnson_lambda(v) == pytest.approx(np.clip(stats.yeojohnson_normmax(v), -1, 1), abs=1e-3)

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from shared_core.models.features import BayesianLinearRegression, RandomFourierFeatures
+from shared_core.models.features import BayesianLinearRegression
+from shared_core.models.kernels import RandomFourierFeatures
 from shared_core.models.gp import ExactPosterior, GPHyper, _neg_log_posterior, fit_hyperparameters
 from shared_core.models.kernels import KernelSpec
 
@@ -58,29 +59,6 @@ def test_priors_are_lognormal_densities_of_the_values():
     np.testing.assert_allclose(h.ls, np.exp(mu - sd**2), rtol=1e-4)  # L-BFGS-B tolerance on a flat-ish optimum
 
 
-def test_incremental_conditioning_equals_batch_and_eq13_sums_to_eq9():
-    X, y = _data(n=15)
-    spec, h = KernelSpec("matern52"), GPHyper(np.array([0.4]), 1.3, 1e-3)
-    full = ExactPosterior(spec, h, X, y)
-    part = ExactPosterior(spec, h, X[:10], y[:10])
-    inc, log_pred = part.condition(X[10:], y[10:])
-    np.testing.assert_allclose(inc.L, full.L, atol=1e-9)
-    np.testing.assert_allclose(inc.alpha, full.alpha, atol=1e-7)
-    # p(y_1..15) = p(y_1..10) p(y_11..15 | y_1..10): eq. (13) accumulates the eq. (9) evidence
-    assert part.log_marginal_likelihood() + log_pred == pytest.approx(full.log_marginal_likelihood(), abs=1e-8)
-
-
-@pytest.mark.parametrize("spec", SPECS[:3], ids=lambda s: s.name)
-def test_predict_gradients(spec):
-    X, y = _data()
-    h = GPHyper(np.full(3 if spec.ard else 1, 0.4), 1.0, 1e-3)
-    post = ExactPosterior(spec, h, X, y)
-    x = np.array([0.3, 0.6, 0.2])
-    _, _, dm, dv = post.predict(x[None], True)
-    np.testing.assert_allclose(dm[0], approx_fprime(x, lambda z: post.predict(z[None])[0][0], 1e-7), atol=1e-4)
-    np.testing.assert_allclose(dv[0], approx_fprime(x, lambda z: post.predict(z[None])[1][0], 1e-7), atol=1e-4)
-
-
 def test_pathwise_samples_match_exact_posterior_moments():
     """Sample mean/variance of pathwise draws vs the exact GP on 4 points (small data).
 
@@ -95,7 +73,8 @@ def test_pathwise_samples_match_exact_posterior_moments():
     post = ExactPosterior(spec, h, X, y)
     Xq = np.linspace(0, 1, 9)[:, None]
     mean, var = post.predict(Xq)
-    draws = np.array([post.sample_path(RandomFourierFeatures(spec, h.ls, 1, 256, rng), rng)(Xq) for _ in range(2000)])
+    post = ExactPosterior(spec, h, X, y, n_frequencies=256)
+    draws = np.array([post.sample_path(rng).value(Xq) for _ in range(2000)])
     np.testing.assert_allclose(draws.mean(0), mean, atol=4 * np.sqrt(var.max() / 2000) + 0.02)
     np.testing.assert_allclose(draws.var(0), var, rtol=0.15, atol=0.01)
 
@@ -104,15 +83,3 @@ def test_pathwise_samples_match_exact_posterior_moments():
     assert np.abs(blr_var - var).max() > np.abs(draws.var(0) - var).max()
 
 
-def test_blr_recursive_updates_equal_batch_posterior():
-    X, y = _data(n=20)
-    rng = np.random.default_rng(5)
-    spec, h = KernelSpec("matern32"), GPHyper(np.array([0.5]), 1.2, 0.01)
-    rff = RandomFourierFeatures(spec, h.ls, 3, 16, rng)
-    batch = BayesianLinearRegression.from_data(rff, h, spec, X, y)
-    rec = BayesianLinearRegression(rff, h, spec)
-    for x, v in zip(X, y):
-        rec.update(x, v)  # eq. (15a), (15b)
-    np.testing.assert_allclose(rec.theta_hat, batch.theta_hat, atol=1e-8)
-    np.testing.assert_allclose(rec.Sigma, batch.Sigma, atol=1e-8)
-    assert rec.log_marginal_likelihood() == pytest.approx(batch.log_marginal_likelihood(), abs=1e-7)

@@ -49,7 +49,7 @@ def test_seed_reproduces_and_reseed_changes(make):
 @pytest.mark.parametrize(
     "kwargs",
     [{"acquisition": "ucb"}, {"n_startup_trials": -1}, {"n_startup_trials": 1.5}, {"n_features": 7},
-     {"independent_sampler": "random"}, {"seed": "x"}, {"kernels": ["rbf"]}],
+     {"independent_sampler": "random"}, {"seed": "x"}, {"kernels": ["rbf-bogus"]}, {"kernels": "rbf"}, {"n_startup_trials": True}],
 )
 def test_bad_arguments_raise_value_error(kwargs):
     with pytest.raises(ValueError):
@@ -215,3 +215,35 @@ def test_sampler_pickles_and_continues(make):
     study.sampler = pickle.loads(pickle.dumps(sampler))
     study.optimize(_sphere, n_trials=2)
     assert len(study.trials) == 7
+
+
+class _SourceRecorder(_RecordingAlgorithm):
+    """Asks the adapter for each trial's ``agent_id`` attribute and records the labels it gets."""
+
+    source_attribute = "agent_id"
+
+    def suggest(self, space, obs, n, rng):
+        self.last = obs.cleaned()
+        return super().suggest(space, obs, n, rng)
+
+
+def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
+    algorithm = _SourceRecorder()
+    study = optuna.create_study(sampler=CoreSampler(algorithm, n_startup_trials=1))
+    labels = {0: 3, 1: None, 2: 5, 3: 1}  # None: a trial without the attribute
+    for number, label in labels.items():
+        trial = study.ask()
+        if label is not None:
+            trial.set_user_attr("agent_id", label)
+        x = trial.suggest_float("x", 0, 1)
+        study.tell(trial, math.inf if number == 2 else x + number)  # an infinite value is clipped, not dropped
+    running = study.ask()
+    running.set_user_attr("agent_id", 9)
+    running.suggest_float("x", 0, 1)
+    study.ask().suggest_float("x", 0, 1)
+    obs = algorithm.last
+    np.testing.assert_array_equal(obs.source, [3, -1, 5, 1])
+    np.testing.assert_array_equal(obs.pending_source, [9])
+    # labels travel with their rows: the infinite value's row (agent 5) holds the worst finite value
+    assert obs.y[list(obs.source).index(5)] == obs.y.max()
+    assert CoreSampler(_RecordingAlgorithm())._sources([]) is None  # nothing asked, nothing read

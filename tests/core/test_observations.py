@@ -1,0 +1,67 @@
+"""Observations carry their source: every filtering step keeps the labels aligned with their rows."""
+
+import numpy as np
+import pytest
+
+from shared_core import FloatParam, Observations, SearchSpace
+from shared_core.interface import UNKNOWN_SOURCE, OneAtATimeAlgorithm
+
+
+def _obs():
+    X = np.arange(12.0).reshape(6, 2) / 12
+    y = np.array([3.0, np.nan, np.inf, -1.0, -np.inf, np.nan])
+    return Observations(X, y, X_pending=np.full((2, 2), 0.5), source=[10, 11, 12, 13, 14, 15],
+                        pending_source=[20, 21])
+
+
+def test_cleaning_drops_nan_rows_clips_infinities_and_keeps_sources_aligned():
+    obs = _obs()
+    clean = obs.cleaned()
+    np.testing.assert_array_equal(clean.source, [10, 12, 13, 14])  # the NaN rows 11 and 15 are gone
+    np.testing.assert_array_equal(clean.y, [3.0, 3.0, -1.0, -1.0])  # +inf -> worst, -inf -> best finite
+    np.testing.assert_array_equal(clean.X, obs.X[[0, 2, 3, 4]])
+    np.testing.assert_array_equal(clean.pending_source, [20, 21])
+    sub = clean.subset(np.array([2, 0]))
+    np.testing.assert_array_equal(sub.source, [13, 10])
+    np.testing.assert_array_equal(sub.X, obs.X[[3, 0]])
+
+
+def test_sources_default_to_unknown_and_follow_new_pending_points():
+    obs = Observations(np.zeros((3, 2)), np.zeros(3))
+    np.testing.assert_array_equal(obs.source, [UNKNOWN_SOURCE] * 3)
+    assert obs.X_pending.shape == (0, 2) and obs.pending_source.shape == (0,)
+    more = obs.with_pending(np.ones((2, 2)), source=4).with_pending(np.full(2, 0.3))
+    np.testing.assert_array_equal(more.pending_source, [4, 4, UNKNOWN_SOURCE])
+    np.testing.assert_array_equal(more.X_pending[-1], [0.3, 0.3])
+
+
+@pytest.mark.parametrize("bad", [[1, 2], [1.5, 2.0, 3.0], ["a", "b", "c"]])
+def test_bad_sources_name_the_argument(bad):
+    with pytest.raises(ValueError, match="source"):
+        Observations(np.zeros((3, 1)), np.zeros(3), source=bad)
+
+
+class _Recorder(OneAtATimeAlgorithm):
+    """Records the observations each hook receives."""
+
+    def __init__(self):
+        super().__init__()
+        self.prepared, self.seen = None, []
+
+    def _prepare(self, space, obs, rng):
+        self.prepared = obs
+
+    def _suggest_one(self, space, obs, context, rng):
+        self.seen.append(obs)
+        return np.full(space.dim, 0.1 * len(self.seen))
+
+
+def test_algorithm_hooks_receive_clean_observations_with_their_sources():
+    alg = _Recorder()
+    space = SearchSpace({"a": FloatParam(0, 1), "b": FloatParam(0, 1)})
+    alg.suggest(space, _obs(), 2, np.random.default_rng(0))
+    np.testing.assert_array_equal(alg.prepared.source, [10, 12, 13, 14])
+    np.testing.assert_array_equal(alg.seen[0].pending_source, [20, 21])
+    # the second suggestion sees the first as pending, of unknown source (it has not run anywhere yet)
+    np.testing.assert_array_equal(alg.seen[1].pending_source, [20, 21, UNKNOWN_SOURCE])
+    np.testing.assert_array_equal(alg.seen[1].X_pending[-1], [0.1, 0.1])

@@ -92,13 +92,15 @@ class AxSpace:
         Missing parameters take their backfill value (parameters added to the space later).
         """
         backfill = self.ax_space.backfill_values()
-        rows, kept = [], []
+        columns: dict[str, list[Any]] = {name: [] for name in self.core.params}
+        kept = []
         for i, params in enumerate(parameterizations):
             values = self._core_values({**backfill, **params})
             if values is not None:
-                rows.append(self.core.encode(values))
+                for name, v in values.items():
+                    columns[name].append(v)
                 kept.append(i)
-        return np.array(rows).reshape(len(rows), self.core.dim), np.array(kept, dtype=int)
+        return self.core.encode_columns(columns, n_rows=len(kept)), np.array(kept, dtype=int)
 
     def _core_values(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         values = {}

@@ -16,6 +16,7 @@ from ax.generation_strategy.external_generation_node import ExternalGenerationNo
 from ax_egp._space import AxSpace
 from shared_core.interface import Observations
 from shared_core.registry import make_algorithm
+from shared_core.validation import check_int
 
 __all__ = ["AlgorithmNode"]
 
@@ -40,14 +41,12 @@ class AlgorithmNode(ExternalGenerationNode):
         self, method: str = "egp-ts", seed: int | None = None, options: dict[str, Any] | None = None,
         name: str | None = None,
     ) -> None:
-        options = dict(options or {})
+        options = {key: _plain(value) for key, value in (options or {}).items()}
         try:
             json.dumps(options)
         except TypeError as err:
             raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
-        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)):
-            raise ValueError(f"seed must be an integer or None, got {seed!r}")
-        seed = None if seed is None else int(seed)
+        seed = None if seed is None else check_int("seed", seed)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
         super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)
         self.method, self.seed, self.options = method, seed, options
@@ -100,6 +99,15 @@ class AlgorithmNode(ExternalGenerationNode):
             X, kept = space.encode_kept(params)  # arms outside the current space are skipped
             self._prepared = (dict(self._fixed), space, Observations(X=X, y=values[kept]))
         return self._prepared[1], self._prepared[2]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars (also inside lists) turned into Python ones, for JSON storage."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _objective(experiment: Experiment) -> tuple[str, float]:

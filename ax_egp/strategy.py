@@ -14,6 +14,7 @@ from ax.generation_strategy.transition_criterion import MaxTrialsAwaitingData, M
 
 from ax_egp.node import AlgorithmNode
 from shared_core.registry import algorithm_names
+from shared_core.validation import check_int
 
 __all__ = ["generation_strategy"]
 
@@ -46,8 +47,7 @@ def generation_strategy(
     """
     if method not in algorithm_names():
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
-    if not isinstance(initialization_trials, int) or isinstance(initialization_trials, bool) or initialization_trials < 0:
-        raise ValueError(f"initialization_trials must be a non-negative integer, got {initialization_trials!r}")
+    initialization_trials = check_int("initialization_trials", initialization_trials, minimum=0)
     node = AlgorithmNode(method, seed=seed, options=options)  # validates seed and options
     seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:

@@ -38,6 +38,7 @@ import optuna  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from functions import FUNCTIONS, SUITE  # noqa: E402
+from provenance import commit, utc_now  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -250,7 +251,7 @@ def main(argv=None):
         for n in map(int, a.sizes.split(",")):
             for s in samplers:
                 if s == "gp" and n > 1000:
-                    continue  # GPSampler is measured up to 1000 trials (issue #2)
+                    continue  # GPSampler is measured up to 1000 trials (its cost grows as n^3)
                 if (None, s, None, None, None, None, n) not in done:
                     jobs.append(("overhead", {"sampler_name": s, "n_complete": n, "n_suggest": 5}))
     else:
@@ -276,8 +277,10 @@ def main(argv=None):
     print(f"{len(jobs)} runs to do, {len(done)} already in {out}", flush=True)
     import multiprocessing as mp
 
+    code = commit()  # once, before this run appends anything
     with mp.get_context("spawn").Pool(a.procs) as pool:
         for rec in pool.imap_unordered(_job, jobs):
+            rec.update(commit=code, date=utc_now())
             with out.open("a") as fh:
                 fh.write(json.dumps(rec) + "\n")
             tag = rec.get("function", "overhead")

@@ -62,7 +62,6 @@ def _early_threads(argv) -> int:
 
 _THREADS = _early_threads(sys.argv[1:])
 
-import datetime  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import pathlib  # noqa: E402
@@ -79,6 +78,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from functions import hartmann6, levy  # noqa: E402
+from provenance import commit, utc_now  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -88,21 +88,6 @@ HEAVY_MODULES = ("scipy", "scipy.stats", "scipy.optimize", "scipy.linalg", "torc
 
 
 # ----------------------------------------------------------------------------- provenance
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", "--no-optional-locks", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def commit() -> str:
-    """Short HEAD, ``+dirty`` if tracked or untracked files outside ``benchmarks/results/`` changed."""
-    head = _git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = _git("status", "--porcelain", "--", ".", ":(exclude)benchmarks/results")
-    return head + ("+dirty" if dirty else "")
-
-
 _COMMIT = commit()  # once, before this run appends anything
 
 
@@ -124,7 +109,7 @@ def header(bench: str) -> dict:
     versions = {"optuna": optuna.__version__, "numpy": np.__version__}
     if "torch" in sys.modules:
         versions["torch"] = sys.modules["torch"].__version__
-    return {"bench": bench, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    return {"bench": bench, "date": utc_now(),
             "commit": _COMMIT, "python": platform.python_version(), "machine": platform.machine(),
             "cpu_count": os.cpu_count(), "thread_settings": thread_settings(), "versions": versions,
             "egp_path": str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent)}

@@ -1,4 +1,25 @@
-"""Framework-free numerics of the egp-samplers suite (never imports optuna or ax)."""
+"""Framework-free numerics of the egp-samplers suite (never imports optuna or ax).
+
+Module map (BoTorch-style: one folder per role):
+
+=============================  ==========================================================================
+``interface.py``               the adapter/algorithm boundary: ``Observations`` (rows, values, pending
+                               points, per-row source labels), the ``Algorithm`` protocol, and
+                               ``OneAtATimeAlgorithm`` (the shared suggest loop)
+``search_space.py``            parameters and their column-wise encoding to the unit cube
+``registry.py``                named algorithms for the adapters (``make_algorithm("egp-ts")``)
+``validation.py``              argument checks shared by every constructor
+``models/surrogate.py``        the surrogate contract (``Posterior``, ``FunctionSample``)
+``models/gp.py``               exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples
+``models/features.py``         random-feature GP (Bayesian linear regression, for large data)
+``models/kernels.py``          kernels, spectral densities, random Fourier features, kernel names
+``models/ensemble.py``         the ensemble of GPs (weights, incremental updates, output warping)
+``models/refit.py``            when to refit hyperparameters, and on which points
+``acquisition/``               acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
+``optim/``                     the acquisition maximiser (mixed spaces, constraints) and SVGD
+``algorithms/``                EGP-TS/EI (``egp.py``) and BORE/BORE++ (``bore.py``)
+=============================  ==========================================================================
+"""
 
 from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm

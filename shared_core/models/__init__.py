@@ -1,1 +1,1 @@
-"""models"""
+"""Surrogate models: the posterior contract (``surrogate.py``), exact and random-feature GPs, kernels, the ensemble."""

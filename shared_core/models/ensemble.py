@@ -1,4 +1,4 @@
-"""The ensemble of GPs over a kernel dictionary (seed paper 000, Sec. III and Algorithm 1).
+"""The ensemble of GPs over a kernel dictionary (Lu et al. 2023, Sec. III and Algorithm 1).
 
 Glossary (shapes in comments):
     M: kernels in the dictionary; n: observations; d: input dimension.

@@ -1,6 +1,6 @@
 """Stein variational gradient descent (Liu & Wang, 2016) in the unit box, with frozen particles.
 
-Used by batch BORE / BORE++ (seed paper 002, Sec. 5 and App. D): a batch is a set of particles
+Used by batch BORE / BORE++ (Oliveira et al. 2022, Sec. 5 and App. D): a batch is a set of particles
 approximating ``p^(x) ∝ a(x) p(x)`` with ``a`` the acquisition and ``p`` uniform on the box, so
 ``grad log p^ = grad a / a`` inside the box.
 

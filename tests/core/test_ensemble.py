@@ -3,7 +3,7 @@ import pytest
 from scipy.special import logsumexp
 
 from shared_core.models.ensemble import EnsembleGP, OutputTransform, standardize
-from shared_core.models.kernels import KernelSpec, lengthscale_grid_dictionary
+from shared_core.models.kernels import lengthscale_grid_dictionary
 
 
 def _f(X):

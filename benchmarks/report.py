@@ -142,9 +142,10 @@ def spread_table(par, workers) -> list[str]:
     return lines + ["", "(seeds in brackets)", ""]
 
 
-def bore_section(records, title="BORE vs BORE++, synchronous batches (paper 002, Fig. E.1)",
+def bore_section(records, title="BORE vs BORE++, synchronous batches (Oliveira et al., NeurIPS 2022, Fig. E.1)",
                  png="bore_rosenbrock.png") -> list[str]:
-    """Paper 002, Fig. E.1: batch BORE vs batch BORE++ on Rosenbrock, cumulative regret."""
+    """Fig. E.1 of Oliveira, Tiao, Ramos, "Batch Bayesian optimisation via density-ratio estimation with guarantees"
+    (NeurIPS 2022): batch BORE vs batch BORE++ on Rosenbrock, cumulative regret."""
     if not records:
         return []
     by = defaultdict(lambda: defaultdict(list))

@@ -1,4 +1,4 @@
-"""Diagnostic (issue 4): where BORE++ SVGD particles land (synchronous batch of 8, default sharpness),
+"""Diagnostic: where BORE++ SVGD particles land (synchronous batch of 8, default sharpness),
 for beta = 3 and 0, after 50 random points.
 
 Usage:  python benchmarks/diagnostics/bore_particles.py hartmann6     (or branin, ...)

@@ -1,4 +1,4 @@
-"""Diagnostic (issue 3): our MAP RBF-ARD fit vs BoTorch SingleTaskGP on the same Hartmann-6 data.
+"""Diagnostic: our MAP RBF-ARD fit vs BoTorch SingleTaskGP on the same Hartmann-6 data.
 
 Usage:  python benchmarks/diagnostics/gp_fit_vs_botorch.py
 Prints fitted lengthscales, amplitude and noise for n = 5 (scrambled Sobol), 10 and 20 (uniform) points, 3 seeds.

@@ -28,17 +28,14 @@ def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:
 
 def encode_trials(space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]) -> np.ndarray:
     """``(n, d)`` encodings of trials that hold every parameter with the same distribution."""
-    rows = []
-    for t in trials:
-        values = {}
-        for name, dist in search_space.items():
-            if t.distributions.get(name) != dist:
-                break
-            v = t.params[name]
-            values[name] = int(dist.to_internal_repr(v)) if isinstance(dist, CategoricalDistribution) else v
-        else:
-            rows.append(space.encode(values))
-    return np.array(rows).reshape(len(rows), space.dim)
+    kept = [t for t in trials if has_all_params(t, search_space)]
+    columns: dict[str, list[Any]] = {}
+    for name, dist in search_space.items():
+        values = [t.params[name] for t in kept]
+        if isinstance(dist, CategoricalDistribution):
+            values = [int(dist.to_internal_repr(v)) for v in values]
+        columns[name] = values
+    return space.encode_columns(columns, n_rows=len(kept))
 
 
 def has_all_params(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:

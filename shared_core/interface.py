@@ -148,7 +148,7 @@ class OneAtATimeAlgorithm:
     ) -> np.ndarray:
         obs = obs.cleaned()
         if len(obs.y) == 0 or space.dim == 0:
-            return space.sample(rng, n_suggestions, qmc_sobol=False)
+            return space.sample(rng, n_suggestions, low_discrepancy=False)
         with self._lock:
             context = self._prepare(space, obs, rng)
             out = []

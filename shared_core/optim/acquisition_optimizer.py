@@ -3,7 +3,7 @@
 The acquisition is any :class:`~shared_core.acquisition.base.Acquisition` (``value`` and ``value_and_grad``).
 
 Method (shared by every algorithm):
-1. Raw candidates: scrambled Sobol points plus Gaussian perturbations of the best observed points.
+1. Raw candidates: scrambled Halton points plus Gaussian perturbations of the best observed points.
 2. The ``n_starts`` best raw candidates start a batched L-BFGS-B over the continuous columns (floats
    and ints; categorical one-hot columns held fixed), with analytic gradients.
 3. Categorical parameters are optimised by coordinate ascent: every choice of each categorical
@@ -28,7 +28,7 @@ __all__ = ["maximize_acquisition", "raw_candidates", "pull_back", "matches_any"]
 
 
 def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
-    """``(n_raw + local, d)`` valid candidates: Sobol plus perturbations of ``X_best`` ``(k, d)``."""
+    """``(n_raw + local, d)`` valid candidates: scrambled Halton plus perturbations of ``X_best`` ``(k, d)``."""
     X = space.sample(rng, n_raw)
     cont = space.continuous_columns
     if len(X_best) and len(cont):

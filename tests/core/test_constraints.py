@@ -21,7 +21,7 @@ def _satisfied(values: dict) -> bool:
 
 def test_feasible_matches_decoded_values():
     space = _space()
-    X = space._sample_box(np.random.default_rng(0), 500, qmc_sobol=False)
+    X = space._sample_box(np.random.default_rng(0), 500, low_discrepancy=False)
     expected = [_satisfied(space.decode(x)) for x in X]
     assert space.feasible(X).tolist() == expected
     assert 0 < sum(expected) < len(expected)  # both cases are exercised

@@ -55,6 +55,42 @@ def regret_table(records, title: str) -> list[str]:
     return lines
 
 
+def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
+    """Median final regret of each sampler in ``new`` against the same sampler in ``old`` (same functions,
+    seeds and trials; different code), with the ratio new / old and whether it stays within ``limit``."""
+    if not new:
+        return []
+    before, after = final_regret(old), final_regret(new)
+    commits = sorted({r.get("commit", "?") for r in new})
+    dates = sorted({r.get("date", "?")[:10] for r in new})
+    samplers = sorted({r["sampler"] for r in new})
+    lines = [f"#### {title}", "",
+             f"New rows: commit {', '.join(commits)}, {', '.join(dates)}; old rows: the sequential suite above. "
+             f"Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above {limit}.", "",
+             "| function | " + " | ".join(f"{s} old | {s} new | ratio" for s in samplers) + " |",
+             "|---" * (3 * len(samplers) + 1) + "|"]
+    worse = []
+    for fn in sorted(after):
+        cells = []
+        for s in samplers:
+            a, b = before[fn].get(s, []), after[fn].get(s, [])
+            if not a or not b:
+                cells += ["–", "–", "–"]
+                continue
+            ratio = float(np.median(b)) / max(float(np.median(a)), 1e-300)
+            flag = "!" if ratio > limit else ""
+            if flag:
+                worse.append(f"{s} on {fn}")
+            cells += [f"{np.median(a):.3g} ({len(a)})", f"{np.median(b):.3g} ({len(b)})", f"{ratio:.2f}{flag}"]
+        lines.append(f"| {fn} | " + " | ".join(cells) + " |")
+    secs_old, secs_new = seconds(old), seconds(new)
+    lines += ["", "Median seconds per trial, old -> new: "
+              + "; ".join(f"{s} {secs_old.get(s, np.nan):.3f} -> {secs_new[s]:.3f}" for s in samplers), "",
+              (f"- worse by more than {limit}x: " + ", ".join(worse)) if worse
+              else f"- no function's median regret is worse by more than {limit}x", ""]
+    return lines
+
+
 def wins(records, ours: str, peer: str) -> tuple[int, int]:
     table = final_regret(records)
     fns = [fn for fn in table if table[fn][ours] and table[fn][peer]]
@@ -421,6 +457,8 @@ def main() -> None:
             if n:
                 out.append(f"- {ours} better than {peer} (sequential) on {w}/{n} functions")
     out.append("")
+    out += rerun_section(seq, load("suite_seq_core_v2.jsonl"), "Sequential suite re-run after the core rewrite (surrogate "
+                         "contract, column-wise encoding, scrambled Halton candidates, BORE refit schedule)")
     plot(seq, "suite_seq.png", "Sequential")
     for name, workers, label in [("suite_async4.jsonl", 4, "Async ask/tell"), ("suite_async8.jsonl", 8, "Async ask/tell"),
                                  ("suite_threads4.jsonl", 4, "n_jobs threads"), ("suite_threads8.jsonl", 8, "n_jobs threads")]:

@@ -60,12 +60,16 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
     seeds and trials; different code), with the ratio new / old and whether it stays within ``limit``."""
     if not new:
         return []
+    cells = {(r["function"], r["sampler"], r["seed"], r["n_trials"]) for r in new}
+    old = [r for r in old if (r["function"], r["sampler"], r["seed"], r["n_trials"]) in cells]  # the same runs
     before, after = final_regret(old), final_regret(new)
     commits = sorted({r.get("commit", "?") for r in new})
     dates = sorted({r.get("date", "?")[:10] for r in new})
     samplers = sorted({r["sampler"] for r in new})
     lines = [f"#### {title}", "",
-             f"New rows: commit {', '.join(commits)}, {', '.join(dates)}; old rows: the sequential suite above. "
+             f"New rows: commit {', '.join(commits)}, {', '.join(dates)}; old rows: the same functions, samplers and "
+             f"seeds run by the previous code (the sequential suite above, plus `suite_seq_prev_extra.jsonl` for "
+             f"seeds beyond 10, commit {', '.join(sorted({r['commit'] for r in old if 'commit' in r})) or '–'}). "
              f"Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above {limit}.", "",
              "| function | " + " | ".join(f"{s} old | {s} new | ratio" for s in samplers) + " |",
              "|---" * (3 * len(samplers) + 1) + "|"]
@@ -457,7 +461,7 @@ def main() -> None:
             if n:
                 out.append(f"- {ours} better than {peer} (sequential) on {w}/{n} functions")
     out.append("")
-    out += rerun_section(seq, load("suite_seq_core_v2.jsonl"), "Sequential suite re-run after the core rewrite (surrogate "
+    out += rerun_section(seq + load("suite_seq_prev_extra.jsonl"), load("suite_seq_core_v2.jsonl"), "Sequential suite re-run after the core rewrite (surrogate "
                          "contract, column-wise encoding, scrambled Halton candidates, BORE refit schedule)")
     plot(seq, "suite_seq.png", "Sequential")
     for name, workers, label in [("suite_async4.jsonl", 4, "Async ask/tell"), ("suite_async8.jsonl", 8, "Async ask/tell"),

@@ -235,6 +235,7 @@ def main(argv=None):
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None)
     p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--mode", choices=["seq", "threads", "async", "batch"], default="seq")
     p.add_argument("--workers", type=int, default=1)
@@ -267,7 +268,7 @@ def main(argv=None):
         if a.what != "ax":
             for s in samplers:  # a bad name fails here, not inside a worker process
                 make_sampler(s, 0)
-        for seed in range(a.seeds):  # seeds outermost: partial results cover every cell
+        for seed in range(a.first_seed, a.first_seed + a.seeds):  # seeds outermost: partial results cover every cell
             for fn in a.functions.split(","):
                 for s in samplers:
                     key = (fn, s, seed, a.mode, a.workers, a.trials, None)

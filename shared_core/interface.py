@@ -49,12 +49,16 @@ class Observations:
     def __post_init__(self) -> None:
         y = np.asarray(self.y, dtype=np.float64).reshape(-1)
         X = np.asarray(self.X, dtype=np.float64)
-        X = X.reshape(len(y), -1) if len(y) else X
+        X = X.reshape(len(y), -1) if X.ndim != 2 and len(y) else X  # a flat X of n rows
         pending = np.asarray(self.X_pending, dtype=np.float64)
+        if pending.ndim == 1 and pending.size:  # one pending point
+            pending = pending[None]
         d = next((a.shape[1] for a in (X, pending) if a.ndim == 2 and a.size), X.shape[-1] if X.ndim == 2 else 0)
-        pending = pending.reshape(-1, d) if pending.size else np.zeros((0, d))
+        pending = pending if pending.size else np.zeros((0, d))
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} values")
+        if X.size and pending.size and pending.shape[1] != X.shape[1]:
+            raise ValueError(f"X_pending has {pending.shape[1]} columns but X has {X.shape[1]}")
         object.__setattr__(self, "X", X.reshape(len(y), d))
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "X_pending", pending)

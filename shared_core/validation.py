@@ -6,7 +6,16 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_int", "check_real"]
+import numpy as np
+
+__all__ = ["check_bool", "check_int", "check_real"]
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` as a Python ``bool`` (Python or numpy bool), else ``ValueError``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_int(name: str, value, minimum: int | None = None) -> int:

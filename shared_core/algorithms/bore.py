@@ -12,7 +12,7 @@ the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the
   (the UCB of eq. 11 with ``beta_t`` fixed, as in the paper's experiments). Kernel hyperparameters
   by marginal likelihood with the noise fixed at ``lambda``.
 * **BORE**: a 2x32 ReLU network trained with binary cross-entropy (Adam, mini-batches of 64,
-  warm-started between suggestions); ``a(x) = pi(x)``.
+  retrained with 100 warm-started steps whenever the observations change); ``a(x) = pi(x)``.
 
 Batches (Oliveira et al. 2022, Sec. 5): the points of a batch are particles of SVGD approximating
 ``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.optim.svgd`); the paper has
@@ -86,12 +86,17 @@ class _LeastSquaresClassifier:
         self.post: ExactPosterior | None = None
         self.n_at_refit = 0
         self.n_refits = 0
+        self.layout = b""  # the search space of the last hyperparameter fit
 
-    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator) -> None:
-        if self.hyper is None or self.schedule.due(self.n_at_refit, len(X)) or len(X) < self.n_at_refit:
+    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
+        """Train on ``(X (m, d), z (m,))``, a subset of ``n_observed`` observations in the space ``layout``."""
+        same_space = layout == self.layout
+        stale = not same_space or n_observed < self.n_at_refit or self.schedule.due(self.n_at_refit, n_observed)
+        if self.hyper is None or stale:
             rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
-            self.hyper = fit_hyperparameters(self.spec, X[rows], z[rows], warm_start=self.hyper, noise=self.lam)
-            self.n_at_refit, self.n_refits = len(X), self.n_refits + 1
+            warm_start = self.hyper if same_space else None
+            self.hyper = fit_hyperparameters(self.spec, X[rows], z[rows], warm_start=warm_start, noise=self.lam)
+            self.n_at_refit, self.n_refits, self.layout = n_observed, self.n_refits + 1, layout
         self.post = ExactPosterior(self.spec, self.hyper, X, z)
 
     def acquisition(self) -> Acquisition:
@@ -133,7 +138,7 @@ class _NetworkClassifier:
         self.hidden, self.lr, self.steps, self.first_steps = hidden, lr, steps, first_steps
         self.net = None
         self.opt = None
-        self._dim = -1
+        self.layout = b""  # the search space the network was built for
 
     def _build(self, d: int, rng: np.random.Generator) -> None:
         import torch
@@ -150,14 +155,15 @@ class _NetworkClassifier:
             layers += [lin, torch.nn.ReLU()]
         self.net = torch.nn.Sequential(*layers[:-1])
         self.opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
-        self._dim = d
 
-    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator) -> None:
+    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
+        """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space, else 100 warm-started."""
         import torch
 
-        first = self.net is None or self._dim != X.shape[1]
+        first = self.net is None or layout != self.layout
         if first:
             self._build(X.shape[1], rng)
+            self.layout = layout
         Xt, zt = torch.from_numpy(X), torch.from_numpy(z)
         loss_fn = torch.nn.BCEWithLogitsLoss()
         for _ in range(self.first_steps if first else self.steps):
@@ -276,11 +282,11 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         """Fit the classifier unless it was fitted to these very observations; return the labels and
         the key of the observations in this space (a queued batch is valid for that key only)."""
         z = quantile_labels(obs.y, self.gamma)
-        key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes()
-        key += repr((space.params, space.constraints)).encode()
+        layout = repr((space.params, space.constraints)).encode()
+        key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes() + layout
         if key != self._fitted_key:
             rows = fit_subset(obs.X, obs.y, self.max_points, rng)  # labels come from all observations
-            self.classifier.fit(obs.X[rows], z[rows], rng)
+            self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
             self._fitted_key = key
         return z, key
 

@@ -21,7 +21,7 @@ from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.ensemble import EnsembleGP
 from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
-from shared_core.validation import check_int
+from shared_core.validation import check_bool, check_int
 
 __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
 
@@ -74,10 +74,11 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         kernels = parse_kernels(kernels)
         exact_limit = check_int("exact_limit", exact_limit, minimum=1)
         self.acquisition = acquisition
-        self.fantasize_pending = bool(fantasize_pending)
+        self.fantasize_pending = check_bool("fantasize_pending", fantasize_pending)
         self.n_raw, self.n_starts = check_int("n_raw", n_raw, minimum=1), check_int("n_starts", n_starts, minimum=1)
         self.model = EnsembleGP(
-            kernels, n_frequencies=n_features // 2, exact_limit=exact_limit, warp_outputs=warp_outputs
+            kernels, n_frequencies=n_features // 2, exact_limit=exact_limit,
+            warp_outputs=check_bool("warp_outputs", warp_outputs)
         )
         super().__init__()
 

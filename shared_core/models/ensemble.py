@@ -6,7 +6,7 @@ Glossary (shapes in comments):
 
 Refit schedule (Algorithm 1, lines 10-15, "re-initialisation"): hyperparameters are refitted by
 marginal likelihood and the weights re-initialised by eq. (9) when the number of observations has
-grown by ``refit_fraction`` (10 %) since the last refit, at most every ``refit_max_interval`` (50,
+grown by ``refit_fraction`` (10 %) since the last refit, and at least every ``refit_max_interval`` (50,
 the paper's interval) observations and at every observation while there are fewer than 10. Between
 refits each GP posterior is conditioned on the new observations and the weights multiplied by the
 predictive densities, eq. (13)-(15). Costs per observation with n observations:

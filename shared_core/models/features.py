@@ -20,6 +20,7 @@ from scipy.linalg import cho_solve
 
 from shared_core.models.gp import GPHyper, safe_cholesky
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures
+from shared_core.models.surrogate import VARIANCE_FLOOR, kriging_believer
 
 __all__ = ["BayesianLinearRegression", "WeightSample"]
 
@@ -90,9 +91,7 @@ class BayesianLinearRegression:
     def believing(self, X_pending: np.ndarray) -> BayesianLinearRegression:
         """A copy that "observed" its own mean at ``X_pending (p, d)`` (kriging believer): each update
         has zero residual, so ``theta_hat`` (the mean) is unchanged and ``Sigma`` only shrinks."""
-        if len(X_pending) == 0:
-            return self
-        return self.condition(X_pending, self.predict(X_pending)[0])[0]
+        return kriging_believer(self, X_pending)
 
     def log_marginal_likelihood(self) -> float:
         return self.log_evidence
@@ -100,7 +99,7 @@ class BayesianLinearRegression:
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent mean and variance ``(b,)``."""
         Phi = self.rff.features(X)  # (b, F)
-        return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), _VAR_FLOOR)
+        return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), VARIANCE_FLOOR)
 
     def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
@@ -108,9 +107,9 @@ class BayesianLinearRegression:
         SPhi = Phi @ self.Sigma  # (b, F)
         raw_var = np.einsum("bf,bf->b", SPhi, Phi)
         dvar = 2.0 * np.einsum("bfd,bf->bd", dPhi, SPhi)
-        dvar[raw_var <= _VAR_FLOOR] = 0.0  # the floor is flat
+        dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat
         dmean = np.einsum("bfd,f->bd", dPhi, self.theta_hat)
-        return Phi @ self.theta_hat, np.maximum(raw_var, _VAR_FLOOR), dmean, dvar
+        return Phi @ self.theta_hat, np.maximum(raw_var, VARIANCE_FLOOR), dmean, dvar
 
     def sample_path(self, rng: np.random.Generator) -> WeightSample:
         """``f(x) = phi(x)^T theta~``, ``theta~ ~ N(theta_hat, Sigma)`` (eq. 12)."""
@@ -118,8 +117,6 @@ class BayesianLinearRegression:
             self._chol = safe_cholesky(0.5 * (self.Sigma + self.Sigma.T))
         return WeightSample(self.rff, self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat)))
 
-
-_VAR_FLOOR = 1e-12
 
 
 class WeightSample:

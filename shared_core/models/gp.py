@@ -21,6 +21,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, kernel_grad_x, kernel_matrix, scaled_sqdist
+from shared_core.models.surrogate import VARIANCE_FLOOR, kriging_believer
 
 __all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "PathwiseSample", "safe_cholesky"]
 
@@ -172,7 +173,7 @@ class ExactPosterior:
             K = kernel_matrix(spec, X, X, hyper.ls, hyper.amp) + hyper.noise * np.eye(len(X))
             L = safe_cholesky(K)
         self.L = np.asfortranarray(L)  # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
-        self.alpha = cho_solve((L, True), y, check_finite=False) if len(y) else np.zeros(0)  # (n,)
+        self.alpha = cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)  # (n,)
 
     @property
     def n(self) -> int:
@@ -196,7 +197,7 @@ class ExactPosterior:
         z = solve_triangular(L22, yn - mu, lower=True, check_finite=False)
         log_pred = float(-0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI)  # eq. (13)
         n, k = self.n, len(yn)
-        L = np.zeros((n + k, n + k))
+        L = np.zeros((n + k, n + k), order="F")
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
         post = ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L,
                               n_frequencies=self.n_frequencies)
@@ -207,16 +208,14 @@ class ExactPosterior:
 
         The mean is unchanged everywhere; the variance shrinks around the pending points.
         """
-        if len(X_pending) == 0:
-            return self
-        return self.condition(X_pending, self.predict(X_pending)[0])[0]
+        return kriging_believer(self, X_pending)
 
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent mean and variance ``(b,)`` at ``X (b, d)``."""
         h = self.hyper
         Kq = kernel_matrix(self.spec, X, self.X, h.ls, h.amp)  # (b, n)
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b)
-        return Kq @ self.alpha, np.maximum(h.amp - np.einsum("nb,nb->b", V, V), _VAR_FLOOR)
+        return Kq @ self.alpha, np.maximum(h.amp - np.einsum("nb,nb->b", V, V), VARIANCE_FLOOR)
 
     def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
@@ -225,8 +224,8 @@ class ExactPosterior:
         V = cho_solve((self.L, True), Kq.T, check_finite=False)  # (n, b)
         raw_var = h.amp - np.einsum("bn,nb->b", Kq, V)
         dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, V)
-        dvar[raw_var <= _VAR_FLOOR] = 0.0  # the floor is flat
-        return Kq @ self.alpha, np.maximum(raw_var, _VAR_FLOOR), np.einsum("bnd,n->bd", dKq, self.alpha), dvar
+        dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat
+        return Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR), np.einsum("bnd,n->bd", dKq, self.alpha), dvar
 
     def sample_path(self, rng: np.random.Generator) -> PathwiseSample:
         """Pathwise posterior sample (Wilson et al. 2020): RFF prior draw plus exact data update.
@@ -242,8 +241,6 @@ class ExactPosterior:
         resid = self.y - rff.features(self.X) @ theta - eps
         return PathwiseSample(self, rff, theta, cho_solve((self.L, True), resid, check_finite=False))
 
-
-_VAR_FLOOR = 1e-12
 
 
 class PathwiseSample:

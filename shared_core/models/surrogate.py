@@ -14,7 +14,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["FunctionSample", "Posterior"]
+__all__ = ["VARIANCE_FLOOR", "FunctionSample", "Posterior", "kriging_believer"]
+
+VARIANCE_FLOOR = 1e-12  # predicted latent variances are floored here; the floor has zero gradient
 
 
 @runtime_checkable
@@ -59,3 +61,11 @@ class Posterior(Protocol):
     def log_marginal_likelihood(self) -> float:
         """``log p(y | X)`` of the data the posterior holds."""
         ...
+
+
+def kriging_believer(post: Posterior, X_pending: np.ndarray) -> Posterior:
+    """``post`` conditioned on its own predicted mean at ``X_pending`` ``(p, d)`` (the ``believing`` of
+    every implementation): exact conditioning on the mean leaves the mean unchanged everywhere."""
+    if len(X_pending) == 0:
+        return post
+    return post.condition(X_pending, post.predict(X_pending)[0])[0]

@@ -32,7 +32,7 @@ def _data(n=20, d=2, seed=0):
 def _fitted(variant):
     X, y = _data()
     alg = BOREAlgorithm(variant=variant)
-    alg.classifier.fit(X, quantile_labels(y, 0.25), np.random.default_rng(0))
+    alg.classifier.fit(X, quantile_labels(y, 0.25), np.random.default_rng(0), n_observed=len(y), layout=b"")
     return alg.classifier
 
 
@@ -227,3 +227,31 @@ def test_registry_builds_bore_with_json_options():
 def test_bad_arguments_name_the_value(kwargs, name):
     with pytest.raises(ValueError, match=name):
         BOREAlgorithm(**kwargs)
+
+
+def test_classifier_is_reused_while_the_data_is_unchanged_and_refitted_on_schedule_beyond_max_points():
+    X, y = _data(n=30)
+    space, rng = _space(), np.random.default_rng(0)
+    alg = BOREAlgorithm(max_points=20, svgd_steps=10)
+    alg.suggest(space, Observations(X, y), 1, rng)
+    post, refits = alg.classifier.post, alg.classifier.n_refits
+    alg.suggest(space, Observations(X, y, X_pending=np.full((1, 2), 0.5)), 2, rng)  # an Ax batch: same data
+    assert alg.classifier.post is post and alg.classifier.n_refits == refits
+    for _ in range(10):  # 30 -> 39 observations: refits due at 33 (ceil(10 % of 30) = 3 more) and 37 (4 more)
+        x = alg.suggest(space, Observations(X, y), 1, rng)
+        X, y = np.vstack([X, x]), np.append(y, np.sum((x - 0.3) ** 2))
+    assert alg.classifier.n_refits == refits + 2
+    assert alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20  # trained on max_points rows
+
+
+@pytest.mark.parametrize("variant", ["bore++", "bore"])
+def test_a_changed_search_space_gets_a_fresh_classifier(variant):
+    """Optuna's intersection space shrinks when a parameter becomes conditional: 3 columns, then 2."""
+    X, y = _data(n=15, d=3)
+    rng = np.random.default_rng(0)
+    alg = BOREAlgorithm(variant=variant, svgd_steps=10)
+    alg.suggest(SearchSpace({k: FloatParam(0.0, 1.0) for k in "abc"}), Observations(X, y), 1, rng)
+    x = alg.suggest(_space(), Observations(X[:, :2], y), 1, rng)[0]
+    assert x.shape == (2,)
+    if variant == "bore++":
+        assert alg.classifier.hyper.ls.shape == (2,)  # ARD lengthscales refitted for the new columns

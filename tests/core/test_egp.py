@@ -69,7 +69,7 @@ def test_seeded_runs_are_reproducible_and_inputs_edge_cases():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"acquisition": "ucb"}, {"n_features": 3}, {"kernels": ()}, {"kernels": ("rbf-bogus",)}, {"kernels": "rbf"}, {"n_raw": 0}, {"n_features": True}, {"exact_limit": 0}]
+    "kwargs", [{"acquisition": "ucb"}, {"n_features": 3}, {"kernels": ()}, {"kernels": ("rbf-bogus",)}, {"kernels": "rbf"}, {"n_raw": 0}, {"n_features": True}, {"exact_limit": 0}, {"fantasize_pending": "no"}, {"warp_outputs": 1}]
 )
 def test_bad_arguments_raise(kwargs):
     with pytest.raises(ValueError):
@@ -86,3 +86,15 @@ def test_batch_in_a_small_discrete_space_never_repeats_a_point(acquisition):
         space, Observations(X=X, y=y), 6, np.random.default_rng(0))
     keys = {tuple(row) for row in np.vstack([X, batch])}
     assert len(keys) == 10
+
+
+@pytest.mark.parametrize("acquisition", ["ts", "ei"])
+def test_random_feature_posteriors_handle_pending_points(acquisition):
+    """Above ``exact_limit`` every GP is a random-feature posterior, which must condition on pending points."""
+    rng = np.random.default_rng(0)
+    space = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
+    X = rng.random((30, 2))
+    alg = EGPAlgorithm(acquisition=acquisition, exact_limit=20, n_features=64)
+    batch = alg.suggest(space, Observations(X, np.sum((X - 0.3) ** 2, 1), X_pending=X[:2] * 0.9), 3, rng)
+    assert type(alg.model.members[0].post).__name__ == "BayesianLinearRegression"
+    assert batch.shape == (3, 2) and len({tuple(x) for x in batch}) == 3

@@ -65,3 +65,10 @@ def test_algorithm_hooks_receive_clean_observations_with_their_sources():
     # the second suggestion sees the first as pending, of unknown source (it has not run anywhere yet)
     np.testing.assert_array_equal(alg.seen[1].pending_source, [20, 21, UNKNOWN_SOURCE])
     np.testing.assert_array_equal(alg.seen[1].X_pending[-1], [0.1, 0.1])
+
+
+def test_pending_points_must_match_the_columns_of_x():
+    with pytest.raises(ValueError, match="X_pending has 4 columns"):
+        Observations(np.zeros((3, 2)), np.zeros(3), X_pending=np.zeros((2, 4)))
+    one = Observations(np.zeros((0, 3)), np.zeros(0), X_pending=np.full(3, 0.5))  # a single 1-D pending point
+    assert one.X_pending.shape == (1, 3) and one.X.shape == (0, 3)

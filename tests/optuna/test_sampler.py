@@ -247,3 +247,15 @@ def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
     # labels travel with their rows: the infinite value's row (agent 5) holds the worst finite value
     assert obs.y[list(obs.source).index(5)] == obs.y.max()
     assert CoreSampler(_RecordingAlgorithm())._sources([]) is None  # nothing asked, nothing read
+
+
+def test_concurrent_asks_above_the_exact_gp_limit():
+    """Above ``exact_limit`` completed trials each GP is a random-feature posterior; asks made while other
+    trials run condition it on them (this used to raise AttributeError)."""
+    from shared_core import EGPAlgorithm
+
+    study = optuna.create_study(sampler=CoreSampler(EGPAlgorithm(exact_limit=20, n_features=64), seed=0))
+    study.optimize(_sphere, n_trials=25)
+    batch = [study.ask() for _ in range(3)]
+    X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
+    assert len({tuple(x) for x in X}) == 3

@@ -221,9 +221,10 @@ class ExactPosterior:
         """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
         h = self.hyper
         Kq, dKq = kernel_grad_x(self.spec, X, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
-        V = cho_solve((self.L, True), Kq.T, check_finite=False)  # (n, b)
-        raw_var = h.amp - np.einsum("bn,nb->b", Kq, V)
-        dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, V)
+        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b): L^-1 k
+        W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)  # (n, b): (K + noise I)^-1 k
+        raw_var = h.amp - np.einsum("nb,nb->b", V, V)
+        dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, W)
         dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat
         return Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR), np.einsum("bnd,n->bd", dKq, self.alpha), dvar
 

@@ -143,6 +143,20 @@ def test_unknown_method_lists_the_valid_ones():
         generation_strategy("egp-ts", initialization_trials=-1)
     with pytest.raises(ValueError, match="options must be JSON"):
         generation_strategy("egp-ts", kernels=object())
+    with pytest.raises(ValueError, match="rbf-bogus"):  # the one kernel-name parser, as in the samplers
+        generation_strategy("egp-ts", kernels=["rbf-bogus"])
+
+
+def test_numpy_numbers_are_accepted_and_stored_as_json_values():
+    import json
+
+    import numpy as np
+
+    gs = generation_strategy("bore++", initialization_trials=np.int64(3), seed=np.int32(1), gamma=np.float32(0.5),
+                             kernel="matern32-ard", max_points=np.int64(100))
+    node = gs.nodes[-1]
+    assert node.seed == 1 and json.loads(json.dumps(node.json_kwargs()))["options"]["max_points"] == 100
+    assert node.algorithm.classifier.spec.name == "matern32-ard" and node.algorithm.max_points == 100
 
 
 @pytest.mark.parametrize(

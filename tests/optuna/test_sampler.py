@@ -259,3 +259,17 @@ def test_concurrent_asks_above_the_exact_gp_limit():
     batch = [study.ask() for _ in range(3)]
     X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
     assert len({tuple(x) for x in X}) == 3
+
+
+def test_numpy_numbers_and_kernel_names_are_accepted_wherever_python_ones_are():
+    samplers = [
+        EGPTSSampler(seed=np.int64(0), n_startup_trials=np.int32(2), n_features=np.int64(64),
+                     kernels=np.array(["rbf", "matern52-ard"])),  # names, as numpy strings
+        BORESampler(seed=np.int64(0), n_startup_trials=np.int32(2), gamma=np.float32(0.3), beta=np.float64(2.0),
+                    sharpness=np.int64(5), max_points=np.int64(50)),
+    ]
+    assert [k.name for k in samplers[0].algorithm.model.kernels] == ["rbf", "matern52-ard"]
+    for sampler in samplers:
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(_sphere, n_trials=4)
+        assert all(t.state == TrialState.COMPLETE for t in study.trials)

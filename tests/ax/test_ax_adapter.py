@@ -154,7 +154,7 @@ def test_numpy_numbers_are_accepted_and_stored_as_json_values():
 
     gs = generation_strategy("bore++", initialization_trials=np.int64(3), seed=np.int32(1), gamma=np.float32(0.5),
                              kernel="matern32-ard", max_points=np.int64(100))
-    node = gs.nodes[-1]
+    node = gs.nodes_by_name["bore++"]
     assert node.seed == 1 and json.loads(json.dumps(node.json_kwargs()))["options"]["max_points"] == 100
     assert node.algorithm.classifier.spec.name == "matern32-ard" and node.algorithm.max_points == 100
 

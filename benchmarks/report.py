@@ -436,9 +436,20 @@ def speed_encoding_section(records) -> list[str]:
     return lines + [""]
 
 
+SPEED = (("speed_dims", speed_dims_section), ("speed_many", speed_many_section),
+         ("speed_imports", speed_imports_section), ("speed_encoding", speed_encoding_section))
+
+
 def speed_sections() -> list[str]:
-    return (speed_dims_section(load("speed_dims.jsonl")) + speed_many_section(load("speed_many.jsonl"))
-            + speed_imports_section(load("speed_imports.jsonl")) + speed_encoding_section(load("speed_encoding.jsonl")))
+    """Each speed table for the current code, then (from ``*_before.jsonl``) the same run on the previous code."""
+    lines = []
+    for name, section in SPEED:
+        lines += section(load(f"{name}.jsonl"))
+        before = section(load(f"{name}_before.jsonl"))
+        if before:
+            before[0] += " — previous code, same script"
+            lines += before
+    return lines
 
 
 def _update_readme(lines: list[str]) -> None:

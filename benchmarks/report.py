@@ -11,6 +11,7 @@ import pathlib
 from collections import defaultdict
 
 import numpy as np
+from scipy.stats import mannwhitneyu
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 
@@ -70,22 +71,25 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
              f"New rows: commit {', '.join(commits)}, {', '.join(dates)}; old rows: the same functions, samplers and "
              f"seeds run by the previous code (the sequential suite above, plus `suite_seq_prev_extra.jsonl` for "
              f"seeds beyond 10, commit {', '.join(sorted({r['commit'] for r in old if 'commit' in r})) or '–'}). "
-             f"Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above {limit}.", "",
-             "| function | " + " | ".join(f"{s} old | {s} new | ratio" for s in samplers) + " |",
-             "|---" * (3 * len(samplers) + 1) + "|"]
+             f"Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above {limit}; "
+             "p: one-sided Mann-Whitney U test that the new final regrets are larger (small p = a real slowdown).", "",
+             "| function | " + " | ".join(f"{s} old | {s} new | ratio | p" for s in samplers) + " |",
+             "|---" * (4 * len(samplers) + 1) + "|"]
     worse = []
     for fn in sorted(after):
         cells = []
         for s in samplers:
             a, b = before[fn].get(s, []), after[fn].get(s, [])
             if not a or not b:
-                cells += ["–", "–", "–"]
+                cells += ["–", "–", "–", "–"]
                 continue
             ratio = float(np.median(b)) / max(float(np.median(a)), 1e-300)
             flag = "!" if ratio > limit else ""
             if flag:
                 worse.append(f"{s} on {fn}")
-            cells += [f"{np.median(a):.3g} ({len(a)})", f"{np.median(b):.3g} ({len(b)})", f"{ratio:.2f}{flag}"]
+            p_worse = mannwhitneyu(b, a, alternative="greater").pvalue
+            cells += [f"{np.median(a):.3g} ({len(a)})", f"{np.median(b):.3g} ({len(b)})", f"{ratio:.2f}{flag}",
+                      f"{p_worse:.2f}"]
         lines.append(f"| {fn} | " + " | ".join(cells) + " |")
     secs_old, secs_new = seconds(old), seconds(new)
     lines += ["", "Median seconds per trial, old -> new: "

@@ -57,7 +57,7 @@ class Observations:
         pending = pending if pending.size else np.zeros((0, d))
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} values")
-        if X.size and pending.size and pending.shape[1] != X.shape[1]:
+        if X.ndim == 2 and X.shape[1] and pending.size and pending.shape[1] != X.shape[1]:
             raise ValueError(f"X_pending has {pending.shape[1]} columns but X has {X.shape[1]}")
         object.__setattr__(self, "X", X.reshape(len(y), d))
         object.__setattr__(self, "y", y)

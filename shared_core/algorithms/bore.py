@@ -75,8 +75,10 @@ class _LeastSquaresClassifier:
     """BORE++'s classifier: GP regression on the labels with noise ``lambda`` (zero prior mean).
 
     Hyperparameters are refitted on the schedule of :class:`~shared_core.models.refit.RefitSchedule`
-    (on at most ``max_fit_points`` points); in between, the posterior is rebuilt on all points with
-    the last hyperparameters (the labels of old points change as the quantile moves).
+    (on at most ``max_fit_points`` points), and afresh (no warm start) when the search space changes or
+    observations disappeared (e.g. the sampler moved to another study); in between, the posterior is
+    rebuilt on the training points with the last hyperparameters (the labels of old points change as
+    the quantile moves).
     """
 
     def __init__(self, spec: KernelSpec, lam: float, beta: float, max_fit_points: int = 300) -> None:
@@ -90,11 +92,10 @@ class _LeastSquaresClassifier:
 
     def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
         """Train on ``(X (m, d), z (m,))``, a subset of ``n_observed`` observations in the space ``layout``."""
-        same_space = layout == self.layout
-        stale = not same_space or n_observed < self.n_at_refit or self.schedule.due(self.n_at_refit, n_observed)
-        if self.hyper is None or stale:
+        same_data = layout == self.layout and n_observed >= self.n_at_refit  # else a new space or study
+        if self.hyper is None or not same_data or self.schedule.due(self.n_at_refit, n_observed):
             rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
-            warm_start = self.hyper if same_space else None
+            warm_start = self.hyper if same_data else None
             self.hyper = fit_hyperparameters(self.spec, X[rows], z[rows], warm_start=warm_start, noise=self.lam)
             self.n_at_refit, self.n_refits, self.layout = n_observed, self.n_refits + 1, layout
         self.post = ExactPosterior(self.spec, self.hyper, X, z)
@@ -139,6 +140,7 @@ class _NetworkClassifier:
         self.net = None
         self.opt = None
         self.layout = b""  # the search space the network was built for
+        self.n_observed = 0  # observations at the last fit
 
     def _build(self, d: int, rng: np.random.Generator) -> None:
         import torch
@@ -157,13 +159,15 @@ class _NetworkClassifier:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
 
     def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
-        """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space, else 100 warm-started."""
+        """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space or when observations
+        disappeared (another study), else 100 steps warm-started from the last fit."""
         import torch
 
-        first = self.net is None or layout != self.layout
+        first = self.net is None or layout != self.layout or n_observed < self.n_observed
         if first:
             self._build(X.shape[1], rng)
             self.layout = layout
+        self.n_observed = n_observed
         Xt, zt = torch.from_numpy(X), torch.from_numpy(z)
         loss_fn = torch.nn.BCEWithLogitsLoss()
         for _ in range(self.first_steps if first else self.steps):
@@ -239,7 +243,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
         max_points: most observations the classifier is trained on (default 500): with more, the
-            best fifth of them plus a random rest (labels always come from all observations). An exact
+            ``max_points // 5`` best plus a random rest (labels always come from all observations). An exact
             GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++ takes 1000 steps.
     """
 

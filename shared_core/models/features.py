@@ -118,7 +118,6 @@ class BayesianLinearRegression:
         return WeightSample(self.rff, self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat)))
 
 
-
 class WeightSample:
     """``f(x) = phi(x)^T theta``: one draw of a :class:`BayesianLinearRegression`."""
 

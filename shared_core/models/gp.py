@@ -243,7 +243,6 @@ class ExactPosterior:
         return PathwiseSample(self, rff, theta, cho_solve((self.L, True), resid, check_finite=False))
 
 
-
 class PathwiseSample:
     """``f(x) = phi(x)^T theta + k(x, X) v``: one draw of an :class:`ExactPosterior`."""
 

@@ -245,13 +245,29 @@ def test_classifier_is_reused_while_the_data_is_unchanged_and_refitted_on_schedu
 
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
-def test_a_changed_search_space_gets_a_fresh_classifier(variant):
-    """Optuna's intersection space shrinks when a parameter becomes conditional: 3 columns, then 2."""
+def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkeypatch):
+    """Optuna's intersection space shrinks when a parameter becomes conditional (3 columns, then 2); a
+    range can change at the same width; a sampler object can move to another study (fewer trials)."""
+    import shared_core.algorithms.bore as bore
+
+    warm_starts = []  # what each BORE++ hyperparameter fit started from
+    fit = bore.fit_hyperparameters
+    monkeypatch.setattr(bore, "fit_hyperparameters", lambda *a, **kw: warm_starts.append(kw["warm_start"]) or fit(*a, **kw))
     X, y = _data(n=15, d=3)
     rng = np.random.default_rng(0)
     alg = BOREAlgorithm(variant=variant, svgd_steps=10)
+    clf = alg.classifier
     alg.suggest(SearchSpace({k: FloatParam(0.0, 1.0) for k in "abc"}), Observations(X, y), 1, rng)
-    x = alg.suggest(_space(), Observations(X[:, :2], y), 1, rng)[0]
-    assert x.shape == (2,)
+    steps = [(_space(), X[:, :2], y),  # fewer columns
+             (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:, :2], y),  # same width
+             (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:8, :2], y[:8])]  # another study
+    for space, X_new, y_new in steps:
+        net = getattr(clf, "net", None)
+        x = alg.suggest(space, Observations(X_new, y_new), 1, rng)[0]
+        assert x.shape == (2,)
+        if variant == "bore++":
+            assert warm_starts[-1] is None and clf.hyper.ls.shape == (2,)  # refitted from scratch
+        else:
+            assert clf.net is not net  # a new network, not the last space's or study's weights
     if variant == "bore++":
-        assert alg.classifier.hyper.ls.shape == (2,)  # ARD lengthscales refitted for the new columns
+        assert len(warm_starts) == 4

@@ -98,3 +98,8 @@ def test_random_feature_posteriors_handle_pending_points(acquisition):
     batch = alg.suggest(space, Observations(X, np.sum((X - 0.3) ** 2, 1), X_pending=X[:2] * 0.9), 3, rng)
     assert type(alg.model.members[0].post).__name__ == "BayesianLinearRegression"
     assert batch.shape == (3, 2) and len({tuple(x) for x in batch}) == 3
+    pending = X[:2] * 0.9  # the fantasies shrink each member's variance there, the mean stays
+    for m, member in enumerate(alg.model.members):
+        before, after = member.post.predict(pending), alg.model.conditioned_on_pending(m, pending).post.predict(pending)
+        np.testing.assert_allclose(after[0], before[0], atol=1e-8)
+        assert np.all(after[1] < before[1])

@@ -106,3 +106,12 @@ def test_a_frozen_particle_of_another_category_repels_less():
 def test_bad_schedule_raises(kwargs):
     with pytest.raises(ValueError, match="step"):
         svgd(_gauss_score, np.zeros((1, 2)) + 0.5, **kwargs)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_median_heuristic_equals_numpy_median_for_few_particles(n):
+    X = np.random.default_rng(n).random((n, 3))
+    K, _ = _rbf_kernel_terms(X, np.arange(n), np.ones_like(X))
+    sq = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    med = np.median(sq[~np.eye(n, dtype=bool)]) if n > 1 else 1.0
+    np.testing.assert_allclose(K, np.exp(-sq / (max(med, 1e-12) / np.log(n + 1.0))), rtol=1e-12)

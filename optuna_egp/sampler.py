@@ -8,13 +8,13 @@ Only public Optuna APIs are used.
 
 from __future__ import annotations
 
-import logging
 import numbers
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import IntersectionSearchSpace
@@ -30,7 +30,8 @@ from shared_core.validation import check_int
 
 __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]
 
-_logger = logging.getLogger(__name__)
+# Under Optuna's library logger, so that optuna.logging.set_verbosity and its handler apply to our warnings.
+_logger = optuna.logging.get_logger(f"optuna.{__name__}")
 
 
 class CoreSampler(BaseSampler):
@@ -110,7 +111,7 @@ class CoreSampler(BaseSampler):
         with self._lock:  # one suggestion at a time, so each sees the ones before it as pending
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
             complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
-            if len(complete) < self._n_startup_trials:
+            if len(complete) < max(self._n_startup_trials, 1):  # no completed trial: nothing to model yet
                 self._startup_trials.add((study.study_name, trial.number))
                 return {}
             if not search_space:
@@ -170,6 +171,9 @@ class CoreSampler(BaseSampler):
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        if len(study.directions) > 1:  # reject the study before the objective runs; the new trial is failed
+            study.tell(trial.number, state=TrialState.FAIL)
+            _check_single_objective(study, self)
         self._independent_sampler.before_trial(study, trial)
 
     def after_trial(

@@ -1,4 +1,4 @@
-"""Ax adapters of the egp-samplers suite (needs ``pip install egp-samplers[ax]``).
+"""Ax adapters of the egp-samplers suite (needs Ax: ``pip install -e ".[ax]"`` from a checkout).
 
 ``generation_strategy(method)`` gives a ``GenerationStrategy`` for ``ax.Client`` and
 :class:`AlgorithmNode` is the node that serves every registered core algorithm. Importing this
@@ -6,13 +6,22 @@ package registers :class:`AlgorithmNode` with Ax's JSON storage, so ``Client.sav
 ``Client.load_from_json_file`` work as long as ``ax_egp`` is imported before loading.
 """
 
-from ax.storage.json_store.registry import CORE_DECODER_REGISTRY, CORE_ENCODER_REGISTRY
+try:
+    from ax.storage.json_store.registry import CORE_DECODER_REGISTRY, CORE_ENCODER_REGISTRY
+except ImportError as err:  # Ax is an optional dependency
+    raise ImportError(
+        "ax_egp needs Ax (the ax-platform package): python -m pip install -e \".[ax]\" from a checkout of "
+        "egp-samplers, python -m pip install \"<path to the egp_samplers wheel>[ax]\", or python -m pip install "
+        "ax-platform"
+    ) from err
+
+from shared_core import __version__
 
 from ax_egp.node import AlgorithmNode
 from ax_egp.strategy import generation_strategy
 from shared_core.registry import algorithm_names, register_algorithm
 
-__all__ = ["AlgorithmNode", "algorithm_names", "generation_strategy", "register_algorithm"]
+__all__ = ["AlgorithmNode", "__version__", "algorithm_names", "generation_strategy", "register_algorithm"]
 
 
 def _node_to_json(node: AlgorithmNode) -> dict:

@@ -276,7 +276,7 @@ class BORESampler(CoreSampler):
     Args:
         variant: ``"bore++"`` (default: least-squares kernel classifier with UCB ``pi + beta sigma``)
             or ``"bore"`` (the original 2x32 network classifier; needs PyTorch,
-            ``pip install 'egp-samplers[torch]'``).
+            ``python -m pip install torch``).
         gamma: fraction of completed trials labelled good, in (0, 1) (default 0.25).
         beta: exploration weight of BORE++ (default 3; unused by ``"bore"``).
         batch_size: ``None`` (default): one SVGD particle per suggestion, companions derived from the

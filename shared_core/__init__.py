@@ -21,6 +21,8 @@ Module map (BoTorch-style: one folder per role):
 =============================  ==========================================================================
 """
 
+__version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
+
 from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
@@ -28,6 +30,7 @@ from shared_core.models.kernels import KernelSpec, default_dictionary, lengthsca
 from shared_core.search_space import CategoricalParam, FloatParam, IntParam, SearchSpace
 
 __all__ = [
+    "__version__",
     "Algorithm",
     "BOREAlgorithm",
     "CategoricalParam",

@@ -135,7 +135,7 @@ class _NetworkClassifier:
         try:
             import torch  # noqa: F401
         except ImportError as err:  # pragma: no cover - depends on the environment
-            raise ImportError("variant='bore' needs PyTorch: pip install 'egp-samplers[torch]'") from err
+            raise ImportError("variant='bore' needs PyTorch: python -m pip install torch") from err
         self.hidden, self.lr, self.steps, self.first_steps = hidden, lr, steps, first_steps
         self.net = None
         self.opt = None

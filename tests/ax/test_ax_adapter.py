@@ -79,7 +79,7 @@ def _run(client, batches, failed=(), abandoned=()) -> list[dict]:
     return seen
 
 
-@pytest.mark.parametrize("method", ["egp-ts", "egp-ei", "bore++", "bore"])
+@pytest.mark.parametrize("method", ["egp-ts", "egp-ei", "bore++", pytest.param("bore", marks=pytest.mark.slow)])
 def test_mixed_space_with_constraint_and_batches(method):
     client = _client(generation_strategy(method, initialization_trials=5, seed=0))
     seen = _run(client, [10, 1, 4, 4, 4, 1, 4, 4], failed={6}, abandoned={7})
@@ -225,3 +225,18 @@ def test_hierarchical_search_space_gets_a_clear_error():
         client.complete_trial(index, raw_data={"loss": 1.0})
     with pytest.raises(ValueError, match="hierarchical"):
         client.get_next_trials(max_trials=1)
+
+
+def test_importing_ax_egp_without_ax_says_what_to_install():
+    code = "import sys; sys.modules['ax'] = None; import ax_egp"  # as if Ax were not installed
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0 and "ax_egp needs Ax" in out.stderr and '.[ax]' in out.stderr
+
+
+def test_every_package_has_the_distribution_version():
+    from importlib.metadata import version
+
+    import optuna_egp
+    import shared_core
+
+    assert shared_core.__version__ == optuna_egp.__version__ == ax_egp.__version__ == version("egp-samplers")

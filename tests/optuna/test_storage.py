@@ -65,6 +65,7 @@ def _check(url, n_complete_min):
     return study
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["journal", "sqlite"])
 def test_processes_share_one_storage_and_a_crashed_worker_is_replaced(kind, tmp_path):
     url = str(tmp_path / "j.log") if kind == "journal" else f"sqlite:///{tmp_path / 's.db'}"
@@ -77,6 +78,7 @@ def test_processes_share_one_storage_and_a_crashed_worker_is_replaced(kind, tmp_
     assert sum(t.state == TrialState.RUNNING for t in study.trials) == 1  # the crashed trial; nothing else lost
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_postgresql_workers(tmp_path):
     url = os.environ.get("EGP_TEST_POSTGRES_URL")

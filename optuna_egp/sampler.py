@@ -288,8 +288,8 @@ class BORESampler(CoreSampler):
         sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both variants,
             also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6 dimensions
             (the benchmarks compare the two).
-        max_points: most completed trials the classifier is trained on (default 500; the best fifth
-            plus a random rest above that, labels from all trials), which bounds the cost per
+        max_points: most completed trials the classifier is trained on (default 500; above that the
+            ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the cost per
             suggestion in long studies.
         seed: random seed (the sampler's generator and the default independent sampler).
         n_startup_trials: random trials before the classifier is used (default 10, as in the paper).

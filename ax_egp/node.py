@@ -16,6 +16,7 @@ from ax.generation_strategy.external_generation_node import ExternalGenerationNo
 from ax_egp._space import AxSpace
 from shared_core.interface import Observations
 from shared_core.registry import make_algorithm
+from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_int
 
 __all__ = ["AlgorithmNode"]
@@ -35,11 +36,13 @@ class AlgorithmNode(ExternalGenerationNode):
             trials)`` at each update, so a strategy reloaded from JSON continues reproducibly.
         options: keyword options of the algorithm (JSON values, saved with the strategy).
         name: node name (default: ``method``).
+        max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``:
+            no limit); the previous limits are restored afterwards (``shared_core.threads``).
     """
 
     def __init__(
         self, method: str = "egp-ts", seed: int | None = None, options: dict[str, Any] | None = None,
-        name: str | None = None,
+        name: str | None = None, max_threads: int | None = 1,
     ) -> None:
         options = {key: _plain(value) for key, value in (options or {}).items()}
         try:
@@ -47,6 +50,7 @@ class AlgorithmNode(ExternalGenerationNode):
         except TypeError as err:
             raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
         seed = None if seed is None else check_int("seed", seed)
+        self.max_threads = check_max_threads(max_threads)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
         super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)
         self.method, self.seed, self.options = method, seed, options
@@ -58,7 +62,8 @@ class AlgorithmNode(ExternalGenerationNode):
 
     def json_kwargs(self) -> dict[str, Any]:
         """What Ax's JSON storage saves: the constructor arguments."""
-        return {"method": self.method, "seed": self.seed, "options": self.options, "name": self.name}
+        return {"method": self.method, "seed": self.seed, "options": self.options, "name": self.name,
+                "max_threads": self.max_threads}
 
     def update_generator_state(self, experiment: Experiment, data: Data) -> None:
         metric, sign = _objective(experiment)
@@ -84,7 +89,8 @@ class AlgorithmNode(ExternalGenerationNode):
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
         space, obs = self._space_and_observations()
         obs = Observations(X=obs.X, y=obs.y, X_pending=space.encode(pending_parameters))
-        x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
+        with limited_threads(self.max_threads):
+            x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
         candidate = space.decode(x)
         space.check(candidate)
         return candidate

@@ -22,7 +22,8 @@ _NOT_COUNTED = [TrialStatus.FAILED, TrialStatus.ABANDONED]
 
 
 def generation_strategy(
-    method: str = "egp-ts", *, initialization_trials: int = 5, seed: int | None = None, **options: Any
+    method: str = "egp-ts", *, initialization_trials: int = 5, seed: int | None = None, max_threads: int | None = 1,
+    **options: Any,
 ) -> GenerationStrategy:
     """Sobol for ``initialization_trials`` trials, then the registered algorithm ``method``.
 
@@ -35,6 +36,8 @@ def generation_strategy(
         method: one of ``shared_core.registry.algorithm_names()`` ("egp-ts", "egp-ei", ...).
         initialization_trials: Sobol trials before the algorithm (0 starts with the algorithm).
         seed: seed of the Sobol sequence and of the algorithm's candidates.
+        max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``: no
+            limit), restored afterwards.
         options: options of the algorithm, e.g. ``n_features=256`` or ``kernels=["rbf", "matern52"]``
             (JSON values, saved with the strategy).
 
@@ -48,7 +51,7 @@ def generation_strategy(
     if method not in algorithm_names():
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
     initialization_trials = check_int("initialization_trials", initialization_trials, minimum=0)
-    node = AlgorithmNode(method, seed=seed, options=options)  # validates seed and options
+    node = AlgorithmNode(method, seed=seed, options=options, max_threads=max_threads)  # validates seed and options
     seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:
         return GenerationStrategy(name=method, nodes=[node])

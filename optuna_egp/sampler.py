@@ -8,6 +8,8 @@ Only public Optuna APIs are used.
 
 from __future__ import annotations
 
+import datetime
+import math
 import numbers
 import threading
 from collections.abc import Sequence
@@ -26,9 +28,18 @@ from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
 from shared_core.models.kernels import KernelSpec
-from shared_core.validation import check_int
+from shared_core.threads import check_max_threads, limited_threads
+from shared_core.validation import check_int, check_real
 
 __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]
+
+# The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
+# longer than STALE_FACTOR times the STALE_QUANTILE of their durations, and at least STALE_MIN_SECONDS
+# (trials asked in a batch wait for each other's suggestions), is presumed dead.
+STALE_FACTOR = 10.0
+STALE_QUANTILE = 0.9
+STALE_MIN_COMPLETED = 5
+STALE_MIN_SECONDS = 30.0
 
 # Under Optuna's library logger, so that optuna.logging.set_verbosity and its handler apply to our warnings.
 _logger = optuna.logging.get_logger(f"optuna.{__name__}")
@@ -49,6 +60,16 @@ class CoreSampler(BaseSampler):
             search space (default :class:`~optuna.samplers.RandomSampler` with ``seed``).
         warn_independent_sampling: log a warning (once per parameter) when a parameter is sampled
             independently after the start-up phase.
+        max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1: with several
+            worker processes per machine, more threads only compete for the same cores); the previous
+            limits are restored afterwards. ``None`` leaves the thread pools alone. While a suggestion
+            is computed the limit holds for the whole process, including other ``n_jobs`` threads.
+        running_trial_timeout: when a running trial stops counting as pending. ``"auto"`` (default):
+            once 5 trials have completed, a trial running longer than 10 times the 90th percentile of
+            their durations, and at least 30 s, is presumed dead (its worker was killed); a number:
+            that many seconds;
+            ``None``: running trials always count. Ages use the trials' start times, so the workers'
+            clocks must agree (as for Optuna's own timestamps).
     """
 
     def __init__(
@@ -59,6 +80,8 @@ class CoreSampler(BaseSampler):
         n_startup_trials: int = 10,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
     ) -> None:
         if not isinstance(algorithm, Algorithm):
             raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
@@ -66,12 +89,15 @@ class CoreSampler(BaseSampler):
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
         seed = None if seed is None else check_int("seed", seed)
+        self._max_threads = check_max_threads(max_threads)
+        self._running_trial_timeout = _check_timeout(running_trial_timeout)
         self._algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = n_startup_trials
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
+        self._threads_warned = False
         self._search_space = IntersectionSearchSpace()
         self._lock = threading.Lock()
         # Suggestions whose parameters may not be in the storage yet (Optuna writes them when the
@@ -108,7 +134,10 @@ class CoreSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
         _check_single_objective(study, self)
-        with self._lock:  # one suggestion at a time, so each sees the ones before it as pending
+        # One suggestion at a time, so each sees the ones before it as pending.
+        with self._lock, limited_threads(self._max_threads) as capped:
+            if not capped:
+                self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
             complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
             if len(complete) < max(self._n_startup_trials, 1):  # no completed trial: nothing to model yet
@@ -130,10 +159,21 @@ class CoreSampler(BaseSampler):
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
         return decode_params(space, search_space, x)
 
+    def _warn_uncapped_threads(self) -> None:
+        if not self._threads_warned:
+            self._threads_warned = True
+            _logger.warning(
+                f"{type(self).__name__}(max_threads={self._max_threads}) could not cap the BLAS threads: "
+                "OpenBLAS ignores a thread count set from a worker thread (e.g. study.optimize(n_jobs=...)) "
+                "once the main thread has set one. Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before "
+                "starting Python instead. This warning is shown once."
+            )
+
     def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
         """Encoded running trials ``(p, d)``, from the storage or from this sampler's own recent
         suggestions, and the trials they belong to."""
-        running = {t.number: t for t in trials if t.state == TrialState.RUNNING and t.number != trial.number}
+        alive = _alive_running_trials(trials, self._running_trial_timeout, _now())
+        running = {t.number: t for t in alive if t.number != trial.number}
         stored = [t for t in running.values() if has_all_params(t, search_space)]
         rows, owners = [encode_trials(space, search_space, stored)], list(stored)
         for key in list(self._unwritten):
@@ -183,6 +223,51 @@ class CoreSampler(BaseSampler):
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
+def _check_timeout(timeout: float | str | None) -> float | str | None:
+    if timeout is None or timeout == "auto":
+        return timeout
+    if isinstance(timeout, str):
+        raise ValueError(f'running_trial_timeout must be "auto", None or a number of seconds, got {timeout!r}')
+    return check_real("running_trial_timeout", timeout, low=0.0, low_open=True)
+
+
+def _now() -> datetime.datetime:
+    """The clock Optuna stamps trials with (naive local time)."""
+    return datetime.datetime.now()
+
+
+def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | None) -> float:
+    """Seconds after its start at which a running trial stops counting as pending (``math.inf``: never).
+
+    ``timeout="auto"``: ``STALE_FACTOR`` times the ``STALE_QUANTILE`` of the durations of the completed
+    trials, at least ``STALE_MIN_SECONDS``, once ``STALE_MIN_COMPLETED`` have completed; a number is
+    returned as it is.
+    """
+    if timeout is None:
+        return math.inf
+    if timeout != "auto":
+        return float(timeout)
+    durations = [
+        (t.datetime_complete - t.datetime_start).total_seconds()
+        for t in trials
+        if t.state == TrialState.COMPLETE and t.datetime_start is not None and t.datetime_complete is not None
+    ]
+    if len(durations) < STALE_MIN_COMPLETED:
+        return math.inf
+    return max(STALE_MIN_SECONDS, STALE_FACTOR * float(np.quantile(durations, STALE_QUANTILE)))
+
+
+def _alive_running_trials(
+    trials: Sequence[FrozenTrial], timeout: float | str | None, now: datetime.datetime
+) -> list[FrozenTrial]:
+    """The running trials not presumed dead by the ``running_trial_timeout`` rule."""
+    limit = stale_after_seconds(trials, timeout)
+    running = [t for t in trials if t.state == TrialState.RUNNING]
+    if math.isinf(limit):
+        return running
+    return [t for t in running if t.datetime_start is None or (now - t.datetime_start).total_seconds() <= limit]
+
+
 def _source_label(trial: FrozenTrial, name: str) -> int:
     """The integer user attribute ``name`` of ``trial``, or -1 (unknown) if it has none."""
     value = trial.user_attrs.get(name)
@@ -224,6 +309,12 @@ class EGPTSSampler(CoreSampler):
             of bad values (default True; ``False`` gives plain standardisation).
         independent_sampler: sampler for start-up and for parameters outside the relative space.
         warn_independent_sampling: warn once per independently sampled parameter.
+        max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1; ``None``: no
+            limit); see :class:`CoreSampler`.
+        running_trial_timeout: when a running trial is presumed dead and stops counting as pending
+            (default ``"auto"``: 10 times the 90th percentile of completed trials' durations, at least
+            30 s); see
+            :class:`CoreSampler`.
     """
 
     def __init__(
@@ -238,6 +329,8 @@ class EGPTSSampler(CoreSampler):
         warp_outputs: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
@@ -254,6 +347,8 @@ class EGPTSSampler(CoreSampler):
             n_startup_trials=n_startup_trials,
             independent_sampler=independent_sampler,
             warn_independent_sampling=warn_independent_sampling,
+            max_threads=max_threads,
+            running_trial_timeout=running_trial_timeout,
         )
 
 
@@ -295,6 +390,12 @@ class BORESampler(CoreSampler):
         n_startup_trials: random trials before the classifier is used (default 10, as in the paper).
         independent_sampler: sampler for start-up and for parameters outside the relative space.
         warn_independent_sampling: warn once per independently sampled parameter.
+        max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1; ``None``: no
+            limit); see :class:`CoreSampler`.
+        running_trial_timeout: when a running trial is presumed dead and stops counting as pending
+            (default ``"auto"``: 10 times the 90th percentile of completed trials' durations, at least
+            30 s); see
+            :class:`CoreSampler`.
     """
 
     def __init__(
@@ -310,6 +411,8 @@ class BORESampler(CoreSampler):
         n_startup_trials: int = 10,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
     ) -> None:
         algorithm = BOREAlgorithm(variant=variant, gamma=gamma, beta=beta, batch_size=batch_size, sharpness=sharpness,
                                   max_points=max_points)
@@ -319,4 +422,6 @@ class BORESampler(CoreSampler):
             n_startup_trials=n_startup_trials,
             independent_sampler=independent_sampler,
             warn_independent_sampling=warn_independent_sampling,
+            max_threads=max_threads,
+            running_trial_timeout=running_trial_timeout,
         )

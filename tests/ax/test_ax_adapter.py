@@ -111,13 +111,14 @@ def test_same_seed_gives_same_trials():
 
 def test_json_round_trip_continues_the_strategy(tmp_path):
     path = str(tmp_path / "client.json")
-    client = _client(generation_strategy("egp-ts", initialization_trials=4, seed=3, n_features=128))
+    client = _client(generation_strategy("egp-ts", initialization_trials=4, seed=3, max_threads=2, n_features=128))
     _run(client, [4, 2])
     client.save_to_json_file(path)
     loaded = Client.load_from_json_file(path)
     node = loaded._generation_strategy._nodes[1]  # the loaded strategy holds a real AlgorithmNode again
     assert isinstance(node, AlgorithmNode)
-    assert node.json_kwargs() == {"method": "egp-ts", "seed": 3, "options": {"n_features": 128}, "name": "egp-ts"}
+    assert node.json_kwargs() == {"method": "egp-ts", "seed": 3, "options": {"n_features": 128}, "name": "egp-ts",
+                                  "max_threads": 2}
     # The model is rebuilt from the experiment, so two loads of one file continue identically. (The
     # original client may differ slightly: it updated its GPs incrementally, the loaded ones refit.)
     again = Client.load_from_json_file(path)

@@ -1,0 +1,504 @@
+"""Thread oversubscription: seconds per suggestion with several worker processes on few cores.
+
+NumPy's BLAS starts one thread per core in every process. With more worker processes than cores,
+every process's linear algebra then competes with all the others. ``EGPTSSampler`` and
+``BORESampler`` take ``max_threads`` (default 1: BLAS/OpenMP/PyTorch pools are capped while the
+sampler computes, through ``shared_core.threads.limited_threads``; ``None``: no limit, the old
+behaviour). This script measures both with 1 and with 4 concurrent worker processes.
+
+Full run (estimated 5-10 minutes on 2 cores, not yet measured; run it alone, not next to other benchmarks):
+    python benchmarks/threads.py --out benchmarks/results/threads.jsonl
+which is the same as
+    python benchmarks/threads.py --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
+        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 --out benchmarks/results/threads.jsonl
+Smoke test (well under a minute):
+    python benchmarks/threads.py --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
+
+Cells: sampler (``egp-auto`` = ``EGPTSSampler(seed=seed, max_threads=m)``, ``bore++`` =
+``BORESampler(seed=seed, max_threads=m)``) x ``max_threads`` m in {None, 1} x processes in {1, 4}.
+Each of the ``--repeats`` repetitions runs every cell once, one cell at a time; the cell order is
+reversed on every other repetition (A B C ... C B A ...), so slow drift of the machine's load hits
+all cells alike.
+
+One process run (a worker) is a fresh ``sys.executable`` interpreter running this file with
+``--child``, with ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` (and the other
+BLAS thread variables in ``THREAD_VARS``) removed from its environment, so that its pools have their
+default sizes (one thread per core). Not timed, before the start barrier:
+  1. imports (optuna, optuna_egp, numpy, scipy.optimize, threadpoolctl);
+  2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit (``blas_threads``);
+  3. a warm-up: one model-based ask on a separate 12-trial study with the same sampler class and
+     options, so that modules imported lazily at the first suggestion are loaded; the wrapped
+     ``sampler.algorithm.suggest`` reads ``threadpool_info()`` there, i.e. inside the sampler's
+     thread limit (``threadpools_in_sampler``; with ``max_threads=1`` every pool should say 1), and
+     after the ask the pools must be back to their sizes (``threadpools_after``);
+  4. an in-memory study (minimise Hartmann-6 on [0, 1]^6, float parameters x0..x5) with ``n``
+     random completed trials added with ``study.add_trials`` (the same points in every worker:
+     ``default_rng(seed + 1000)``, as ``speed.py``), ``n = --n-egp`` (800) for EGP, ``--n-bore``
+     (200) for BORE++, and a fresh sampler, all workers with the same seed (so every worker of a
+     cell does the same work as the single worker of the 1-process cell).
+Then the worker creates its ``ready`` file and waits for the ``go`` file, which the parent creates
+once every worker of the cell is ready, so the workers of a 4-process cell start their timed asks
+together (``go_lag``: seconds from ``go`` to the worker's first ask).
+
+Timed: ``--asks`` K (3) consecutive ``study.ask(fixed_distributions)``, each followed by an untimed
+evaluation and a ``study.tell`` of the true value (timed separately, ``tell_seconds``). Optuna
+computes the relative parameters (``sample_relative``: the model fit and the acquisition) on the
+first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``sample_relative`` is
+wrapped (as in ``speed.py``) to check it ran once per ask and returned all 6 parameters (else the row
+lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from scratch on
+``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent`` gives, for
+each ask, how many workers of the cell (itself included) were inside their timed asks at its midpoint.
+
+Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``, ``sampler``,
+``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds`` (per ask),
+``cold`` (per ask), the provenance fields of ``speed.py`` (``date`` UTC, ``commit`` with ``+dirty``,
+``python``, ``machine``, ``cpu_count``, ``versions``, ``egp_path``, ``thread_settings``) and ``run_id``
+(the start of this invocation; :func:`summarise` uses the latest run of each sampler and limit).
+At the end the script prints :func:`summarise` of this run's rows: median cold and warm seconds with
+1 and 4 processes and their ratio. The target: with 4 processes on 2 cores, the median seconds per
+suggestion at most 4 times the 1-process median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from provenance import commit, utc_now  # noqa: E402
+
+# Removed from every worker's environment: the default thread counts are the point.
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "GOTO_NUM_THREADS",
+               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+SAMPLERS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler"}
+D = 6
+TARGET_RATIO = 4.0
+
+
+# ----------------------------------------------------------------------------- worker (child process)
+def _pools() -> list[dict]:
+    from threadpoolctl import threadpool_info
+
+    return [{"user_api": p["user_api"], "internal_api": p["internal_api"], "file": os.path.basename(p["filepath"]),
+             "num_threads": p["num_threads"]} for p in threadpool_info()]
+
+
+def _pool_strings(pools: list[dict]) -> list[str]:
+    """``internal_api/library file=threads`` per pool (numpy and scipy each ship their own OpenBLAS)."""
+    return sorted(f"{p['internal_api']}/{p['file']}={p['num_threads']}" for p in pools)
+
+
+def _make_sampler(name: str, seed: int, max_threads):
+    from optuna_egp import BORESampler, EGPTSSampler
+
+    cls = {"egp-auto": EGPTSSampler, "bore++": BORESampler}[name]
+    return cls(seed=seed, max_threads=max_threads)
+
+
+def _random_study(sampler, n: int, seed: int):
+    """In-memory study with ``n`` random completed Hartmann-6 trials (same points for every seed user)."""
+    import numpy as np
+    import optuna
+    from functions import hartmann6
+
+    study = optuna.create_study(sampler=sampler)
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(D)}
+    X = np.random.default_rng(seed + 1000).uniform(0.0, 1.0, (n, D))
+    study.add_trials([optuna.trial.create_trial(params={f"x{i}": float(v) for i, v in enumerate(x)},
+                                                distributions=dists, value=hartmann6(x)) for x in X])
+    return study, dists
+
+
+def _value(trial) -> float:
+    import numpy as np
+    from functions import hartmann6
+
+    return hartmann6(np.array([trial.params[f"x{i}"] for i in range(D)]))
+
+
+def _warm_up(spec: dict) -> dict:
+    """One model-based ask on a 12-trial study (lazy imports), reading the pools inside the sampler."""
+    sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
+    seen: list[list[dict]] = []
+    algorithm = sampler.algorithm
+    inner = algorithm.suggest
+
+    def suggest(*args, **kwargs):
+        seen.append(_pools())  # inside sample_relative, i.e. inside the sampler's thread limit
+        return inner(*args, **kwargs)
+
+    algorithm.suggest = suggest
+    study, dists = _random_study(sampler, 12, spec["seed"] + 1)
+    trial = study.ask(dists)
+    study.tell(trial, _value(trial))
+    algorithm.suggest = inner
+    return {"threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
+            "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
+            "threadpools_after": _pool_strings(_pools())}
+
+
+def _blas_threads(pools: list[dict]) -> int | None:
+    counts = [p["num_threads"] for p in pools if p["user_api"] == "blas"]
+    return max(counts) if counts else None
+
+
+class _RelativeProbe:
+    """Wraps ``sampler.sample_relative`` to count calls, time them and count the returned parameters."""
+
+    def __init__(self, sampler) -> None:
+        self.calls, self.seconds, self.n_params = 0, 0.0, 0
+        inner = sampler.sample_relative
+
+        def sample_relative(study, trial, search_space):
+            t0 = time.perf_counter()
+            params = inner(study, trial, search_space)
+            self.seconds += time.perf_counter() - t0
+            self.calls += 1
+            self.n_params = len(params)
+            return params
+
+        sampler.sample_relative = sample_relative
+
+    def reset(self) -> None:
+        self.calls, self.seconds, self.n_params = 0, 0.0, 0
+
+
+def _wait_for(path: pathlib.Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {path} after {timeout} s")
+        time.sleep(0.002)
+
+
+def child(spec: dict) -> None:
+    """One worker: set up (untimed), wait at the barrier, time ``asks`` ask+tell; print one RESULT line."""
+    t0 = time.perf_counter()
+    import numpy as np
+    import optuna
+    import optuna_egp
+    import scipy
+    import scipy.optimize  # noqa: F401
+    import threadpoolctl
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    rec: dict = {"import_seconds": time.perf_counter() - t0, "pid": os.getpid()}
+    pools = _pools()  # before any limit
+    torch = sys.modules.get("torch")
+    rec.update(blas_threads=_blas_threads(pools), threadpools=_pool_strings(pools),
+               torch_threads=torch.get_num_threads() if torch is not None else None,
+               thread_env={var: os.environ.get(var) for var in THREAD_VARS},
+               versions={"optuna": optuna.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
+                         "threadpoolctl": threadpoolctl.__version__},
+               egp_path=str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent))
+    t0 = time.perf_counter()
+    rec.update(_warm_up(spec))
+    rec["warm_up_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
+    probe = _RelativeProbe(sampler)
+    study, dists = _random_study(sampler, spec["n_complete"], spec["seed"])
+    rec["setup_seconds"] = time.perf_counter() - t0
+
+    barrier = pathlib.Path(spec["barrier"])
+    (barrier / f"ready.{spec['index']}").touch()
+    _wait_for(barrier / "go", spec["timeout"])
+    rec["go_lag"] = time.time() - float((barrier / "go").read_text())
+    seconds, tells, relative, calls, n_params, windows = [], [], [], [], [], []
+    for _ in range(spec["asks"]):
+        probe.reset()
+        start = time.time()
+        t0 = time.perf_counter()
+        trial = study.ask(dists)  # sample_relative runs here (first _suggest)
+        seconds.append(time.perf_counter() - t0)
+        windows.append([start, start + seconds[-1]])
+        relative.append(probe.seconds)
+        calls.append(probe.calls)
+        n_params.append(probe.n_params)
+        value = _value(trial)  # not timed
+        t0 = time.perf_counter()
+        study.tell(trial, value)
+        tells.append(time.perf_counter() - t0)
+    rec.update(seconds=seconds, cold=[i == 0 for i in range(len(seconds))], tell_seconds=tells,
+               relative_seconds=relative, relative_calls=calls, relative_params=n_params, ask_windows=windows)
+    print("RESULT " + json.dumps(rec), flush=True)
+
+
+# ----------------------------------------------------------------------------- parent: cells
+def _child_env() -> dict:
+    """The parent's environment without ``THREAD_VARS``; this checkout on ``PYTHONPATH`` if
+    ``optuna_egp`` is not importable otherwise (not installed, or a stale editable install)."""
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
+    if importlib.util.find_spec("optuna_egp") is None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+        print(f"optuna_egp is not importable as installed: the workers use {ROOT} (PYTHONPATH)", flush=True)
+    return env
+
+
+def _start(spec: dict, index: int, tmp: pathlib.Path, env: dict) -> tuple[subprocess.Popen, pathlib.Path]:
+    log = tmp / f"worker{index}"
+    with open(f"{log}.out", "w") as out, open(f"{log}.err", "w") as err:
+        # cwd = benchmarks/ so that `functions` imports (sys.path[0] is this file's folder anyway).
+        proc = subprocess.Popen([sys.executable, str(pathlib.Path(__file__).resolve()), "--child",
+                                 json.dumps({**spec, "index": index})], cwd=HERE, env=env, stdout=out, stderr=err)
+    return proc, log
+
+
+def _failure(procs, logs, what: str) -> RuntimeError:
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    tails = [f"worker {i} (exit {p.returncode}):\n" + pathlib.Path(f"{log}.err").read_text()[-3000:]
+             for i, (p, log) in enumerate(zip(procs, logs)) if p.returncode]
+    return RuntimeError(f"{what}\n" + "\n".join(tails))
+
+
+def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict]:
+    """Start ``processes`` workers, release them together once all are ready, return their records."""
+    with tempfile.TemporaryDirectory(prefix="threads_bench_") as name:
+        tmp = pathlib.Path(name)
+        spec = {**spec, "barrier": str(tmp), "timeout": timeout}
+        started = [_start(spec, i, tmp, env) for i in range(processes)]
+        procs, logs = [p for p, _ in started], [log for _, log in started]
+        deadline = time.monotonic() + timeout
+        while not all((tmp / f"ready.{i}").exists() for i in range(processes)):
+            if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
+                raise _failure(procs, logs, f"a worker of {spec['sampler']} exited or timed out before the barrier")
+            time.sleep(0.01)
+        (tmp / "go.tmp").write_text(repr(time.time()))
+        (tmp / "go.tmp").rename(tmp / "go")  # atomic: a worker never reads a half-written file
+        for p in procs:
+            try:
+                p.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise _failure(procs, logs, f"a worker of {spec['sampler']} timed out") from None
+        if any(p.returncode for p in procs):
+            raise _failure(procs, logs, f"a worker of {spec['sampler']} failed")
+        records = []
+        for log in logs:
+            lines = [ln for ln in pathlib.Path(f"{log}.out").read_text().splitlines() if ln.startswith("RESULT ")]
+            records.append(json.loads(lines[-1][len("RESULT "):]))
+    _add_concurrency(records)
+    return records
+
+
+def _add_concurrency(records: list[dict]) -> None:
+    """``concurrent[k]``: workers (itself included) inside their timed asks at the midpoint of ask k."""
+    spans = [(r["ask_windows"][0][0], r["ask_windows"][-1][1]) for r in records]
+    for r in records:
+        r["concurrent"] = [sum(lo <= (a + b) / 2 <= hi for lo, hi in spans) for a, b in r["ask_windows"]]
+
+
+def _problems(rec: dict, max_threads) -> list[str]:
+    out = []
+    if any(c != 1 for c in rec["relative_calls"]):
+        out.append(f"sample_relative calls per ask {rec['relative_calls']} (expected 1 each)")
+    if any(n != D for n in rec["relative_params"]):
+        out.append(f"sample_relative returned {rec['relative_params']} parameters (expected {D}): "
+                   "not all from the model")
+    inside = rec.get("blas_threads_in_sampler")
+    if max_threads is not None and inside is not None and inside > max_threads:
+        out.append(f"max_threads={max_threads} but BLAS had {inside} threads inside the sampler")
+    if rec["threadpools_after"] != rec["threadpools"]:
+        out.append(f"thread pools not restored after a suggestion: {rec['threadpools_after']} "
+                   f"(before {rec['threadpools']})")
+    return out
+
+
+def _cells(a) -> list[tuple[str, int | None, int]]:
+    return [(s, m, p) for s in a.samplers for m in a.max_threads for p in a.processes]
+
+
+def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
+    sampler, max_threads, processes = cell
+    torch_threads = rec["torch_threads"]
+    return {"bench": "threads", "date": utc_now(), **base, "egp_path": rec["egp_path"], "versions": rec["versions"],
+            "thread_settings": {"threads": None, **rec["thread_env"], "torch_num_threads": torch_threads,
+                                "threadpools": rec["threadpools"]},
+            "sampler": sampler, "sampler_class": SAMPLERS[sampler], "max_threads": max_threads,
+            "processes": processes, "n_complete": n, "repeat": repeat, "function": "hartmann6", "d": D,
+            "loadavg_before": loadavg,
+            **{k: v for k, v in rec.items() if k not in ("thread_env", "versions", "egp_path")},
+            "problems": _problems(rec, max_threads)}
+
+
+def run(a) -> list[dict]:
+    out = pathlib.Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = _child_env()
+    base = {"run_id": utc_now(), "commit": commit(), "python": platform.python_version(),
+            "machine": platform.machine(), "cpu_count": os.cpu_count(),
+            "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+            "seed": a.seed, "asks": a.asks, "repeats": a.repeats}
+    n_of = {"egp-auto": a.n_egp, "bore++": a.n_bore}
+    cells, rows = _cells(a), []
+    for repeat in range(a.repeats):
+        for cell in cells if repeat % 2 == 0 else cells[::-1]:
+            sampler, max_threads, processes = cell
+            spec = {"sampler": sampler, "max_threads": max_threads, "n_complete": n_of[sampler], "asks": a.asks,
+                    "seed": a.seed}
+            loadavg = list(os.getloadavg())
+            records = run_cell(spec, processes, env, a.timeout)
+            new = [_row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
+                   for i, rec in enumerate(records)]
+            with out.open("a") as fh:
+                for row in new:
+                    fh.write(json.dumps(row) + "\n")
+            rows += new
+            print(_progress(new), flush=True)
+    return rows
+
+
+def _progress(rows: list[dict]) -> str:
+    r0 = rows[0]
+    cold = [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if c]
+    warm = [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if not c]
+    problems = sorted({p for r in rows for p in r["problems"]})
+    return (f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} max_threads={str(r0['max_threads']):4s} "
+            f"processes={r0['processes']} n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; "
+            f"BLAS threads {r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); "
+            f"concurrent {[r['concurrent'] for r in rows]}" + (f"  PROBLEMS: {problems}" if problems else ""))
+
+
+def _med(xs) -> str:
+    return f"{statistics.median(xs):.3f}" if xs else "–"
+
+
+# ----------------------------------------------------------------------------- summary (report.py imports this)
+def _latest_run(rows: list[dict]) -> list[dict]:
+    """For each (sampler, max_threads), the rows of the latest run that measured it."""
+    rows = [r for r in rows if r.get("bench") == "threads"]
+    latest: dict = {}
+    for r in rows:
+        key = (r["sampler"], r["max_threads"])
+        latest[key] = max(latest.get(key, ""), r["run_id"])
+    return [r for r in rows if r["run_id"] == latest[(r["sampler"], r["max_threads"])]]
+
+
+def _sampler_order(name: str) -> tuple:
+    return (list(SAMPLERS).index(name) if name in SAMPLERS else len(SAMPLERS), name)
+
+
+def _asks(rows: list[dict], cold: bool) -> list[float]:
+    return [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if c == cold]
+
+
+def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
+    """Markdown: median cold and warm seconds per suggestion with the fewest and the most processes,
+    their ratio, per (sampler, max_threads); the latest run of each; provenance under the table."""
+    rows = _latest_run(rows)
+    if not rows:
+        return []
+    procs = sorted({r["processes"] for r in rows})
+    lo, hi = procs[0], procs[-1]
+    groups = sorted({(r["sampler"], r["max_threads"]) for r in rows},
+                    key=lambda k: (_sampler_order(k[0]), k[1] is not None, k[1] or 0))
+    p = lambda n: f"{n} proc" + ("s" if n > 1 else "")  # noqa: E731
+    lines = ["### Thread oversubscription: concurrent worker processes", "",
+             f"Hartmann-6, random completed trials added with `add_trials` (EGP "
+             f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ {_values(rows, 'n_complete', 'bore++')}), then "
+             f"{_values(rows, 'asks')} ask(fixed distributions) + tell per worker process; each worker a fresh "
+             "interpreter with default BLAS threads (no thread variables set), the workers of a cell released "
+             "together. Cold: the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
+             f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells interleaved); "
+             f"ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.", "",
+             f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, {p(lo)} (s) "
+             f"| warm, {p(hi)} (s) | warm ratio |", "|---" * 8 + "|"]
+    checks = []
+    for sampler, m in groups:
+        g = [r for r in rows if (r["sampler"], r["max_threads"]) == (sampler, m)]
+        cells = []
+        for cold in (True, False):
+            a, b = (_asks([r for r in g if r["processes"] == n], cold) for n in (lo, hi))
+            ratio = statistics.median(b) / statistics.median(a) if a and b else None
+            cells += [_med(a), _med(b), f"{ratio:.2f}" if ratio is not None else "–"]
+            if ratio is not None and hi > lo:
+                checks.append(f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, {'cold' if cold else 'warm'}: "
+                              f"{p(hi)} / {p(lo)} = {ratio:.2f} (target: at most {target:g}): "
+                              f"{'met' if ratio <= target else 'not met'}")
+        lines.append(f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |")
+    checks += _against_no_limit(rows, lo, hi, target)
+    lines += ["", _provenance(rows), ""] + checks
+    problems = sorted({f"- problem ({r['sampler']}, max_threads={r['max_threads']}, {p(r['processes'])}): {q}"
+                       for r in rows for q in r.get("problems", [])})
+    return lines + ([""] + problems if problems else []) + [""]
+
+
+def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list[str]:
+    """Each limit's most-process median against the fewest-process median without a limit (the old default)."""
+    out = []
+    for sampler in sorted({r["sampler"] for r in rows}, key=_sampler_order):
+        base = [r for r in rows if r["sampler"] == sampler and r["max_threads"] is None and r["processes"] == lo]
+        for m in sorted({r["max_threads"] for r in rows if r["sampler"] == sampler and r["max_threads"] is not None}):
+            g = [r for r in rows if r["sampler"] == sampler and r["max_threads"] == m and r["processes"] == hi]
+            for cold in (True, False):
+                a, b = _asks(base, cold), _asks(g, cold)
+                if a and b and hi > lo:
+                    ratio = statistics.median(b) / statistics.median(a)
+                    out.append(f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} processes with "
+                               f"max_threads={m} / {lo} without a limit = {ratio:.2f} (at most {target:g}: "
+                               f"{'yes' if ratio <= target else 'no'})")
+    return out
+
+
+def _values(rows: list[dict], field: str, sampler: str | None = None) -> str:
+    vals = sorted({r[field] for r in rows if sampler is None or r["sampler"] == sampler})
+    return "/".join(map(str, vals)) if vals else "–"
+
+
+def _provenance(rows: list[dict]) -> str:
+    dates = sorted(r["date"] for r in rows)
+    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    loads = [r["loadavg_before"][0] for r in rows]
+    inside = sorted({f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str)
+    return (f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; "
+            f"Python {', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
+            f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the sampler: "
+            f"{'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} to {max(loads):.2f}.")
+
+
+# ----------------------------------------------------------------------------- main
+def _max_threads(arg: str) -> list[int | None]:
+    return [None if v.strip().lower() == "none" else int(v) for v in arg.split(",") if v.strip()]
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        child(json.loads(argv[1]))
+        return
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=str(HERE / "results" / "threads.jsonl"), help="JSONL file rows are appended to")
+    p.add_argument("--samplers", default="egp-auto,bore++", type=lambda s: [x for x in s.split(",") if x])
+    p.add_argument("--max-threads", default="none,1", type=_max_threads, help="comma-separated; 'none' = no limit")
+    p.add_argument("--processes", default="1,4", type=lambda s: [int(x) for x in s.split(",")])
+    p.add_argument("--n-egp", type=int, default=800, help="completed trials for egp-auto")
+    p.add_argument("--n-bore", type=int, default=200, help="completed trials for bore++")
+    p.add_argument("--asks", type=int, default=3, help="timed ask+tell per worker (the first is cold)")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell before its workers are killed")
+    a = p.parse_args(argv)
+    unknown = [s for s in a.samplers if s not in SAMPLERS]
+    if unknown:
+        p.error(f"unknown samplers {unknown}; choose from {list(SAMPLERS)}")
+    if a.asks < 1 or a.repeats < 1 or min(a.processes) < 1:
+        p.error("--asks, --repeats and --processes must be at least 1")
+    rows = run(a)
+    print("\n".join(summarise(rows)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Many workers per machine: bounded threads while the sampler computes, dead trials ignored."""
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import optuna
+import pytest
+from optuna.distributions import FloatDistribution
+from optuna.trial import FrozenTrial, TrialState
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from optuna_egp import CoreSampler, EGPTSSampler
+from optuna_egp.sampler import STALE_MIN_SECONDS, stale_after_seconds
+from shared_core.threads import limited_threads
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def _blas_threads() -> set[int]:
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+
+class _Recorder:
+    """A stand-in algorithm: returns the centre of the space and records what it saw."""
+
+    def __init__(self):
+        self.blas_threads, self.pending = [], []
+
+    def suggest(self, space, obs, n, rng):
+        self.blas_threads.append(_blas_threads())
+        self.pending.append(obs.X_pending.copy())
+        return np.full((n, space.dim), 0.5)
+
+
+# ---------------------------------------------------------------------------------------- threads
+def test_blas_threads_are_capped_while_the_sampler_computes_and_restored_after():
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
+    with threadpool_limits(limits=3):  # a known outer setting, whatever the machine's default
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+        assert _blas_threads() == {3}
+    assert recorder.blas_threads == [{1}, {1}]  # the two model-based suggestions
+
+
+def test_max_threads_none_leaves_the_thread_pools_alone():
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1, max_threads=None))
+    with threadpool_limits(limits=3):
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    assert recorder.blas_threads == [{3}]
+
+
+def test_overlapping_limits_first_block_sets_and_restores_others_change_nothing():
+    entered, release, seen = threading.Event(), threading.Event(), []
+
+    def second_block():
+        with limited_threads(2) as capped:  # another thread's block holds the limit: nothing changes
+            seen.append((_blas_threads(), capped))
+            entered.set()
+            release.wait(10)
+
+    with threadpool_limits(limits=3):
+        with limited_threads(1):
+            other = threading.Thread(target=second_block)
+            other.start()
+            entered.wait(10)
+            assert seen == [({1}, True)]
+        assert _blas_threads() == {3}  # restored by the block that set it
+        release.set()
+        other.join()
+        assert _blas_threads() == {3}
+
+
+def test_threads_are_capped_in_n_jobs_threads_or_a_warning_says_they_are_not(caplog):
+    """OpenBLAS may ignore limits set from a worker thread (module doc of shared_core.threads)."""
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
+    optuna.logging.enable_propagation()
+    try:
+        with threadpool_limits(limits=3), caplog.at_level("WARNING"):  # set from the main thread
+            study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=4, n_jobs=2)
+    finally:
+        optuna.logging.disable_propagation()
+    warned = [r for r in caplog.records if "could not cap the BLAS threads" in r.getMessage()]
+    assert len(recorder.blas_threads) >= 2
+    assert all(seen == {1} for seen in recorder.blas_threads) or len(warned) == 1
+
+
+def test_torch_threads_are_capped_and_restored():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with limited_threads(1):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_bad_max_threads_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="max_threads"):
+        EGPTSSampler(max_threads=bad)
+
+
+# ---------------------------------------------------------------------------------------- dead trials
+_DIST = {"x": FloatDistribution(0, 1)}
+
+
+def _trial(number, state, start, seconds=None, x=0.5):
+    complete = None if seconds is None else start + datetime.timedelta(seconds=seconds)
+    return FrozenTrial(number=number, state=state, value=None if seconds is None else x, datetime_start=start,
+                       datetime_complete=complete, params={"x": x}, distributions=_DIST, user_attrs={},
+                       system_attrs={}, intermediate_values={}, trial_id=number)
+
+
+def _completed(n, seconds, start):
+    return [_trial(i, TrialState.COMPLETE, start, seconds, x=(i + 0.5) / n) for i in range(n)]
+
+
+def test_stale_after_seconds_rule():
+    t0 = datetime.datetime(2026, 1, 1)
+    four, many = _completed(4, 1.0, t0), _completed(10, 1.0, t0)
+    assert stale_after_seconds(four, "auto") == np.inf  # too few completed trials to judge
+    assert stale_after_seconds(many, "auto") == STALE_MIN_SECONDS  # 10 x 1 s, raised to the floor
+    slow = many[:-1] + [_trial(9, TrialState.COMPLETE, t0, 100.0)]
+    assert stale_after_seconds(slow, "auto") == pytest.approx(10 * (1.0 + 0.1 * 99.0))  # 10 x 90th percentile
+    assert stale_after_seconds(many, None) == np.inf
+    assert stale_after_seconds(many, 7.5) == 7.5
+
+
+@pytest.mark.parametrize("age, timeout, pending", [(600, "auto", 0), (5, "auto", 1), (600, None, 1), (600, 900.0, 1)])
+def test_a_trial_running_far_longer_than_completed_trials_is_not_pending(age, timeout, pending):
+    """A study of 1-second trials with a trial started ``age`` seconds ago that never finished."""
+    now = datetime.datetime.now()
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout))
+    study.add_trials(_completed(10, 1.0, now - datetime.timedelta(seconds=1000)))
+    study.add_trial(_trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=age), x=0.123))
+    study.ask(_DIST)  # the relative parameters are sampled when the first parameter is suggested
+    assert len(recorder.pending[-1]) == pending
+    if pending:
+        assert recorder.pending[-1][0, 0] == pytest.approx(0.123)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), "soon", True])
+def test_bad_running_trial_timeout_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="running_trial_timeout"):
+        EGPTSSampler(running_trial_timeout=bad)
+
+
+KILLED_WORKER = textwrap.dedent(
+    """
+    import os, signal, sys, optuna
+    study = optuna.load_study(study_name="s", storage=sys.argv[1])
+    def objective(trial):
+        trial.suggest_float("x", 0, 1)
+        os.kill(os.getpid(), signal.SIGKILL)  # killed mid-trial: no clean-up runs
+    study.optimize(objective, n_trials=1)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_killed_workers_trial_stops_counting_as_pending(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = optuna.create_study(study_name="s", storage=url)
+    script = tmp_path / "worker.py"
+    script.write_text(KILLED_WORKER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    assert subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode == -signal.SIGKILL
+    (dead,) = study.get_trials(states=(TrialState.RUNNING,))
+
+    recorder = _Recorder()
+    timeout = 3.0
+    study = optuna.load_study(study_name="s", storage=url,
+                              sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    age = (datetime.datetime.now() - dead.datetime_start).total_seconds()
+    assert age < timeout, "the machine was too slow for this test's timing"
+    assert [p[:, 0].tolist() for p in recorder.pending] == [[dead.params["x"]]]  # pending while young
+    time.sleep(timeout - age + 0.5)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    assert len(recorder.pending[-1]) == 0  # presumed dead
+    assert study.trials[dead.number].state == TrialState.RUNNING  # ignored, not modified
+
+
+@pytest.mark.slow
+def test_with_heartbeats_optuna_fails_a_killed_workers_trial(tmp_path):
+    """The documented recipe: an RDB storage with a heartbeat fails the dead trial by itself."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    optuna.create_study(study_name="s", storage=url)
+    script = tmp_path / "worker.py"
+    script.write_text(KILLED_WORKER.replace("storage=sys.argv[1]", "storage=optuna.storages.RDBStorage("
+                                            "sys.argv[1], heartbeat_interval=1, grace_period=2)"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    assert subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode == -signal.SIGKILL
+    storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=2)
+    time.sleep(3)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=EGPTSSampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)  # optimize fails stale trials first
+    assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]

@@ -2,8 +2,14 @@
 
 The adapter turns the study's trials into :class:`shared_core.interface.Observations`, calls the
 algorithm and decodes its candidate. Everything it needs is read from the storage on every call, so
-any number of threads or processes can share one study, and a restarted worker simply continues.
-Only public Optuna APIs are used.
+any number of threads or processes can share one study, and a restarted worker continues where the
+others are. Running trials whose worker died are presumed dead after a while (``running_trial_timeout``).
+
+Model sharing (``share_model=True``): after each model-based suggestion the algorithm's fitted state
+(for EGP: kernel weights, and hyperparameters plus output transform when they changed) is written to
+the new trial's system attributes; a worker that starts without a fitted model builds it from the
+newest stored state instead of fitting hyperparameters from scratch. Writing a trial's system
+attribute is the one private Optuna call (:func:`_set_trial_system_attr`).
 """
 
 from __future__ import annotations
@@ -29,9 +35,13 @@ from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
 from shared_core.models.kernels import KernelSpec
 from shared_core.threads import check_max_threads, limited_threads
-from shared_core.validation import check_int, check_real
+from shared_core.validation import check_bool, check_int, check_real
 
-__all__ = ["BORESampler", "CoreSampler", "EGPTSSampler"]
+__all__ = ["BORESampler", "CoreSampler", "EGPTSSampler", "MODEL_KEY", "WEIGHTS_KEY"]
+
+# Trial system attributes written with share_model=True.
+MODEL_KEY = "egp_samplers:model"  # {"space": ..., "columns": [...], "model": state without weights}, when it changed
+WEIGHTS_KEY = "egp_samplers:weights"  # the ensemble's kernel weights after the suggestion, every model-based trial
 
 # The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
 # longer than STALE_FACTOR times the STALE_QUANTILE of their durations, and at least STALE_MIN_SECONDS
@@ -70,6 +80,10 @@ class CoreSampler(BaseSampler):
             that many seconds;
             ``None``: running trials always count. Ages use the trials' start times, so the workers'
             clocks must agree (as for Optuna's own timestamps).
+        share_model: record the algorithm's fitted model in the study (trial system attributes
+            ``MODEL_KEY`` and ``WEIGHTS_KEY``) and start from the newest recorded model when this
+            sampler has none yet, so a new or restarted worker skips the hyperparameter fit (default
+            True; algorithms without a ``model_state`` method ignore it).
     """
 
     def __init__(
@@ -82,6 +96,7 @@ class CoreSampler(BaseSampler):
         warn_independent_sampling: bool = True,
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
     ) -> None:
         if not isinstance(algorithm, Algorithm):
             raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
@@ -91,6 +106,8 @@ class CoreSampler(BaseSampler):
         seed = None if seed is None else check_int("seed", seed)
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = _check_timeout(running_trial_timeout)
+        self._share_model = check_bool("share_model", share_model)
+        self._recorded_model: dict[str, Any] = {}  # study name -> the last model state this sampler wrote
         self._algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = n_startup_trials
@@ -155,9 +172,41 @@ class CoreSampler(BaseSampler):
                 source=self._sources(complete),
                 pending_source=self._sources(pending_trials),
             )
+            if self._share_model:
+                self._offer_recorded_model(study, search_space)
             x = self._algorithm.suggest(space, obs, 1, self._rng)[0]
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
+            if self._share_model:
+                self._record_model(study, trial, search_space, space)
         return decode_params(space, search_space, x)
+
+    def _offer_recorded_model(self, study: Study, search_space: dict[str, BaseDistribution]) -> None:
+        """Offer the algorithm the newest model recorded in ``study`` for this search space, if it
+        wants one (it has no fitted model yet)."""
+        wants = getattr(self._algorithm, "wants_model_state", None)
+        if wants is None or not wants():
+            return
+        key = _space_key(search_space)
+        for t in reversed(study.get_trials(deepcopy=False)):
+            recorded = t.system_attrs.get(MODEL_KEY)
+            if isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict):
+                self._algorithm.offer_model_state(recorded["model"])
+                return
+
+    def _record_model(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],
+                      space) -> None:
+        """Write the algorithm's model state to ``trial``: the weights always, the rest when it changed."""
+        state = getattr(self._algorithm, "model_state", lambda: None)()
+        if not state:
+            return
+        model = {k: v for k, v in state.items() if k != "weights"}
+        if "weights" in state:
+            _set_trial_system_attr(study, trial, WEIGHTS_KEY, state["weights"])
+        if self._recorded_model.get(study.study_name) != model:
+            columns = [name for name, cols in space.columns.items() for _ in range(cols.stop - cols.start)]
+            value = {"space": _space_key(search_space), "columns": columns, "model": model}
+            _set_trial_system_attr(study, trial, MODEL_KEY, value)
+            self._recorded_model[study.study_name] = model
 
     def _warn_uncapped_threads(self) -> None:
         if not self._threads_warned:
@@ -221,6 +270,18 @@ class CoreSampler(BaseSampler):
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _set_trial_system_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Write a system attribute of a running trial. Optuna's public API writes user attributes only
+    through ``optuna.trial.Trial``; samplers get a ``FrozenTrial``, so this uses the storage, as
+    Optuna's own samplers do (the one private call of this package; tested)."""
+    study._storage.set_trial_system_attr(trial._trial_id, key, value)
+
+
+def _space_key(search_space: dict[str, BaseDistribution]) -> list[list[str]]:
+    """The search space as JSON values: ``[[name, distribution JSON], ...]`` in encoding order."""
+    return [[name, optuna.distributions.distribution_to_json(dist)] for name, dist in search_space.items()]
 
 
 def _check_timeout(timeout: float | str | None) -> float | str | None:
@@ -313,8 +374,11 @@ class EGPTSSampler(CoreSampler):
             limit); see :class:`CoreSampler`.
         running_trial_timeout: when a running trial is presumed dead and stops counting as pending
             (default ``"auto"``: 10 times the 90th percentile of completed trials' durations, at least
-            30 s); see
-            :class:`CoreSampler`.
+            30 s); see :class:`CoreSampler`.
+        share_model: record the fitted ensemble (kernel weights per trial; hyperparameters and output
+            transform when refitted) in the study, and let a new or restarted worker start from the
+            newest record instead of fitting hyperparameters (default True); see :class:`CoreSampler`
+            and :func:`optuna_egp.plot_model`.
     """
 
     def __init__(
@@ -331,6 +395,7 @@ class EGPTSSampler(CoreSampler):
         warn_independent_sampling: bool = True,
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
@@ -349,6 +414,7 @@ class EGPTSSampler(CoreSampler):
             warn_independent_sampling=warn_independent_sampling,
             max_threads=max_threads,
             running_trial_timeout=running_trial_timeout,
+            share_model=share_model,
         )
 
 
@@ -394,8 +460,7 @@ class BORESampler(CoreSampler):
             limit); see :class:`CoreSampler`.
         running_trial_timeout: when a running trial is presumed dead and stops counting as pending
             (default ``"auto"``: 10 times the 90th percentile of completed trials' durations, at least
-            30 s); see
-            :class:`CoreSampler`.
+            30 s); see :class:`CoreSampler`.
     """
 
     def __init__(

@@ -82,6 +82,20 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         )
         super().__init__()
 
+    # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
+    def model_state(self) -> dict | None:
+        """The ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`), None before a fit."""
+        return self.model.state()
+
+    def wants_model_state(self) -> bool:
+        """True until the ensemble is first fitted and while no state has been offered."""
+        return not self.model.members and not self.model.has_offered_state
+
+    def offer_model_state(self, state: dict) -> None:
+        """Build the first posteriors from ``state`` (another process's :meth:`model_state`) instead of
+        fitting hyperparameters, when it matches the kernels and inputs and no refit is due."""
+        self.model.offer_state(state)
+
     def _prepare(self, space, obs: Observations, rng) -> None:
         self.model.fit(obs.X, obs.y, rng)  # refit or incremental update (the cached ensemble is shared by threads)
 

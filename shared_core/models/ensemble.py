@@ -25,12 +25,20 @@ to scale when values are not right-skewed.
 
 Exact GPs are used up to ``exact_limit`` observations; above that each GP is the Bayesian linear
 regression on ``F`` random features of the paper, so the per-suggestion cost stops growing with n.
+
+Shared state: :meth:`EnsembleGP.state` gives the fitted hyperparameters, output transform, weights
+and the size of the last refit as JSON values; another process's ensemble offered that state
+(:meth:`EnsembleGP.offer_state`) builds its first posteriors with those hyperparameters instead of
+fitting them, unless a refit is due anyway. Its weights are then eq. (9) on all observations, which
+for exact GPs equals the refit weights times every later predictive density, eq. (13), the weights
+of the process that fitted them.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -43,6 +51,8 @@ from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.models.surrogate import Posterior
 
 __all__ = ["EnsembleGP", "Member", "OutputTransform", "standardize"]
+
+STATE_VERSION = 1
 
 
 @dataclass
@@ -170,6 +180,8 @@ class EnsembleGP:
         self._y_raw = np.zeros(0)  # (n,) unstandardised
         self._n_at_refit = 0
         self.n_refits = 0
+        self.n_adopted = 0  # times the first posteriors were built from an offered state
+        self._offered: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------------------- data
     @property
@@ -190,6 +202,9 @@ class EnsembleGP:
         Reuses the current posteriors when ``X, y`` contain everything they were built on (in any
         order) and no refit is due; otherwise refits.
         """
+        if not self.members and self._offered is not None:
+            self._adopt(self._offered, X, y, rng)
+            self._offered = None
         new_rows = self._new_rows(X, y)
         if new_rows is None or self._refit_due(len(X)):
             self._refit(X, y, rng)
@@ -219,11 +234,16 @@ class EnsembleGP:
         self.transform = OutputTransform.fit(y, warp=self.warp_outputs)
         ys = self.y_std(y)
         rows = fit_subset(X, ys, self.max_fit_points, rng)
-        Xf, yf = X[rows], ys[rows]
         previous = {m.spec: m.hyper for m in self.members}
+        hypers = [fit_hyperparameters(spec, X[rows], ys[rows], warm_start=previous.get(spec)) for spec in self.kernels]
+        self._build(X, y, hypers, rng)
+        self.n_refits += 1
+
+    def _build(self, X: np.ndarray, y: np.ndarray, hypers: list[GPHyper], rng: np.random.Generator) -> None:
+        """Posteriors on ``X (n, d), y (n,)`` with the given hyperparameters, weights by eq. (9)."""
+        ys = self.y_std(y)
         members, log_ml = [], []
-        for spec in self.kernels:
-            hyper = fit_hyperparameters(spec, Xf, yf, warm_start=previous.get(spec))
+        for spec, hyper in zip(self.kernels, hypers):
             if len(X) <= self.exact_limit:
                 post = ExactPosterior(spec, hyper, X, ys, n_frequencies=self.n_frequencies)
             else:
@@ -234,7 +254,75 @@ class EnsembleGP:
         log_w = np.log(1.0 / len(members)) + np.array(log_ml)  # eq. (9), w0 = 1/M
         self.members, self.log_w = members, log_w - logsumexp(log_w)
         self._X, self._y_raw, self._n_at_refit = X.copy(), y.copy(), len(X)
-        self.n_refits += 1
+
+    # ------------------------------------------------------------------------------- shared state
+    def state(self) -> dict[str, Any] | None:
+        """The fitted model as JSON values (None before the first fit): kernel names, input dimension,
+        output transform, per-kernel hyperparameters, weights and the number of observations at the
+        last refit."""
+        if not self.members:
+            return None
+        return {
+            "version": STATE_VERSION,
+            "kernels": [m.spec.name for m in self.members],
+            "dim": int(self._X.shape[1]),
+            "warp_outputs": bool(self.warp_outputs),
+            "n_at_refit": int(self._n_at_refit),
+            "transform": {k: float(v) for k, v in asdict(self.transform).items()},
+            "hyperparameters": [
+                {"lengthscales": [float(v) for v in m.hyper.ls], "amplitude": float(m.hyper.amp),
+                 "noise": float(m.hyper.noise)}
+                for m in self.members
+            ],
+            "weights": [float(w) for w in self.weights],
+        }
+
+    @property
+    def has_offered_state(self) -> bool:
+        return self._offered is not None
+
+    def offer_state(self, state: dict[str, Any]) -> None:
+        """Use ``state`` (from :meth:`state`, e.g. of another process) for the first posteriors
+        instead of fitting hyperparameters, if it matches this ensemble and no refit is due."""
+        self._offered = state
+
+    def _adopt(self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> bool:
+        """Build the posteriors with the hyperparameters and output transform of ``state``."""
+        hypers = self._matching_hyperparameters(state, X.shape[1])
+        if hypers is None:
+            return False
+        self._n_at_refit = min(int(state["n_at_refit"]), len(X))
+        if self._refit_due(len(X)):  # the process that fitted them would refit now too
+            return False
+        transform = _transform_from(state.get("transform"))
+        if transform is None:
+            return False
+        self.transform = transform
+        n_at_refit = self._n_at_refit
+        self._build(X, y, hypers, rng)
+        self._n_at_refit = n_at_refit  # the refit schedule continues from the other process's refit
+        self.n_adopted += 1
+        return True
+
+    def _matching_hyperparameters(self, state: Any, d: int) -> list[GPHyper] | None:
+        """The hyperparameters of ``state`` if it was fitted by the same kernels on ``d`` inputs, else None."""
+        try:
+            same = (state["version"] == STATE_VERSION and state["kernels"] == [s.name for s in self.kernels]
+                    and state["dim"] == d and state["warp_outputs"] == self.warp_outputs
+                    and int(state["n_at_refit"]) > 0)
+            if not same:
+                return None
+            hypers = []
+            for spec, h in zip(self.kernels, state["hyperparameters"], strict=True):
+                ls = np.asarray(h["lengthscales"], dtype=float)
+                hyper = GPHyper(ls=ls, amp=float(h["amplitude"]), noise=float(h["noise"]))
+                values = np.concatenate([ls, [hyper.amp, hyper.noise]])
+                if ls.shape != ((d,) if spec.ard else (1,)) or not np.all(np.isfinite(values) & (values > 0)):
+                    return None
+                hypers.append(hyper)
+            return hypers
+        except (KeyError, TypeError, ValueError):
+            return None
 
     # ------------------------------------------------------------------------------- update
     def _condition(self, Xn: np.ndarray, yn_raw: np.ndarray) -> None:
@@ -263,6 +351,16 @@ class EnsembleGP:
         if len(X_pending) == 0:
             return member
         return Member(member.spec, member.hyper, member.post.believing(X_pending))
+
+
+def _transform_from(values: Any) -> OutputTransform | None:
+    """The :class:`OutputTransform` of ``values`` (a dict of its fields), or None if invalid."""
+    try:
+        t = OutputTransform(**{name: float(values[name]) for name in asdict(OutputTransform())})
+    except (KeyError, TypeError, ValueError):
+        return None
+    finite = all(math.isfinite(v) for v in asdict(t).values())
+    return t if finite and t.spread > 0 and t.scale > 0 and -1.0 <= t.lam <= 1.0 else None
 
 
 def _row_keys(X: np.ndarray, y: np.ndarray) -> list[bytes]:

@@ -1,9 +1,11 @@
+import json
+
 import numpy as np
 import pytest
 from scipy.special import logsumexp
 
 from shared_core.models.ensemble import EnsembleGP, OutputTransform, standardize
-from shared_core.models.kernels import lengthscale_grid_dictionary
+from shared_core.models.kernels import default_dictionary, lengthscale_grid_dictionary
 
 
 def _f(X):
@@ -101,3 +103,62 @@ def test_yeojohnson_matches_scipy():
     for scale in (0.5, 3.0, 30.0):  # light to heavy right tails
         v = rng.exponential(scale, 60) ** 1.5
         assert _yeojohnson_lambda(v) == pytest.approx(np.clip(stats.yeojohnson_normmax(v), -1, 1), abs=1e-3)
+
+
+# ------------------------------------------------------------------------------ shared state
+def _fitted(n_fit, n_total, seed=2, **kwargs):
+    """An ensemble refitted on the first ``n_fit`` rows then updated incrementally to ``n_total``."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n_total, 2))
+    y = _f(X)
+    ens = EnsembleGP(**kwargs)
+    ens.fit(X[:n_fit], y[:n_fit], rng)
+    ens.fit(X, y, rng)
+    return ens, X, y
+
+
+def test_an_offered_state_replaces_the_first_fit_and_gives_the_same_model():
+    """State after a refit at 50 and 4 incremental updates: another ensemble offered it fits nothing,
+    and its weights (eq. (9) on all 54 rows) equal the fitted ensemble's (eq. (9) at 50 times the 4
+    predictive densities, eq. (13)) up to round-off."""
+    ens, X, y = _fitted(50, 54)
+    assert ens.n_refits == 1 and ens.state()["n_at_refit"] == 50
+    state = json.loads(json.dumps(ens.state()))  # as stored: JSON values only
+    other = EnsembleGP()
+    other.offer_state(state)
+    other.fit(X[::-1], y[::-1], np.random.default_rng(9))  # rows in another order
+    assert (other.n_refits, other.n_adopted) == (0, 1)
+    np.testing.assert_allclose(other.weights, ens.weights, rtol=1e-6, atol=1e-12)
+    Xt = np.random.default_rng(3).random((5, 2))
+    for a, b in zip(ens.members, other.members):
+        np.testing.assert_allclose(a.post.predict(Xt)[0], b.post.predict(Xt)[0], atol=1e-8)
+    assert other.transform == ens.transform
+    # the refit schedule continues from the other ensemble's refit: due at 55 for both
+    X55, y55 = np.vstack([X, [[0.5, 0.5]]]), np.append(y, _f(np.array([[0.5, 0.5]])))
+    other.fit(X55, y55, np.random.default_rng(4))
+    assert other.n_refits == 1
+
+
+@pytest.mark.parametrize("change", ["kernels", "dim", "warp", "garbage", "negative", "missing", "refit_due"])
+def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
+    ens, X, y = _fitted(50, 54)
+    state = json.loads(json.dumps(ens.state()))
+    other_kwargs = {}
+    if change == "kernels":
+        other_kwargs["kernels"] = default_dictionary()[:2]
+    elif change == "dim":
+        X = np.hstack([X, X[:, :1]])
+    elif change == "warp":
+        other_kwargs["warp_outputs"] = False
+    elif change == "garbage":
+        state["hyperparameters"] = "not a list"
+    elif change == "negative":
+        state["hyperparameters"][0]["noise"] = -1.0
+    elif change == "missing":
+        del state["transform"]
+    elif change == "refit_due":
+        state["n_at_refit"] = 20  # 54 rows: a refit is due since 20
+    other = EnsembleGP(**other_kwargs)
+    other.offer_state(state)
+    other.fit(X, y, np.random.default_rng(0))
+    assert (other.n_refits, other.n_adopted) == (1, 0)

@@ -1,0 +1,109 @@
+"""The fitted model recorded in the study, and a new worker that starts from it (cheap cold starts)."""
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from optuna_egp import EGPTSSampler
+from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY, _set_trial_system_attr
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+KERNELS = ["rbf", "matern52-ard"]
+
+
+def _objective(trial):
+    x, y = trial.suggest_float("x", -2, 2), trial.suggest_float("y", -2, 2)
+    return (x - 0.5) ** 2 + 0.1 * y**2
+
+
+def _study(tmp_path, n_trials=14, **kwargs):
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    study = optuna.create_study(study_name="s", storage=storage,
+                                sampler=EGPTSSampler(seed=0, n_startup_trials=5, kernels=KERNELS, **kwargs))
+    study.optimize(_objective, n_trials=n_trials)
+    return storage
+
+
+def _new_worker(storage, **kwargs):
+    sampler = EGPTSSampler(seed=1, n_startup_trials=5, kernels=KERNELS, **kwargs)
+    return optuna.load_study(study_name="s", storage=storage, sampler=sampler), sampler
+
+
+def test_private_trial_system_attr_writer(tmp_path):
+    """The one private Optuna call: it writes a JSON value that FrozenTrial.system_attrs returns."""
+    study = optuna.create_study(storage=f"sqlite:///{tmp_path / 'a.db'}")
+    trial = study.ask()
+    frozen = study.get_trials(deepcopy=False)[0]
+    _set_trial_system_attr(study, frozen, "k", {"a": [1.5, 2]})
+    assert study.get_trials()[trial.number].system_attrs["k"] == {"a": [1.5, 2]}
+
+
+def test_model_based_trials_record_weights_and_refits_record_the_model(tmp_path):
+    study = optuna.load_study(study_name="s", storage=_study(tmp_path))
+    model_based = [t for t in study.trials if t.number >= 5]
+    assert all(len(t.system_attrs[WEIGHTS_KEY]) == 2 for t in model_based)
+    assert all(sum(t.system_attrs[WEIGHTS_KEY]) == pytest.approx(1.0) for t in model_based)
+    recorded = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs]
+    assert recorded and recorded[0]["columns"] == ["x", "y"]
+    assert recorded[-1]["model"]["kernels"] == KERNELS
+    # below 10 observations every suggestion refits, so every model-based trial there records one
+    assert len(recorded) >= 5
+
+
+def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path):
+    storage = _study(tmp_path)
+    study, sampler = _new_worker(storage)
+    study.optimize(_objective, n_trials=1)
+    model = sampler.algorithm.model
+    assert (model.n_adopted, model.n_refits) == (1, 0)
+    newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-2]
+    assert [h["lengthscales"] for h in newest["model"]["hyperparameters"]] == [
+        m.hyper.ls.tolist() for m in model.members]
+
+
+def test_share_model_false_neither_records_nor_reads(tmp_path):
+    storage = _study(tmp_path, share_model=False)
+    study = optuna.load_study(study_name="s", storage=storage)
+    assert not any(MODEL_KEY in t.system_attrs or WEIGHTS_KEY in t.system_attrs for t in study.trials)
+    study, sampler = _new_worker(storage, share_model=False)
+    study.optimize(_objective, n_trials=1)
+    assert (sampler.algorithm.model.n_adopted, sampler.algorithm.model.n_refits) == (0, 1)
+
+
+def _add_record(storage, edit):
+    """A failed trial, newest of all, holding a copy of the newest record changed by ``edit``."""
+    study = optuna.load_study(study_name="s", storage=storage)
+    newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
+    trial = study.ask()
+    _set_trial_system_attr(study, study.get_trials(deepcopy=False)[-1], MODEL_KEY, edit(newest))
+    study.tell(trial, state=TrialState.FAIL)
+
+
+def test_a_corrupted_record_is_ignored_and_the_new_worker_fits(tmp_path):
+    storage = _study(tmp_path)
+    _add_record(storage, lambda r: {**r, "model": {**r["model"], "hyperparameters": [{"lengthscales": "x"}]}})
+    study, sampler = _new_worker(storage)
+    study.optimize(_objective, n_trials=1)
+    assert (sampler.algorithm.model.n_adopted, sampler.algorithm.model.n_refits) == (0, 1)
+
+
+def test_a_record_of_another_search_space_is_skipped(tmp_path):
+    storage = _study(tmp_path)
+
+    def other_space(record):
+        model = {**record["model"], "hyperparameters": [
+            {**h, "lengthscales": [0.123] * len(h["lengthscales"])} for h in record["model"]["hyperparameters"]]}
+        return {**record, "space": record["space"][:1], "model": model}
+
+    _add_record(storage, other_space)
+    study, sampler = _new_worker(storage)
+    study.optimize(_objective, n_trials=1)
+    model = sampler.algorithm.model
+    assert model.n_adopted == 1  # from the older record of this space
+    assert all(0.123 not in m.hyper.ls for m in model.members)
+
+
+def test_bad_share_model_is_a_value_error():
+    with pytest.raises(ValueError, match="share_model"):
+        EGPTSSampler(share_model="yes")

@@ -465,6 +465,26 @@ def speed_sections() -> list[str]:
     return lines
 
 
+def workers_sections() -> list[str]:
+    """Many workers per machine: thread oversubscription, dead trials, cold starts (each script's own summary)."""
+    import importlib.util
+
+    lines = []
+    for script, results, title in (
+        ("threads.py", "threads.jsonl", None),  # threads.summarise writes its own heading
+        ("dead_trials.py", "dead_trials.jsonl", "### Dead trials: a trial left running at the optimum by a killed worker"),
+        ("cold_start.py", "cold_start.jsonl", "### Cold starts: a new worker's first suggestion"),
+    ):
+        rows = load(results)
+        if not rows:
+            continue
+        spec = importlib.util.spec_from_file_location(script[:-3], RESULTS.parent / script)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        lines += ([title, ""] if title else []) + module.summarise(rows) + [""]
+    return lines
+
+
 def _update_readme(lines: list[str]) -> None:
     """Replace the README's generated benchmark block with the current tables."""
     readme = RESULTS.parent.parent / "README.md"
@@ -507,6 +527,7 @@ def main() -> None:
     plot(abl, "ablation.png", "EGP-TS vs single-kernel GP-TS")
     out += overhead_section(load("overhead.jsonl"))
     out += speed_sections()
+    out += workers_sections()
     ax_records = load("ax.jsonl")
     out += ax_section(ax_records)
     plot(ax_records, "ax.png", "Ax Client, sequential")

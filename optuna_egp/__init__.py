@@ -1,6 +1,9 @@
 """Optuna samplers of the egp-samplers suite."""
 
-from optuna_egp.sampler import BORESampler, CoreSampler, EGPTSSampler
+from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY, BORESampler, CoreSampler, EGPTSSampler
+from optuna_egp.visualization import model_history, plot_model
 from shared_core import __version__
 
-__all__ = ["BORESampler", "CoreSampler", "EGPTSSampler", "__version__"]
+__all__ = [
+    "BORESampler", "CoreSampler", "EGPTSSampler", "MODEL_KEY", "WEIGHTS_KEY", "__version__", "model_history", "plot_model",
+]

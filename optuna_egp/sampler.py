@@ -191,6 +191,7 @@ class CoreSampler(BaseSampler):
             recorded = t.system_attrs.get(MODEL_KEY)
             if isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict):
                 self._algorithm.offer_model_state(recorded["model"])
+                self._recorded_model[study.study_name] = recorded["model"]  # not written again if adopted
                 return
 
     def _record_model(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],

@@ -57,9 +57,11 @@ def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path
     study.optimize(_objective, n_trials=1)
     model = sampler.algorithm.model
     assert (model.n_adopted, model.n_refits) == (1, 0)
-    newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-2]
+    newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     assert [h["lengthscales"] for h in newest["model"]["hyperparameters"]] == [
         m.hyper.ls.tolist() for m in model.members]
+    assert MODEL_KEY not in study.trials[-1].system_attrs  # the adopted model is not recorded again
+    assert WEIGHTS_KEY in study.trials[-1].system_attrs
 
 
 def test_share_model_false_neither_records_nor_reads(tmp_path):

@@ -78,6 +78,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from functions import hartmann6, levy  # noqa: E402
+from probes import RelativeProbe  # noqa: E402
 from provenance import commit, utc_now  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -166,27 +167,6 @@ def make_sampler(name: str, seed: int, n_startup_trials: int = 10):
     from run import make_sampler as run_make_sampler  # the other names of run.py (default start-up)
 
     return run_make_sampler(name, seed)
-
-
-class RelativeProbe:
-    """Wraps ``sampler.sample_relative`` (public API) to count calls, time them and count returned params."""
-
-    def __init__(self, sampler) -> None:
-        self.calls, self.seconds, self.n_params = 0, 0.0, 0
-        inner = sampler.sample_relative
-
-        def sample_relative(study, trial, search_space):
-            t0 = time.perf_counter()
-            params = inner(study, trial, search_space)
-            self.seconds += time.perf_counter() - t0
-            self.calls += 1
-            self.n_params = len(params)
-            return params
-
-        sampler.sample_relative = sample_relative
-
-    def reset(self) -> None:
-        self.calls, self.seconds, self.n_params = 0, 0.0, 0
 
 
 def make_study(name: str, seed: int, f, bounds: np.ndarray, n_complete: int):

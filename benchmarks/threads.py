@@ -6,7 +6,7 @@ every process's linear algebra then competes with all the others. ``EGPTSSampler
 sampler computes, through ``shared_core.threads.limited_threads``; ``None``: no limit, the old
 behaviour). This script measures both with 1 and with 4 concurrent worker processes.
 
-Full run (estimated 5-10 minutes on 2 cores, not yet measured; run it alone, not next to other benchmarks):
+Full run (about 3.5 minutes on 2 cores; run it alone, not next to other benchmarks):
     python benchmarks/threads.py --out benchmarks/results/threads.jsonl
 which is the same as
     python benchmarks/threads.py --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
@@ -76,6 +76,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+from probes import RelativeProbe  # noqa: E402
 from provenance import commit, utc_now  # noqa: E402
 
 # Removed from every worker's environment: the default thread counts are the point.
@@ -153,27 +154,6 @@ def _blas_threads(pools: list[dict]) -> int | None:
     return max(counts) if counts else None
 
 
-class _RelativeProbe:
-    """Wraps ``sampler.sample_relative`` to count calls, time them and count the returned parameters."""
-
-    def __init__(self, sampler) -> None:
-        self.calls, self.seconds, self.n_params = 0, 0.0, 0
-        inner = sampler.sample_relative
-
-        def sample_relative(study, trial, search_space):
-            t0 = time.perf_counter()
-            params = inner(study, trial, search_space)
-            self.seconds += time.perf_counter() - t0
-            self.calls += 1
-            self.n_params = len(params)
-            return params
-
-        sampler.sample_relative = sample_relative
-
-    def reset(self) -> None:
-        self.calls, self.seconds, self.n_params = 0, 0.0, 0
-
-
 def _wait_for(path: pathlib.Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
@@ -207,7 +187,7 @@ def child(spec: dict) -> None:
     rec["warm_up_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
-    probe = _RelativeProbe(sampler)
+    probe = RelativeProbe(sampler)
     study, dists = _random_study(sampler, spec["n_complete"], spec["seed"])
     rec["setup_seconds"] = time.perf_counter() - t0
 

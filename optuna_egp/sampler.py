@@ -15,6 +15,8 @@ attribute is the one private Optuna call (:func:`_set_trial_system_attr`).
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 import math
 import numbers
 import threading
@@ -35,13 +37,14 @@ from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
 from shared_core.models.kernels import KernelSpec
 from shared_core.threads import check_max_threads, limited_threads
-from shared_core.validation import check_bool, check_int, check_real
+from shared_core.validation import check_bool, check_int
 
 __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler", "MODEL_KEY", "WEIGHTS_KEY"]
 
 # Trial system attributes written with share_model=True.
-MODEL_KEY = "egp_samplers:model"  # {"space": ..., "columns": [...], "model": state without weights}, when it changed
+MODEL_KEY = "egp_samplers:model"  # {"space": hash, "columns": [...], "model": state without weights}, when it changed
 WEIGHTS_KEY = "egp_samplers:weights"  # the ensemble's kernel weights after the suggestion, every model-based trial
+MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
 
 # The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
 # longer than STALE_FACTOR times the STALE_QUANTILE of their durations, and at least STALE_MIN_SECONDS
@@ -108,6 +111,9 @@ class CoreSampler(BaseSampler):
         self._running_trial_timeout = _check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
         self._recorded_model: dict[str, Any] = {}  # study name -> the last model state this sampler wrote
+        self._record_warned = False
+        # Trials this process is running (never presumed dead by running_trial_timeout).
+        self._in_flight: set[tuple[str, int]] = set()
         self._algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = n_startup_trials
@@ -129,7 +135,9 @@ class CoreSampler(BaseSampler):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
+                    "_record_warned": False, "_in_flight": set(), "_threads_warned": False}  # older pickles
+        self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
 
     @property
@@ -189,8 +197,9 @@ class CoreSampler(BaseSampler):
         key = _space_key(search_space)
         for t in reversed(study.get_trials(deepcopy=False)):
             recorded = t.system_attrs.get(MODEL_KEY)
-            if isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict):
-                self._algorithm.offer_model_state(recorded["model"])
+            if not (isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict)):
+                continue
+            if self._algorithm.offer_model_state(recorded["model"]):  # False: other kernels, invalid, ...
                 self._recorded_model[study.study_name] = recorded["model"]  # not written again if adopted
                 return
 
@@ -201,13 +210,27 @@ class CoreSampler(BaseSampler):
         if not state:
             return
         model = {k: v for k, v in state.items() if k != "weights"}
-        if "weights" in state:
-            _set_trial_system_attr(study, trial, WEIGHTS_KEY, state["weights"])
+        writes = [(WEIGHTS_KEY, state["weights"])] if "weights" in state else []
         if self._recorded_model.get(study.study_name) != model:
             columns = [name for name, cols in space.columns.items() for _ in range(cols.stop - cols.start)]
-            value = {"space": _space_key(search_space), "columns": columns, "model": model}
-            _set_trial_system_attr(study, trial, MODEL_KEY, value)
-            self._recorded_model[study.study_name] = model
+            writes.append((MODEL_KEY, {"space": _space_key(search_space), "columns": columns, "model": model}))
+        for key, value in writes:
+            if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
+                self._warn_record_once(f"the model record of trial {trial.number} is larger than "
+                                       f"{MAX_RECORD_CHARS} characters and is not written")
+                continue
+            try:
+                _set_trial_system_attr(study, trial, key, value)
+            except Exception as err:  # recording is optional: never fail the trial for it
+                self._warn_record_once(f"writing {key} to trial {trial.number} failed: {err!r}")
+                return
+        self._recorded_model[study.study_name] = model
+
+    def _warn_record_once(self, what: str) -> None:
+        if not self._record_warned:
+            self._record_warned = True
+            _logger.warning(f"{type(self).__name__}(share_model=True): {what}. New workers fit their model "
+                            "from scratch instead. This warning is shown once.")
 
     def _warn_uncapped_threads(self) -> None:
         if not self._threads_warned:
@@ -222,7 +245,8 @@ class CoreSampler(BaseSampler):
     def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
         """Encoded running trials ``(p, d)``, from the storage or from this sampler's own recent
         suggestions, and the trials they belong to."""
-        alive = _alive_running_trials(trials, self._running_trial_timeout, _now())
+        own = {number for name, number in self._in_flight if name == study.study_name}
+        alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
         running = {t.number: t for t in alive if t.number != trial.number}
         stored = [t for t in running.values() if has_all_params(t, search_space)]
         rows, owners = [encode_trials(space, search_space, stored)], list(stored)
@@ -264,12 +288,14 @@ class CoreSampler(BaseSampler):
         if len(study.directions) > 1:  # reject the study before the objective runs; the new trial is failed
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
+        self._in_flight.add((study.study_name, trial.number))
         self._independent_sampler.before_trial(study, trial)
 
     def after_trial(
         self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
+        self._in_flight.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
@@ -280,22 +306,30 @@ def _set_trial_system_attr(study: Study, trial: FrozenTrial, key: str, value: An
     study._storage.set_trial_system_attr(trial._trial_id, key, value)
 
 
-def _space_key(search_space: dict[str, BaseDistribution]) -> list[list[str]]:
-    """The search space as JSON values: ``[[name, distribution JSON], ...]`` in encoding order."""
-    return [[name, optuna.distributions.distribution_to_json(dist)] for name, dist in search_space.items()]
+def _space_key(search_space: dict[str, BaseDistribution]) -> str:
+    """A hash of the search space: parameter names and distributions, in encoding order."""
+    described = [[name, optuna.distributions.distribution_to_json(dist)] for name, dist in search_space.items()]
+    return hashlib.sha256(json.dumps(described).encode()).hexdigest()
 
 
 def _check_timeout(timeout: float | str | None) -> float | str | None:
     if timeout is None or timeout == "auto":
         return timeout
-    if isinstance(timeout, str):
-        raise ValueError(f'running_trial_timeout must be "auto", None or a number of seconds, got {timeout!r}')
-    return check_real("running_trial_timeout", timeout, low=0.0, low_open=True)
+    ok = isinstance(timeout, numbers.Real) and not isinstance(timeout, bool) and 0 < timeout < math.inf
+    if not ok:
+        raise ValueError(f'running_trial_timeout must be "auto", None or a positive finite number of seconds, '
+                         f"got {timeout!r}")
+    return float(timeout)
 
 
 def _now() -> datetime.datetime:
-    """The clock Optuna stamps trials with (naive local time)."""
-    return datetime.datetime.now()
+    """The current time, time-zone aware (Optuna's naive trial times are local times)."""
+    return datetime.datetime.now().astimezone()
+
+
+def _seconds_between(start: datetime.datetime, end: datetime.datetime) -> float:
+    """``end - start`` in seconds; naive times are taken as local times."""
+    return (end.astimezone() - start.astimezone()).total_seconds()
 
 
 def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | None) -> float:
@@ -310,24 +344,27 @@ def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | No
     if timeout != "auto":
         return float(timeout)
     durations = [
-        (t.datetime_complete - t.datetime_start).total_seconds()
+        _seconds_between(t.datetime_start, t.datetime_complete)
         for t in trials
         if t.state == TrialState.COMPLETE and t.datetime_start is not None and t.datetime_complete is not None
     ]
+    durations = [s for s in durations if s > 0]  # trials added with create_trial() have no duration
     if len(durations) < STALE_MIN_COMPLETED:
         return math.inf
     return max(STALE_MIN_SECONDS, STALE_FACTOR * float(np.quantile(durations, STALE_QUANTILE)))
 
 
 def _alive_running_trials(
-    trials: Sequence[FrozenTrial], timeout: float | str | None, now: datetime.datetime
+    trials: Sequence[FrozenTrial], timeout: float | str | None, now: datetime.datetime, own: set[int] = frozenset()
 ) -> list[FrozenTrial]:
-    """The running trials not presumed dead by the ``running_trial_timeout`` rule."""
+    """The running trials not presumed dead by the ``running_trial_timeout`` rule (``own``: numbers of
+    trials this process runs, alive whatever their age)."""
     limit = stale_after_seconds(trials, timeout)
     running = [t for t in trials if t.state == TrialState.RUNNING]
     if math.isinf(limit):
         return running
-    return [t for t in running if t.datetime_start is None or (now - t.datetime_start).total_seconds() <= limit]
+    return [t for t in running
+            if t.number in own or t.datetime_start is None or _seconds_between(t.datetime_start, now) <= limit]
 
 
 def _source_label(trial: FrozenTrial, name: str) -> int:

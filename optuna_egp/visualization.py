@@ -241,7 +241,7 @@ def _parse_model(record: Any) -> Refit | None:
         model = record["model"]
         names = [str(n) for n in model["kernels"]]
         lengthscales = [np.asarray(h["lengthscales"], dtype=float) for h in model["hyperparameters"]]
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return None
     ok = (columns and len(names) == len(lengthscales) > 0
           and all(ls.ndim == 1 and len(ls) in (1, len(columns)) and np.all(ls > 0) and np.all(np.isfinite(ls))
@@ -259,7 +259,10 @@ def _color(m: int) -> str:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    try:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def _unique(names: Sequence[str]) -> list[str]:

@@ -11,8 +11,10 @@ What a limit reaches:
 * The BLAS and PyTorch limits are process-wide while they hold: other threads of the process (e.g.
   the objectives of ``study.optimize(n_jobs=...)``) run with the capped pools during a suggestion.
   The OpenMP limit applies to the thread that enters the block, the one doing the sampler's work.
-* Overlapping blocks from several threads: the first one sets the limit and restores the previous
-  sizes when it leaves; the others change nothing.
+* A limit only lowers thread counts: a pool already smaller than ``max_threads`` is left as it is.
+* Overlapping blocks from several threads: the first one sets its limit and restores the previous
+  sizes when it leaves (a later block still inside then runs with the restored pools); the others
+  change nothing. Restoring from the thread that set the limit matters for OpenBLAS (next point).
 * OpenBLAS (NumPy's and SciPy's BLAS from PyPI) ignores a new thread count set from a thread other
   than the main one once the main thread has set one (measured with OpenBLAS 0.3.30/0.3.31). The
   block then reports that the limit did not apply; set ``OPENBLAS_NUM_THREADS`` (or
@@ -46,15 +48,15 @@ def check_max_threads(max_threads: int | None) -> int | None:
 def limited_threads(max_threads: int | None) -> Iterator[bool]:
     """Cap BLAS/OpenMP/PyTorch threads at ``max_threads`` inside the block (``None``: leave them).
 
-    Yields False if a BLAS library kept more than ``max_threads`` threads (see the module
-    docstring), True otherwise.
+    Yields False if this block set the limit and a BLAS library kept more than ``max_threads``
+    threads (see the module docstring), True otherwise.
     """
     if max_threads is None:
         yield True
         return
     restore = _acquire(max_threads)
     try:
-        yield _blas_threads() <= max_threads
+        yield restore is None or _blas_threads() <= max_threads
     finally:
         if restore is not None:
             _release(*restore)
@@ -67,22 +69,31 @@ def _acquire(max_threads: int) -> tuple[Any, int | None] | None:
         if _owner is not None:
             return None
         _owner = threading.current_thread()
-    torch = sys.modules.get("torch")  # only if the process already uses PyTorch
-    has_torch = torch is not None and hasattr(torch, "get_num_threads")
-    torch_before = torch.get_num_threads() if has_torch else None  # before the OpenMP limit, which it follows
-    limiter = _thread_pools().limit(limits=max_threads)
-    if has_torch:
-        torch.set_num_threads(min(max_threads, torch_before))
+    limiter, torch_before = None, None
+    try:
+        torch = sys.modules.get("torch")  # only if the process already uses PyTorch
+        if torch is not None and hasattr(torch, "get_num_threads"):
+            torch_before = torch.get_num_threads()  # before the OpenMP limit, which it follows
+        pools = _thread_pools()
+        limiter = pools.limit(limits={lib["filepath"]: min(lib["num_threads"], max_threads) for lib in pools.info()})
+        if torch_before is not None:
+            torch.set_num_threads(min(max_threads, torch_before))
+    except BaseException:
+        _release(limiter, torch_before)  # undo what was set, free the limit for later blocks
+        raise
     return limiter, torch_before
 
 
 def _release(limiter: Any, torch_before: int | None) -> None:
     global _owner
-    limiter.restore_original_limits()
-    if torch_before is not None:
-        sys.modules["torch"].set_num_threads(torch_before)
-    with _lock:
-        _owner = None
+    try:
+        if limiter is not None:
+            limiter.restore_original_limits()
+        if torch_before is not None:
+            sys.modules["torch"].set_num_threads(torch_before)
+    finally:
+        with _lock:
+            _owner = None
 
 
 def _blas_threads() -> int:

@@ -91,10 +91,11 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         """True until the ensemble is first fitted and while no state has been offered."""
         return not self.model.members and not self.model.has_offered_state
 
-    def offer_model_state(self, state: dict) -> None:
+    def offer_model_state(self, state: dict) -> bool:
         """Build the first posteriors from ``state`` (another process's :meth:`model_state`) instead of
-        fitting hyperparameters, when it matches the kernels and inputs and no refit is due."""
-        self.model.offer_state(state)
+        fitting hyperparameters, when it matches the kernels and inputs and no refit is due. False if
+        ``state`` does not match or is invalid (nothing kept)."""
+        return self.model.offer_state(state)
 
     def _prepare(self, space, obs: Observations, rng) -> None:
         self.model.fit(obs.X, obs.y, rng)  # refit or incremental update (the cached ensemble is shared by threads)

@@ -45,7 +45,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp
 
 from shared_core.models.features import BayesianLinearRegression
-from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
+from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters, hyperparameters_valid
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, default_dictionary
 from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.models.surrogate import Posterior
@@ -155,6 +155,10 @@ class EnsembleGP:
         warp_outputs: use the :class:`OutputTransform` warping (default True); plain
             standardisation otherwise.
     """
+
+    # Class-level defaults, for ensembles pickled before shared states existed.
+    _offered: dict[str, Any] | None = None
+    n_adopted = 0
 
     def __init__(
         self,
@@ -281,13 +285,36 @@ class EnsembleGP:
     def has_offered_state(self) -> bool:
         return self._offered is not None
 
-    def offer_state(self, state: dict[str, Any]) -> None:
+    def offer_state(self, state: dict[str, Any]) -> bool:
         """Use ``state`` (from :meth:`state`, e.g. of another process) for the first posteriors
-        instead of fitting hyperparameters, if it matches this ensemble and no refit is due."""
-        self._offered = state
+        instead of fitting hyperparameters, if it matches this ensemble and no refit is due.
+
+        Returns False (and keeps nothing) if ``state`` does not match the kernels or is invalid.
+        """
+        try:
+            ok = self._matching_hyperparameters(state, int(state["dim"])) is not None
+            ok = ok and _transform_from(state["transform"]) is not None
+        except Exception:  # anything read from a shared storage may be malformed
+            ok = False
+        self._offered = state if ok else None
+        return ok
 
     def _adopt(self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> bool:
-        """Build the posteriors with the hyperparameters and output transform of ``state``."""
+        """Build the posteriors with the hyperparameters and output transform of ``state``; on any
+        failure leave the ensemble unfitted (the caller then refits)."""
+        try:
+            with np.errstate(all="ignore"):  # absurd values show up as non-finite weights below
+                adopted = self._try_adopt(state, X, y, rng)
+        except Exception:  # a malformed state must never stop a suggestion
+            adopted = False
+        if adopted and not np.all(np.isfinite(self.log_w)):  # e.g. absurd output-transform values
+            adopted = False
+        if not adopted:
+            self.members, self.log_w, self.transform, self._n_at_refit = [], np.zeros(0), OutputTransform(), 0
+        self.n_adopted += adopted
+        return adopted
+
+    def _try_adopt(self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> bool:
         hypers = self._matching_hyperparameters(state, X.shape[1])
         if hypers is None:
             return False
@@ -301,7 +328,6 @@ class EnsembleGP:
         n_at_refit = self._n_at_refit
         self._build(X, y, hypers, rng)
         self._n_at_refit = n_at_refit  # the refit schedule continues from the other process's refit
-        self.n_adopted += 1
         return True
 
     def _matching_hyperparameters(self, state: Any, d: int) -> list[GPHyper] | None:
@@ -314,14 +340,13 @@ class EnsembleGP:
                 return None
             hypers = []
             for spec, h in zip(self.kernels, state["hyperparameters"], strict=True):
-                ls = np.asarray(h["lengthscales"], dtype=float)
-                hyper = GPHyper(ls=ls, amp=float(h["amplitude"]), noise=float(h["noise"]))
-                values = np.concatenate([ls, [hyper.amp, hyper.noise]])
-                if ls.shape != ((d,) if spec.ard else (1,)) or not np.all(np.isfinite(values) & (values > 0)):
+                hyper = GPHyper(ls=np.asarray(h["lengthscales"], dtype=float), amp=float(h["amplitude"]),
+                                noise=float(h["noise"]))
+                if not hyperparameters_valid(spec, hyper, d):
                     return None
                 hypers.append(hyper)
             return hypers
-        except (KeyError, TypeError, ValueError):
+        except Exception:  # malformed: missing keys, wrong types, huge numbers, ...
             return None
 
     # ------------------------------------------------------------------------------- update
@@ -357,7 +382,7 @@ def _transform_from(values: Any) -> OutputTransform | None:
     """The :class:`OutputTransform` of ``values`` (a dict of its fields), or None if invalid."""
     try:
         t = OutputTransform(**{name: float(values[name]) for name in asdict(OutputTransform())})
-    except (KeyError, TypeError, ValueError):
+    except Exception:  # malformed: missing keys, wrong types, huge numbers, ...
         return None
     finite = all(math.isfinite(v) for v in asdict(t).values())
     return t if finite and t.spread > 0 and t.scale > 0 and -1.0 <= t.lam <= 1.0 else None

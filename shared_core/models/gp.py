@@ -152,6 +152,24 @@ def fit_hyperparameters(
     return _unpack(spec, best_theta, d)
 
 
+def hyperparameters_valid(spec: KernelSpec, hyper: GPHyper, d: int) -> bool:
+    """Could :func:`fit_hyperparameters` have returned ``hyper`` for ``spec`` on ``d`` inputs (shapes and
+    bounds; a fixed lengthscale must be the spec's)? Used to vet hyperparameters read from elsewhere."""
+    ls = np.asarray(hyper.ls, dtype=float)
+    if spec.lengthscale is not None:
+        ls_ok = ls.shape == (1,) and math.isclose(float(ls[0]), spec.lengthscale, rel_tol=1e-9)
+    else:
+        ls_ok = ls.shape == (spec.n_lengthscales(d),) and bool(np.all((ls > 0) & np.isfinite(ls)))
+        ls_ok = ls_ok and _inside(np.log(ls), _LOG_LS_BOUNDS)
+    scalars_ok = all(v > 0 and math.isfinite(v) for v in (hyper.amp, hyper.noise))
+    return bool(ls_ok and scalars_ok and _inside(np.log([hyper.amp]), _LOG_AMP_BOUNDS)
+                and _inside(np.log([hyper.noise]), _LOG_NOISE_BOUNDS))
+
+
+def _inside(log_values: np.ndarray, bounds: tuple[float, float], slack: float = 1e-9) -> bool:
+    return bool(np.all((log_values >= bounds[0] - slack) & (log_values <= bounds[1] + slack)))
+
+
 # ------------------------------------------------------------------------------------ posterior
 class ExactPosterior:
     """Exact GP posterior with fixed hyperparameters (the :class:`~shared_core.models.surrogate.Posterior`

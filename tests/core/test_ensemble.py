@@ -139,7 +139,8 @@ def test_an_offered_state_replaces_the_first_fit_and_gives_the_same_model():
     assert other.n_refits == 1
 
 
-@pytest.mark.parametrize("change", ["kernels", "dim", "warp", "garbage", "negative", "missing", "refit_due"])
+@pytest.mark.parametrize("change", ["kernels", "dim", "warp", "garbage", "negative", "missing", "refit_due",
+                                    "infinite_n", "huge_int", "tiny_lengthscale", "tiny_scale", "wrong_fixed_ls"])
 def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
     ens, X, y = _fitted(50, 54)
     state = json.loads(json.dumps(ens.state()))
@@ -158,7 +159,22 @@ def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
         del state["transform"]
     elif change == "refit_due":
         state["n_at_refit"] = 20  # 54 rows: a refit is due since 20
+    elif change == "infinite_n":
+        state["n_at_refit"] = float("inf")
+    elif change == "huge_int":
+        state["hyperparameters"][0]["amplitude"] = 10**400
+    elif change == "tiny_lengthscale":
+        state["hyperparameters"][1]["lengthscales"] = [1e-300, 1e-300]  # outside the fitter's bounds
+    elif change == "tiny_scale":
+        state["transform"]["scale"] = 1e-300  # valid-looking, but the weights would be NaN
+    elif change == "wrong_fixed_ls":
+        other_kwargs["kernels"] = lengthscale_grid_dictionary(range(0, 2))
+        grid = EnsembleGP(kernels=lengthscale_grid_dictionary(range(0, 2)))
+        grid.fit(X[:50], y[:50], np.random.default_rng(0))
+        state = json.loads(json.dumps(grid.state()))
+        state["hyperparameters"][0]["lengthscales"] = [2.0]  # the kernel's fixed lengthscale is 1
     other = EnsembleGP(**other_kwargs)
     other.offer_state(state)
-    other.fit(X, y, np.random.default_rng(0))
+    other.fit(X, y, np.random.default_rng(0))  # never raises
     assert (other.n_refits, other.n_adopted) == (1, 0)
+    assert np.all(np.isfinite(other.weights))

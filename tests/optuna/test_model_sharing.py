@@ -82,12 +82,21 @@ def _add_record(storage, edit):
     study.tell(trial, state=TrialState.FAIL)
 
 
-def test_a_corrupted_record_is_ignored_and_the_new_worker_fits(tmp_path):
+@pytest.mark.parametrize("corrupt", [
+    lambda m: {**m, "hyperparameters": [{"lengthscales": "x"}] * 2},
+    lambda m: {**m, "n_at_refit": float("inf")},
+    lambda m: {**m, "transform": {**m["transform"], "scale": 10**400}},
+    lambda m: {**m, "hyperparameters": [{**h, "lengthscales": [1e-300] * len(h["lengthscales"])}
+                                        for h in m["hyperparameters"]]},
+])
+def test_a_corrupted_newest_record_is_skipped_for_an_older_valid_one(tmp_path, corrupt):
     storage = _study(tmp_path)
-    _add_record(storage, lambda r: {**r, "model": {**r["model"], "hyperparameters": [{"lengthscales": "x"}]}})
+    _add_record(storage, lambda r: {**r, "model": corrupt(r["model"])})
     study, sampler = _new_worker(storage)
     study.optimize(_objective, n_trials=1)
-    assert (sampler.algorithm.model.n_adopted, sampler.algorithm.model.n_refits) == (0, 1)
+    model = sampler.algorithm.model
+    assert (model.n_adopted, model.n_refits) == (1, 0)
+    assert all(m.hyper.ls.min() > 1e-3 for m in model.members) and model.transform.scale < 1e10
 
 
 def test_a_record_of_another_search_space_is_skipped(tmp_path):

@@ -137,6 +137,9 @@ def summarise(rows: list[dict]) -> list[str]:
     lines = ["| completed trials | share_model | runs | how the first model was built | Optuna's first read of the "
              "trials (s) | cold ask (s, median) | warm ask (s, median) | cold / warm |", "|---|---|---|---|---|---|---|---|"]
     rows = [r for r in rows if "first_read_seconds" in r]  # rows whose cold ask excludes the first read
+    if not rows:
+        return []
+    rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]  # the latest commit's run(s)
     for n in sorted({r["n_complete"] for r in rows}):
         for share in (True, False):
             cell = [r for r in rows if r["n_complete"] == n and r["share_model"] == share]

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 from scipy.linalg import cho_solve
+from scipy.linalg.lapack import dpotri
 
 from shared_core.models.gp import GPHyper, safe_cholesky
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures
@@ -55,8 +56,7 @@ class BayesianLinearRegression:
         LA = safe_cholesky(A)
         b = Phi.T @ y / s2
         blr.theta_hat = cho_solve((LA, True), b, check_finite=False)
-        Linv = np.linalg.inv(LA)  # F x F, well conditioned by the prior term
-        blr.Sigma = Linv.T @ Linv
+        blr.Sigma = _inverse_from_cholesky(LA)  # A^-1, well conditioned by the prior term
         # log N(y; 0, amp Phi Phi^T + s2 I) by the matrix determinant and Woodbury lemmas
         logdet = len(y) * math.log(s2) + 2.0 * np.log(np.diag(LA)).sum() + rff.n_features * math.log(hyper.amp)
         quad = y @ y / s2 - b @ blr.theta_hat  # y^T C^-1 y by Woodbury
@@ -130,3 +130,12 @@ class WeightSample:
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Phi, dPhi = self.rff.features_with_grad(X)
         return Phi @ self.theta, np.einsum("bfd,f->bd", dPhi, self.theta)
+
+
+def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """``(L L^T)^-1`` ``(F, F)`` from the lower Cholesky factor ``L`` (LAPACK ``potri``: a third of the
+    flops of inverting ``L`` and multiplying)."""
+    lower, info = dpotri(L, lower=1)
+    if info != 0:  # pragma: no cover - L comes from a successful Cholesky
+        raise np.linalg.LinAlgError(f"potri failed with info={info}")
+    return np.tril(lower) + np.tril(lower, -1).T

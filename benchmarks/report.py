@@ -472,7 +472,7 @@ def workers_sections() -> list[str]:
     lines = []
     for script, results, title in (
         ("threads.py", "threads.jsonl", None),  # threads.summarise writes its own heading
-        ("dead_trials.py", "dead_trials.jsonl", "### Dead trials: a trial left running at the optimum by a killed worker"),
+        ("dead_trials.py", "dead_trials.jsonl", None),  # so does dead_trials.summarise
         ("cold_start.py", "cold_start.jsonl", "### Cold starts: a new worker's first suggestion"),
     ):
         rows = load(results)

@@ -132,6 +132,7 @@ class CoreSampler(BaseSampler):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"]
+        state["_in_flight"], state["_unwritten"] = set(), {}  # this process's running trials only
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -215,11 +216,11 @@ class CoreSampler(BaseSampler):
             columns = [name for name, cols in space.columns.items() for _ in range(cols.stop - cols.start)]
             writes.append((MODEL_KEY, {"space": _space_key(search_space), "columns": columns, "model": model}))
         for key, value in writes:
-            if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
-                self._warn_record_once(f"the model record of trial {trial.number} is larger than "
-                                       f"{MAX_RECORD_CHARS} characters and is not written")
-                continue
             try:
+                if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
+                    self._warn_record_once(f"the model record of trial {trial.number} is larger than "
+                                           f"{MAX_RECORD_CHARS} characters and is not written")
+                    continue
                 _set_trial_system_attr(study, trial, key, value)
             except Exception as err:  # recording is optional: never fail the trial for it
                 self._warn_record_once(f"writing {key} to trial {trial.number} failed: {err!r}")
@@ -237,15 +238,15 @@ class CoreSampler(BaseSampler):
             self._threads_warned = True
             _logger.warning(
                 f"{type(self).__name__}(max_threads={self._max_threads}) could not cap the BLAS threads: "
-                "OpenBLAS ignores a thread count set from a worker thread (e.g. study.optimize(n_jobs=...)) "
-                "once the main thread has set one. Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before "
-                "starting Python instead. This warning is shown once."
+                "another thread controls them (e.g. a threadpoolctl.threadpool_limits block around "
+                "study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before starting "
+                "Python instead. This warning is shown once."
             )
 
     def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
         """Encoded running trials ``(p, d)``, from the storage or from this sampler's own recent
         suggestions, and the trials they belong to."""
-        own = {number for name, number in self._in_flight if name == study.study_name}
+        own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
         alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
         running = {t.number: t for t in alive if t.number != trial.number}
         stored = [t for t in running.values() if has_all_params(t, search_space)]

@@ -15,10 +15,10 @@ What a limit reaches:
 * Overlapping blocks from several threads: the first one sets its limit and restores the previous
   sizes when it leaves (a later block still inside then runs with the restored pools); the others
   change nothing. Restoring from the thread that set the limit matters for OpenBLAS (next point).
-* OpenBLAS (NumPy's and SciPy's BLAS from PyPI) ignores a new thread count set from a thread other
-  than the main one once the main thread has set one (measured with OpenBLAS 0.3.30/0.3.31). The
-  block then reports that the limit did not apply; set ``OPENBLAS_NUM_THREADS`` (or
-  ``OMP_NUM_THREADS``) before starting Python instead.
+* threadpoolctl (3.8) lets one thread at a time control OpenBLAS's thread count: a limit set from
+  another thread while a ``threadpool_limits`` block of the user's holds it does nothing. The block
+  then reports that the limit did not apply; set ``OPENBLAS_NUM_THREADS`` (or ``OMP_NUM_THREADS``)
+  before starting Python instead. Our own blocks hand the control back when they end.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def _acquire(max_threads: int) -> tuple[Any, int | None] | None:
         if torch is not None and hasattr(torch, "get_num_threads"):
             torch_before = torch.get_num_threads()  # before the OpenMP limit, which it follows
         pools = _thread_pools()
-        limiter = pools.limit(limits={lib["filepath"]: min(lib["num_threads"], max_threads) for lib in pools.info()})
+        larger = [lib["filepath"] for lib in pools.info() if lib["num_threads"] > max_threads]  # only lower counts
+        limiter = pools.select(filepath=larger).limit(limits=max_threads)
+        limiter.__enter__()  # a context for threadpoolctl: its exit hands the control of the pools back
         if torch_before is not None:
             torch.set_num_threads(min(max_threads, torch_before))
     except BaseException:
@@ -88,7 +90,7 @@ def _release(limiter: Any, torch_before: int | None) -> None:
     global _owner
     try:
         if limiter is not None:
-            limiter.restore_original_limits()
+            limiter.__exit__(None, None, None)  # restores the previous sizes
         if torch_before is not None:
             sys.modules["torch"].set_num_threads(torch_before)
     finally:

@@ -53,6 +53,7 @@ from shared_core.models.surrogate import Posterior
 __all__ = ["EnsembleGP", "Member", "OutputTransform", "standardize"]
 
 STATE_VERSION = 1
+MAX_ADOPTED_ABS_VALUE = 1e3  # an offered output transform must map the values into [-1e3, 1e3]
 
 
 @dataclass
@@ -311,6 +312,7 @@ class EnsembleGP:
             adopted = False
         if not adopted:
             self.members, self.log_w, self.transform, self._n_at_refit = [], np.zeros(0), OutputTransform(), 0
+            self._X, self._y_raw = np.zeros((0, 0)), np.zeros(0)
         self.n_adopted += adopted
         return adopted
 
@@ -322,8 +324,8 @@ class EnsembleGP:
         if self._refit_due(len(X)):  # the process that fitted them would refit now too
             return False
         transform = _transform_from(state.get("transform"))
-        if transform is None:
-            return False
+        if transform is None or not np.max(np.abs(transform(y))) <= MAX_ADOPTED_ABS_VALUE:
+            return False  # invalid, or absurd for these values (a fitted transform standardises them)
         self.transform = transform
         n_at_refit = self._n_at_refit
         self._build(X, y, hypers, rng)

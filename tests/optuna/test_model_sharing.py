@@ -105,7 +105,7 @@ def test_a_record_of_another_search_space_is_skipped(tmp_path):
     def other_space(record):
         model = {**record["model"], "hyperparameters": [
             {**h, "lengthscales": [0.123] * len(h["lengthscales"])} for h in record["model"]["hyperparameters"]]}
-        return {**record, "space": record["space"][:1], "model": model}
+        return {**record, "space": "the hash of another search space", "model": model}
 
     _add_record(storage, other_space)
     study, sampler = _new_worker(storage)
@@ -118,3 +118,39 @@ def test_a_record_of_another_search_space_is_skipped(tmp_path):
 def test_bad_share_model_is_a_value_error():
     with pytest.raises(ValueError, match="share_model"):
         EGPTSSampler(share_model="yes")
+
+
+def test_a_failing_record_write_never_fails_the_trial(tmp_path, monkeypatch, caplog):
+    def broken(*args):
+        raise RuntimeError("storage refuses system attributes")
+
+    monkeypatch.setattr("optuna_egp.sampler._set_trial_system_attr", broken)
+    optuna.logging.enable_propagation()
+    try:
+        with caplog.at_level("WARNING"):
+            study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=9))
+    finally:
+        optuna.logging.disable_propagation()
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+    assert len([r for r in caplog.records if "storage refuses" in r.getMessage()]) == 1  # once
+
+
+def test_an_oversized_model_record_is_not_written_but_the_weights_are(tmp_path, monkeypatch):
+    monkeypatch.setattr("optuna_egp.sampler.MAX_RECORD_CHARS", 100)
+    study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=8))
+    assert not any(MODEL_KEY in t.system_attrs for t in study.trials)
+    assert all(WEIGHTS_KEY in t.system_attrs for t in study.trials[5:])
+
+
+def test_a_sampler_pickled_before_these_options_existed_loads_with_their_defaults():
+    import pickle
+
+    sampler = EGPTSSampler(seed=0)
+    state = sampler.__getstate__()
+    for name in ("_max_threads", "_running_trial_timeout", "_share_model", "_recorded_model", "_in_flight"):
+        del state[name]
+    old = EGPTSSampler.__new__(EGPTSSampler)
+    old.__setstate__(state)
+    study = optuna.create_study(sampler=pickle.loads(pickle.dumps(old)))
+    study.optimize(_objective, n_trials=12)
+    assert old._max_threads == 1 and old._share_model and old._running_trial_timeout == "auto"

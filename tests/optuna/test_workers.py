@@ -78,8 +78,20 @@ def test_overlapping_limits_first_block_sets_and_restores_others_change_nothing(
         assert _blas_threads() == {3}
 
 
+def test_blas_threads_are_capped_in_every_n_jobs_thread():
+    """Each worker thread takes threadpoolctl's control of the pools and hands it back afterwards."""
+    if max(_blas_threads()) < 2:
+        pytest.skip("BLAS already runs one thread here (e.g. OMP_NUM_THREADS=1): nothing to cap")
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=12, n_jobs=3)
+    assert len(recorder.blas_threads) >= 6
+    assert all(seen == {1} for seen in recorder.blas_threads)
+
+
 def test_threads_are_capped_in_n_jobs_threads_or_a_warning_says_they_are_not(caplog):
-    """OpenBLAS may ignore limits set from a worker thread (module doc of shared_core.threads)."""
+    """While the user's own threadpool_limits block in the main thread controls the pools, a worker
+    thread cannot change them (threadpoolctl >= 3.8): the sampler says so once."""
     recorder = _Recorder()
     study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
     optuna.logging.enable_propagation()
@@ -170,6 +182,32 @@ def test_aware_start_times_are_compared_without_error():
     t0 = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=600)
     trials = _completed(10, 1.0, t0) + [_trial(10, TrialState.RUNNING, t0)]
     assert _alive_running_trials(trials, "auto", datetime.datetime.now().astimezone()) == []
+
+
+def test_aware_start_times_from_the_storage_work_end_to_end():
+    """Trials may carry time-zone-aware times (e.g. added with add_trials); the rule compares them with
+    the local clock without error."""
+    t0 = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=600)
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
+    study.add_trials(_completed(10, 1.0, t0 - datetime.timedelta(seconds=100)))
+    study.add_trial(_trial(10, TrialState.RUNNING, t0, x=0.123))
+    study.ask(_DIST)
+    assert len(recorder.pending[-1]) == 0
+
+
+def test_a_trial_this_process_runs_stays_pending_however_old():
+    """ask/ask: the first trial of this process is older than the timeout but alive (its objective
+    still runs here); another process's equally old trial is presumed dead."""
+    now = datetime.datetime.now()
+    recorder = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=0.5))
+    study.add_trials(_completed(10, 1.0, now - datetime.timedelta(seconds=100)))
+    study.add_trial(_trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=60), x=0.9))  # another process's
+    mine = study.ask(_DIST)
+    time.sleep(0.6)
+    study.ask(_DIST)
+    assert recorder.pending[-1][:, 0].tolist() == [mine.params["x"]]
 
 
 def test_this_processs_own_running_trials_are_never_presumed_dead():

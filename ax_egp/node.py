@@ -14,7 +14,7 @@ from ax.core.types import TParameterization
 from ax.generation_strategy.external_generation_node import ExternalGenerationNode
 
 from ax_egp._space import AxSpace
-from shared_core.interface import Observations
+from shared_core.interface import UNKNOWN_SOURCE, Observations
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_int
@@ -56,7 +56,11 @@ class AlgorithmNode(ExternalGenerationNode):
         self.method, self.seed, self.options = method, seed, options
         self._rng = np.random.default_rng(seed)
         self._experiment: Experiment | None = None
-        self._observed: tuple[list[TParameterization], np.ndarray] = ([], np.zeros(0))  # params, minimised y
+        # params, minimised y, trial indices of the evaluated arms
+        self._observed: tuple[list[TParameterization], np.ndarray, np.ndarray] = ([], np.zeros(0), np.zeros(0, int))
+        self._next_index = 0  # trial index of the next candidate (agents of multi-agent algorithms)
+        self._trials_at_call = -1  # len(experiment.trials) when the current get_next_trials call began
+        self._agents_of_call: dict[str, int] = {}  # arms generated in the current call -> their agent
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
         self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = None  # for self._fixed
 
@@ -76,7 +80,7 @@ class AlgorithmNode(ExternalGenerationNode):
         if self.seed is not None:
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
-        self._observed = (params, sign * rows["mean"].to_numpy(dtype=float))
+        self._observed = (params, sign * rows["mean"].to_numpy(dtype=float), rows["trial_index"].to_numpy(dtype=int))
         self._prepared = None
 
     def _gen(self, experiment: Experiment, data: Data | None = None, n: int | None = None,
@@ -84,16 +88,41 @@ class AlgorithmNode(ExternalGenerationNode):
         """Record ``fixed_parameters`` of ``Client.get_next_trials`` (Ax passes them only to ``_gen``)."""
         fixed_features = kwargs.get("fixed_features")
         self._fixed = dict(fixed_features.parameters) if fixed_features is not None else {}
+        if len(experiment.trials) != self._trials_at_call:  # a new get_next_trials call (Ax calls _gen per arm)
+            self._trials_at_call = len(experiment.trials)
+            self._next_index, self._agents_of_call = len(experiment.trials), {}
         return super()._gen(experiment=experiment, data=data, n=n, pending_observations=pending_observations, **kwargs)
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
         space, obs = self._space_and_observations()
-        obs = Observations(X=obs.X, y=obs.y, X_pending=space.encode(pending_parameters))
+        obs = Observations(X=obs.X, y=obs.y, X_pending=space.encode(pending_parameters), source=obs.source,
+                           pending_source=self._pending_agents(pending_parameters))
+        agent = self._next_index % self._n_agents if self._n_agents else None
+        if agent is not None:
+            self.algorithm.agent_id = agent  # the agent of trial index i is i mod n_agents
         with limited_threads(self.max_threads):
             x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
         candidate = space.decode(x)
         space.check(candidate)
+        if agent is not None:
+            self._agents_of_call[_key(candidate)] = agent
+        self._next_index += 1
         return candidate
+
+    @property
+    def _n_agents(self) -> int | None:
+        """Number of agents of a multi-agent algorithm (e.g. ``"dts"``), None for the others."""
+        return getattr(self.algorithm, "n_agents", None)
+
+    def _pending_agents(self, pending: list[TParameterization]) -> np.ndarray | None:
+        """``(p,)`` agents of the pending arms: trial index mod n_agents for arms of running trials, the
+        agent it was generated for for an arm of the current call, -1 if unknown."""
+        if not self._n_agents or self._experiment is None:
+            return None
+        agents = {_key(arm.parameters): index % self._n_agents for index, trial in self._experiment.trials.items()
+                  for arm in trial.arms}
+        agents.update(self._agents_of_call)
+        return np.array([agents.get(_key(p), UNKNOWN_SOURCE) for p in pending], dtype=np.int64)
 
     def _space_and_observations(self) -> tuple[AxSpace, Observations]:
         """Core space and encoded observations for the current fixed parameters (built once per call)."""
@@ -101,10 +130,16 @@ class AlgorithmNode(ExternalGenerationNode):
             raise RuntimeError("update_generator_state must be called before get_next_candidate")
         if self._prepared is None or self._prepared[0] != self._fixed:
             space = AxSpace(self._experiment.search_space, fixed=self._fixed)
-            params, values = self._observed
+            params, values, indices = self._observed
             X, kept = space.encode_kept(params)  # arms outside the current space are skipped
-            self._prepared = (dict(self._fixed), space, Observations(X=X, y=values[kept]))
+            source = indices[kept] % self._n_agents if self._n_agents else None
+            self._prepared = (dict(self._fixed), space, Observations(X=X, y=values[kept], source=source))
         return self._prepared[1], self._prepared[2]
+
+
+def _key(parameters: TParameterization) -> str:
+    """A hashable key of a parameterization (to find the trial or agent of a pending arm)."""
+    return json.dumps(parameters, sort_keys=True, default=str)
 
 
 def _plain(value: Any) -> Any:

@@ -9,7 +9,7 @@ Model sharing (``share_model=True``): after each model-based suggestion the algo
 (for EGP: kernel weights, and hyperparameters plus output transform when they changed) is written to
 the new trial's system attributes; a worker that starts without a fitted model builds it from the
 newest stored state instead of fitting hyperparameters from scratch. Writing a trial's system
-attribute is the one private Optuna call (:func:`_set_trial_system_attr`).
+attribute is the one private Optuna call (:func:`_write_trial_attr`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler", "MODEL_KEY", "WEIGHTS_K
 # Trial system attributes written with share_model=True.
 MODEL_KEY = "egp_samplers:model"  # {"space": hash, "columns": [...], "model": state without weights}, when it changed
 WEIGHTS_KEY = "egp_samplers:weights"  # the ensemble's kernel weights after the suggestion, every model-based trial
+VIEW_KEY = "egp_samplers:view"  # what a multi-agent algorithm conditioned on: {"agent", "sources", "n_observed", ...}
 MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
 
 # The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
@@ -187,6 +188,7 @@ class CoreSampler(BaseSampler):
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
             if self._share_model:
                 self._record_model(study, trial, search_space, space)
+            self._record_view(study, trial)
         return decode_params(space, search_space, x)
 
     def _offer_recorded_model(self, study: Study, search_space: dict[str, BaseDistribution]) -> None:
@@ -196,7 +198,11 @@ class CoreSampler(BaseSampler):
         if wants is None or not wants():
             return
         key = _space_key(search_space)
+        source = getattr(self._algorithm, "model_source", None)  # e.g. an agent: only its own records
+        name = getattr(self._algorithm, "source_attribute", None)
         for t in reversed(study.get_trials(deepcopy=False)):
+            if source is not None and _source_label(t, name) != source:
+                continue
             recorded = t.system_attrs.get(MODEL_KEY)
             if not (isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict)):
                 continue
@@ -226,6 +232,16 @@ class CoreSampler(BaseSampler):
                 self._warn_record_once(f"writing {key} to trial {trial.number} failed: {err!r}")
                 return
         self._recorded_model[study.study_name] = model
+
+    def _record_view(self, study: Study, trial: FrozenTrial) -> None:
+        """Write what the algorithm conditioned on (``last_view``, e.g. an agent's neighbourhood) to ``trial``."""
+        view = getattr(self._algorithm, "last_view", None)
+        if view is None:
+            return
+        try:
+            _set_trial_system_attr(study, trial, VIEW_KEY, view)
+        except Exception as err:  # a record, never a reason to fail the trial
+            self._warn_record_once(f"writing {VIEW_KEY} to trial {trial.number} failed: {err!r}")
 
     def _warn_record_once(self, what: str) -> None:
         if not self._record_warned:
@@ -301,10 +317,18 @@ class CoreSampler(BaseSampler):
 
 
 def _set_trial_system_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
-    """Write a system attribute of a running trial. Optuna's public API writes user attributes only
-    through ``optuna.trial.Trial``; samplers get a ``FrozenTrial``, so this uses the storage, as
-    Optuna's own samplers do (the one private call of this package; tested)."""
-    study._storage.set_trial_system_attr(trial._trial_id, key, value)
+    """Write a system attribute of a running trial (:func:`_write_trial_attr`)."""
+    _write_trial_attr(study, trial, key, value, system=True)
+
+
+def _write_trial_attr(study: Study, trial: FrozenTrial, key: str, value: Any, *, system: bool) -> None:
+    """Write a system or user attribute of a running trial. Optuna's public API writes attributes only
+    through ``optuna.trial.Trial`` (the objective's); samplers get a ``FrozenTrial``, so this uses the
+    storage, as Optuna's own samplers do. The one private Optuna call of this package (tested)."""
+    if system:
+        study._storage.set_trial_system_attr(trial._trial_id, key, value)
+    else:
+        study._storage.set_trial_user_attr(trial._trial_id, key, value)
 
 
 def _space_key(search_space: dict[str, BaseDistribution]) -> str:

@@ -9,6 +9,8 @@ Module map (BoTorch-style: one folder per role):
 ``search_space.py``            parameters and their column-wise encoding to the unit cube
 ``registry.py``                named algorithms for the adapters (``make_algorithm("egp-ts")``)
 ``validation.py``              argument checks shared by every constructor
+``graphs.py``                  communication graphs of distributed algorithms (topologies, clique numbers)
+``threads.py``                 bounded BLAS/OpenMP/PyTorch threads while a sampler computes
 ``models/surrogate.py``        the surrogate contract (``Posterior``, ``FunctionSample``)
 ``models/gp.py``               exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples
 ``models/features.py``         random-feature GP (Bayesian linear regression, for large data)
@@ -17,13 +19,14 @@ Module map (BoTorch-style: one folder per role):
 ``models/refit.py``            when to refit hyperparameters, and on which points
 ``acquisition/``               acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
 ``optim/``                     the acquisition maximiser (mixed spaces, constraints) and SVGD
-``algorithms/``                EGP-TS/EI (``egp.py``) and BORE/BORE++ (``bore.py``)
+``algorithms/``                EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS (``distributed.py``)
 =============================  ==========================================================================
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
 
 from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
 from shared_core.models.kernels import KernelSpec, default_dictionary, lengthscale_grid_dictionary
@@ -33,6 +36,7 @@ __all__ = [
     "__version__",
     "Algorithm",
     "BOREAlgorithm",
+    "DistributedTSAlgorithm",
     "CategoricalParam",
     "EGPAlgorithm",
     "FloatParam",

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
 
@@ -66,3 +67,4 @@ def _bore(variant: str) -> Callable[..., Algorithm]:
 
 register_algorithm("bore++", _bore("bore++"))
 register_algorithm("bore", _bore("bore"))
+register_algorithm("dts", lambda **options: DistributedTSAlgorithm(**options))

@@ -241,3 +241,19 @@ def test_every_package_has_the_distribution_version():
     import shared_core
 
     assert shared_core.__version__ == optuna_egp.__version__ == ax_egp.__version__ == version("egp-samplers")
+
+
+def test_dts_agents_are_trial_indices_modulo_the_number_of_agents_and_see_their_neighbourhood(tmp_path):
+    client = _client(generation_strategy("dts", initialization_trials=4, seed=0, graph="line", n_agents=3))
+    _run(client, [4, 1, 2])  # Sobol 0-3; trial 4 (agent 1); trials 5, 6 (agents 2, 0) in one call
+    node = client._generation_strategy._nodes[1]
+    assert set(node.algorithm._models) == {0, 1, 2}
+    # trial 6 is agent 0 of the line 0-1-2: it sees completed trials of agents 0 and 1 (0, 3 and 1, 4), not
+    # trial 2 (agent 2), nor trial 5 of the same call (agent 2)
+    assert node.algorithm.last_view == {"agent": 0, "sources": [0, 1], "n_observed": 4, "n_pending": 0}
+    path = str(tmp_path / "client.json")
+    client.save_to_json_file(path)
+    loaded = Client.load_from_json_file(path)
+    _run(loaded, [2])
+    reloaded_node = loaded._generation_strategy._nodes[1]
+    assert reloaded_node.algorithm.agent_id == (len(loaded._experiment.trials) - 1) % 3

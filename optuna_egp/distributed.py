@@ -1,0 +1,113 @@
+"""Distributed Thompson sampling as an Optuna sampler: each worker process is one agent of a graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from optuna.samplers import BaseSampler
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+
+from optuna_egp.sampler import CoreSampler, _logger, _write_trial_attr
+from shared_core.algorithms.distributed import DistributedTSAlgorithm
+from shared_core.models.kernels import KernelSpec
+
+__all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
+
+AGENT_ATTR = "agent_id"  # the trial user attribute holding the agent that ran it
+AGENT_ENV = "OPTUNA_EGP_AGENT_ID"  # the environment variable giving a process its agent
+
+
+class DistributedTSSampler(CoreSampler):
+    """Distributed Thompson sampling (Zerefa, Ren, Ma, Li 2024) as an Optuna sampler.
+
+    Every worker process is one agent of a communication graph. Its suggestions condition only on the
+    completed trials of its neighbourhood N(i) ∪ {i}, with the running trials of the same agents as
+    pending points; each trial records its agent as the user attribute ``agent_id`` (a column of
+    ``study.trials_dataframe()``). Trials without one (added by hand, enqueued and run by another
+    sampler, or from before) are seen by every agent. Threads of one process (``n_jobs``) are the same
+    agent. A killed and restarted worker given the same agent id continues as that agent.
+
+    Example (one script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``):
+        >>> import optuna
+        >>> from optuna_egp import DistributedTSSampler
+        >>> sampler = DistributedTSSampler(graph="ring", n_agents=8)  # agent from OPTUNA_EGP_AGENT_ID
+
+    Args:
+        agent_id: this process's agent, 0..M-1; default: the environment variable ``OPTUNA_EGP_AGENT_ID``.
+        graph: ``"complete"`` (default), ``"star"``, ``"ring"``, ``"line"``, ``"grid"``, ``"disconnected"``,
+            ``"erdos_renyi:p"`` (with ``n_agents``), an edge list, an adjacency matrix or a ``networkx.Graph``.
+        n_agents: number of agents M (needed with a topology name; checked against the other forms).
+        graph_seed: seed of a random topology; every agent must use the same one.
+        surrogate: ``"gp"`` (default: one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (EGP-TS's ensemble).
+        kernels: kernel dictionary of ``surrogate="egp"``.
+        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
+        running_trial_timeout, share_model: as in :class:`~optuna_egp.EGPTSSampler`; a shared model is
+            read only from this agent's own trials, so no agent learns from outside its neighbourhood.
+        n_features, fantasize_pending, warp_outputs: surrogate options as in ``EGPTSSampler``.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent_id: int | None = None,
+        graph: Any = "complete",
+        n_agents: int | None = None,
+        graph_seed: int | None = None,
+        surrogate: str = "gp",
+        kernels: Sequence[KernelSpec | str] | str | None = None,
+        n_features: int = 512,
+        fantasize_pending: bool = True,
+        warp_outputs: bool = True,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
+    ) -> None:
+        algorithm = DistributedTSAlgorithm(
+            graph=graph, n_agents=n_agents, agent_id=_agent_from(agent_id), surrogate=surrogate, kernels=kernels,
+            graph_seed=graph_seed, n_features=n_features, fantasize_pending=fantasize_pending,
+            warp_outputs=warp_outputs,
+        )
+        if not algorithm.graph.is_connected:
+            _logger.warning(
+                f"DistributedTSSampler: the communication graph is disconnected ({len(algorithm.graph.components)} "
+                "components); agents in different components never share data."
+            )
+        super().__init__(
+            algorithm, seed=seed, n_startup_trials=n_startup_trials, independent_sampler=independent_sampler,
+            warn_independent_sampling=warn_independent_sampling, max_threads=max_threads,
+            running_trial_timeout=running_trial_timeout, share_model=share_model,
+        )
+
+    @property
+    def agent_id(self) -> int:
+        return self.algorithm.agent_id
+
+    @property
+    def graph(self):
+        """The :class:`~shared_core.graphs.CommunicationGraph`."""
+        return self.algorithm.graph
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        super().before_trial(study, trial)
+        _write_trial_attr(study, trial, AGENT_ATTR, self.agent_id, system=False)  # before the objective runs
+
+
+def _agent_from(agent_id: int | None) -> int:
+    """``agent_id``, or the integer in ``OPTUNA_EGP_AGENT_ID``; ValueError naming both ways if neither."""
+    if agent_id is not None:
+        return agent_id
+    value = os.environ.get(AGENT_ENV)
+    if value is None:
+        raise ValueError(f"DistributedTSSampler needs this process's agent: pass agent_id=... or set the "
+                         f"environment variable {AGENT_ENV} (e.g. {AGENT_ENV}=0 python worker.py)")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{AGENT_ENV} must be an integer agent id, got {value!r}") from None

@@ -58,9 +58,9 @@ class AlgorithmNode(ExternalGenerationNode):
         self._experiment: Experiment | None = None
         # params, minimised y, trial indices of the evaluated arms
         self._observed: tuple[list[TParameterization], np.ndarray, np.ndarray] = ([], np.zeros(0), np.zeros(0, int))
-        self._next_index = 0  # trial index of the next candidate (agents of multi-agent algorithms)
-        self._trials_at_call = -1  # len(experiment.trials) when the current get_next_trials call began
-        self._agents_of_call: dict[str, int] = {}  # arms generated in the current call -> their agent
+        # Multi-agent algorithms: the trial index of the next candidate, and the agent of each pending arm.
+        self._next_index = 0
+        self._agent_of_arm: dict[str, int] = {}
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
         self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = None  # for self._fixed
 
@@ -88,9 +88,7 @@ class AlgorithmNode(ExternalGenerationNode):
         """Record ``fixed_parameters`` of ``Client.get_next_trials`` (Ax passes them only to ``_gen``)."""
         fixed_features = kwargs.get("fixed_features")
         self._fixed = dict(fixed_features.parameters) if fixed_features is not None else {}
-        if len(experiment.trials) != self._trials_at_call:  # a new get_next_trials call (Ax calls _gen per arm)
-            self._trials_at_call = len(experiment.trials)
-            self._next_index, self._agents_of_call = len(experiment.trials), {}
+        self._plan_agents(experiment, pending_observations)
         return super()._gen(experiment=experiment, data=data, n=n, pending_observations=pending_observations, **kwargs)
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
@@ -105,9 +103,28 @@ class AlgorithmNode(ExternalGenerationNode):
         candidate = space.decode(x)
         space.check(candidate)
         if agent is not None:
-            self._agents_of_call[_key(candidate)] = agent
+            self._agent_of_arm[_key(candidate)] = agent
         self._next_index += 1
         return candidate
+
+    def _plan_agents(self, experiment: Experiment, pending_observations: Any) -> None:
+        """Agents of the pending arms (a running trial's: its index mod n_agents; arms of the current
+        ``get_next_trials`` call, not yet trials, take the next indices in order) and the index of the
+        next candidate. Recomputed at every ``_gen``, so Ax's re-generation of duplicates keeps it right."""
+        if not self._n_agents:
+            return
+        new_arms, self._agent_of_arm = 0, {}
+        for features in (pending_observations or {}).values():
+            for f in features:
+                key = _key(f.parameters)
+                if key in self._agent_of_arm:
+                    continue
+                if f.trial_index is not None:
+                    self._agent_of_arm[key] = int(f.trial_index) % self._n_agents
+                else:
+                    self._agent_of_arm[key] = (len(experiment.trials) + new_arms) % self._n_agents
+                    new_arms += 1
+        self._next_index = len(experiment.trials) + new_arms
 
     @property
     def _n_agents(self) -> int | None:
@@ -115,14 +132,10 @@ class AlgorithmNode(ExternalGenerationNode):
         return getattr(self.algorithm, "n_agents", None)
 
     def _pending_agents(self, pending: list[TParameterization]) -> np.ndarray | None:
-        """``(p,)`` agents of the pending arms: trial index mod n_agents for arms of running trials, the
-        agent it was generated for for an arm of the current call, -1 if unknown."""
-        if not self._n_agents or self._experiment is None:
+        """``(p,)`` agents of the pending arms (see :meth:`_plan_agents`), -1 if unknown."""
+        if not self._n_agents:
             return None
-        agents = {_key(arm.parameters): index % self._n_agents for index, trial in self._experiment.trials.items()
-                  for arm in trial.arms}
-        agents.update(self._agents_of_call)
-        return np.array([agents.get(_key(p), UNKNOWN_SOURCE) for p in pending], dtype=np.int64)
+        return np.array([self._agent_of_arm.get(_key(p), UNKNOWN_SOURCE) for p in pending], dtype=np.int64)
 
     def _space_and_observations(self) -> tuple[AxSpace, Observations]:
         """Core space and encoded observations for the current fixed parameters (built once per call)."""

@@ -23,7 +23,7 @@ import optuna
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 
-from optuna_egp import DistributedTSSampler
+from optuna_egp import VIEW_KEY, DistributedTSSampler
 
 TRIALS_PER_AGENT = 12
 
@@ -69,11 +69,11 @@ def main() -> None:
           f"largest clique {sampler.graph.largest_clique_size}, clique cover {sampler.graph.clique_cover_number}")
     for agent in range(n_agents):
         mine = [t for t in study.trials if t.user_attrs.get("agent_id") == agent and t.value is not None]
-        view = next((t.system_attrs["egp_samplers:view"] for t in reversed(mine)
-                     if "egp_samplers:view" in t.system_attrs), None)
+        view = next((t.system_attrs[VIEW_KEY] for t in reversed(mine) if t.system_attrs.get(VIEW_KEY)), None)
         seen = view["sources"] if view else "-"
+        best = f"{min(t.value for t in mine):.4f}" if mine else "-"
         print(f"agent {agent}: neighbourhood {sorted(sampler.graph.neighbourhood(agent))}, {len(mine)} trials, "
-              f"last model saw agents {seen}, best {min(t.value for t in mine):.4f}")
+              f"last model saw agents {seen}, best {best}")
     print(f"best overall {study.best_value:.4f} at {study.best_params}")
 
 

@@ -6,7 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from optuna.samplers import BaseSampler
+import numpy as np
+from optuna.samplers import BaseSampler, RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial
 
@@ -18,6 +19,7 @@ __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
 
 AGENT_ATTR = "agent_id"  # the trial user attribute holding the agent that ran it
 AGENT_ENV = "OPTUNA_EGP_AGENT_ID"  # the environment variable giving a process its agent
+GRAPH_ATTR = "egp_samplers:graph"  # study user attribute: the graph every agent of the study must use
 
 
 class DistributedTSSampler(CoreSampler):
@@ -40,12 +42,18 @@ class DistributedTSSampler(CoreSampler):
         graph: ``"complete"`` (default), ``"star"``, ``"ring"``, ``"line"``, ``"grid"``, ``"disconnected"``,
             ``"erdos_renyi:p"`` (with ``n_agents``), an edge list, an adjacency matrix or a ``networkx.Graph``.
         n_agents: number of agents M (needed with a topology name; checked against the other forms).
-        graph_seed: seed of a random topology; every agent must use the same one.
+        graph_seed: seed of a random topology (default 0); every agent must use the same one. The first
+            agent records the graph in the study (user attribute ``egp_samplers:graph``); an agent whose
+            graph differs gets a ``ValueError`` at its first trial.
         surrogate: ``"gp"`` (default: one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (EGP-TS's ensemble).
         kernels: kernel dictionary of ``surrogate="egp"``.
-        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
-        running_trial_timeout, share_model: as in :class:`~optuna_egp.EGPTSSampler`; a shared model is
-            read only from this agent's own trials, so no agent learns from outside its neighbourhood.
+        seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same seed
+            draw different points.
+        n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
+        independent_sampler, warn_independent_sampling, max_threads, running_trial_timeout, share_model:
+            as in :class:`~optuna_egp.EGPTSSampler`. A shared model is read only from records of this
+            agent. An ``independent_sampler`` other than ``RandomSampler`` learns from the whole study
+            (a warning says so).
         n_features, fantasize_pending, warp_outputs: surrogate options as in ``EGPTSSampler``.
     """
 
@@ -55,7 +63,7 @@ class DistributedTSSampler(CoreSampler):
         agent_id: int | None = None,
         graph: Any = "complete",
         n_agents: int | None = None,
-        graph_seed: int | None = None,
+        graph_seed: int = 0,
         surrogate: str = "gp",
         kernels: Sequence[KernelSpec | str] | str | None = None,
         n_features: int = 512,
@@ -69,16 +77,28 @@ class DistributedTSSampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
     ) -> None:
-        algorithm = DistributedTSAlgorithm(
-            graph=graph, n_agents=n_agents, agent_id=_agent_from(agent_id), surrogate=surrogate, kernels=kernels,
-            graph_seed=graph_seed, n_features=n_features, fantasize_pending=fantasize_pending,
-            warp_outputs=warp_outputs,
-        )
+        agent = _agent_from(agent_id)
+        try:
+            algorithm = DistributedTSAlgorithm(
+                graph=graph, n_agents=n_agents, agent_id=agent, surrogate=surrogate, kernels=kernels,
+                graph_seed=graph_seed, n_features=n_features, fantasize_pending=fantasize_pending,
+                warp_outputs=warp_outputs,
+            )
+        except ValueError as err:
+            if agent_id is None and "agent_id" in str(err):
+                raise ValueError(f"{err} (read from the environment variable {AGENT_ENV})") from None
+            raise
         if not algorithm.graph.is_connected:
             _logger.warning(
                 f"DistributedTSSampler: the communication graph is disconnected ({len(algorithm.graph.components)} "
                 "components); agents in different components never share data."
             )
+        if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
+            _logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
+                            "sees every agent's trials, not only this agent's neighbourhood.")
+        if seed is not None and not isinstance(seed, bool) and isinstance(seed, (int, np.integer)):
+            seed = int(np.random.SeedSequence([int(seed), agent]).generate_state(1)[0])  # one stream per agent
+        self._graph_checked: set[str] = set()
         super().__init__(
             algorithm, seed=seed, n_startup_trials=n_startup_trials, independent_sampler=independent_sampler,
             warn_independent_sampling=warn_independent_sampling, max_threads=max_threads,
@@ -95,8 +115,23 @@ class DistributedTSSampler(CoreSampler):
         return self.algorithm.graph
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._check_graph(study)
         super().before_trial(study, trial)
         _write_trial_attr(study, trial, AGENT_ATTR, self.agent_id, system=False)  # before the objective runs
+
+    def _check_graph(self, study: Study) -> None:
+        """Record the graph in the study, or check it is the one recorded (every agent must agree)."""
+        if study.study_name in self._graph_checked:
+            return
+        mine = self.graph.to_dict()
+        recorded = study.user_attrs.get(GRAPH_ATTR)
+        if recorded is None:
+            study.set_user_attr(GRAPH_ATTR, mine)
+        elif recorded != mine:
+            raise ValueError(f"this agent's graph {mine} differs from the graph of study {study.study_name!r} "
+                             f"{recorded} (user attribute {GRAPH_ATTR!r}): every agent must use the same graph, "
+                             "n_agents and graph_seed")
+        self._graph_checked.add(study.study_name)
 
 
 def _agent_from(agent_id: int | None) -> int:

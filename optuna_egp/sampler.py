@@ -167,7 +167,10 @@ class CoreSampler(BaseSampler):
                 self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
             complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
-            if len(complete) < max(self._n_startup_trials, 1):  # no completed trial: nothing to model yet
+            n_usable = len(complete)
+            if hasattr(self._algorithm, "n_visible"):  # e.g. an agent models its neighbourhood's trials only
+                n_usable = self._algorithm.n_visible(self._sources(complete))
+            if n_usable < max(self._n_startup_trials, 1):  # nothing (or too little) to model yet
                 self._startup_trials.add((study.study_name, trial.number))
                 return {}
             if not search_space:
@@ -201,9 +204,9 @@ class CoreSampler(BaseSampler):
         source = getattr(self._algorithm, "model_source", None)  # e.g. an agent: only its own records
         name = getattr(self._algorithm, "source_attribute", None)
         for t in reversed(study.get_trials(deepcopy=False)):
-            if source is not None and _source_label(t, name) != source:
-                continue
             recorded = t.system_attrs.get(MODEL_KEY)
+            if source is not None and (not isinstance(recorded, dict) or recorded.get("source") != source):
+                continue  # recorded by another source (agent), or before records named theirs
             if not (isinstance(recorded, dict) and recorded.get("space") == key and isinstance(recorded.get("model"), dict)):
                 continue
             if self._algorithm.offer_model_state(recorded["model"]):  # False: other kernels, invalid, ...
@@ -220,7 +223,9 @@ class CoreSampler(BaseSampler):
         writes = [(WEIGHTS_KEY, state["weights"])] if "weights" in state else []
         if self._recorded_model.get(study.study_name) != model:
             columns = [name for name, cols in space.columns.items() for _ in range(cols.stop - cols.start)]
-            writes.append((MODEL_KEY, {"space": _space_key(search_space), "columns": columns, "model": model}))
+            record = {"space": _space_key(search_space), "columns": columns, "model": model,
+                      "source": getattr(self._algorithm, "model_source", None)}  # e.g. the agent that fitted it
+            writes.append((MODEL_KEY, record))
         for key, value in writes:
             try:
                 if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
@@ -246,8 +251,8 @@ class CoreSampler(BaseSampler):
     def _warn_record_once(self, what: str) -> None:
         if not self._record_warned:
             self._record_warned = True
-            _logger.warning(f"{type(self).__name__}(share_model=True): {what}. New workers fit their model "
-                            "from scratch instead. This warning is shown once.")
+            _logger.warning(f"{type(self).__name__}: {what}; the trial runs on without it (a new worker then fits "
+                            "its model from scratch). This warning is shown once.")
 
     def _warn_uncapped_threads(self) -> None:
         if not self._threads_warned:
@@ -306,6 +311,9 @@ class CoreSampler(BaseSampler):
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
         self._in_flight.add((study.study_name, trial.number))
+        for key in (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY):  # a retried trial inherits the dead trial's records
+            if trial.system_attrs.get(key) is not None:
+                _write_trial_attr(study, trial, key, None, system=True)
         self._independent_sampler.before_trial(study, trial)
 
     def after_trial(

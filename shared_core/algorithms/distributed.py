@@ -9,13 +9,13 @@ largest clique of G (Corollary 3.2).
 
 Here the graph only decides what an agent may condition on: observations carry the agent that
 produced them (``Observations.source``); agent ``i`` keeps the rows whose source is in N(i) ∪ {i}, and
-the running trials of the same agents as pending points. Rows with an unknown source (-1: trials added
-by hand, enqueued or sampled by another sampler) are known to every agent, like prior data.
+the running trials of the same agents as pending points. Rows with an unknown source (-1: e.g. trials
+added by hand or run by another sampler) are known to every agent, like prior data.
 
 The Thompson draw is a joint sample of the posterior function (pathwise for exact GPs, eq. (12) of Lu
 et al. 2023 for random features), not independent per-point marginals. The surrogate is the core's:
-``surrogate="gp"`` is one Matérn-5/2 ARD GP with MAP hyperparameters (the paper's kernel), ``"egp"``
-the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in EGP-TS (kriging
+``surrogate="gp"`` is one Matérn-5/2 ARD GP with MAP hyperparameters (the paper's kernel; with EGP-TS's
+output warping unless ``warp_outputs=False``), ``"egp"`` the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in EGP-TS (kriging
 believer fantasies), which the paper's synchronous rounds do not need.
 """
 
@@ -52,7 +52,8 @@ class DistributedTSAlgorithm:
             attribute), each agent keeps its own surrogate.
         surrogate: ``"gp"`` (one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (the EGP-TS ensemble).
         kernels: kernel dictionary for ``"egp"`` (default: EGP-TS's four kernels).
-        graph_seed: seed of a random topology (Erdős–Rényi).
+        graph_seed: seed of a random topology (Erdős–Rényi; default 0, so that every process builds the
+            same graph).
         n_features, fantasize_pending, warp_outputs: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
     """
 
@@ -66,7 +67,7 @@ class DistributedTSAlgorithm:
         agent_id: int = 0,
         surrogate: str = "gp",
         kernels: Sequence[KernelSpec | str] | str | None = None,
-        graph_seed: int | None = None,
+        graph_seed: int = 0,
         n_features: int = 512,
         fantasize_pending: bool = True,
         warp_outputs: bool = True,
@@ -103,11 +104,20 @@ class DistributedTSAlgorithm:
     def n_agents(self) -> int:
         return self.graph.n_agents
 
+    def _known_sources(self, agent: int) -> np.ndarray:
+        """Sources ``agent`` may learn from: its neighbourhood N(i) ∪ {i} and unknown (-1)."""
+        return np.array(sorted(self.graph.neighbourhood(agent)) + [UNKNOWN_SOURCE], dtype=np.int64)
+
+    def n_visible(self, sources: np.ndarray | None, agent: int | None = None) -> int:
+        """How many of the rows labelled ``sources`` ``(n,)`` the agent may condition on."""
+        agent = self.agent_id if agent is None else agent
+        return int(np.isin(sources, self._known_sources(agent)).sum()) if sources is not None else 0
+
     def visible(self, obs: Observations, agent: int | None = None) -> Observations:
         """What ``agent`` (default: ``agent_id``) may condition on: rows and pending points of its
         neighbourhood N(i) ∪ {i} and of unknown source (Algorithm 1, lines 13-15)."""
         agent = self.agent_id if agent is None else agent
-        known = np.array(sorted(self.graph.neighbourhood(agent)) + [UNKNOWN_SOURCE], dtype=np.int64)
+        known = self._known_sources(agent)
         rows = np.isin(obs.source, known)  # (n,)
         pending = np.isin(obs.pending_source, known)  # (p,)
         visible = obs.subset(rows)
@@ -116,15 +126,18 @@ class DistributedTSAlgorithm:
     def suggest(self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 1, lines 8-11 for agent ``agent_id``: condition on the neighbourhood's data, draw a
         function, return its maximiser (``n_suggestions`` draws, each seeing the earlier ones as pending)."""
-        visible = self.visible(obs)
-        self.last_view = {"agent": self.agent_id, "sources": sorted({int(v) for v in visible.source}),
+        agent = self.agent_id  # read once: another thread may switch agents (the Ax node does, sequentially)
+        visible = self.visible(obs, agent)
+        self.last_view = {"agent": agent, "sources": sorted({int(v) for v in visible.source}),
                           "n_observed": int(len(visible.y)), "n_pending": int(len(visible.X_pending))}
-        return self._model().suggest(space, visible, n_suggestions, rng)
+        return self._model(agent).suggest(space, visible, n_suggestions, rng)
 
-    def _model(self) -> EGPAlgorithm:
-        if self.agent_id not in self._models:
-            self._models[self.agent_id] = EGPAlgorithm(**self._model_options)
-        return self._models[self.agent_id]
+    def _model(self, agent: int | None = None) -> EGPAlgorithm:
+        agent = self.agent_id if agent is None else agent
+        model = self._models.get(agent)
+        if model is None:  # setdefault: two threads creating one agent's surrogate keep the same one
+            model = self._models.setdefault(agent, EGPAlgorithm(**self._model_options))
+        return model
 
     # Shared model state: the current agent's surrogate only (an agent learns from its neighbourhood alone).
     def model_state(self) -> dict | None:

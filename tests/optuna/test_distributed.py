@@ -59,7 +59,9 @@ def test_an_agent_conditions_on_its_neighbourhood_only_as_recorded_in_the_storag
         earlier = [u for u in study.trials[: t.number] if u.state == TrialState.COMPLETE
                    and abs(u.user_attrs[AGENT_ATTR] - agent) <= 1]
         assert view["n_observed"] == len(earlier)
-    assert samplers[0].algorithm._models[0].model.n < len(study.trials) - 1
+    last = [t for t in study.trials if t.user_attrs[AGENT_ATTR] == 0 and VIEW_KEY in t.system_attrs][-1]
+    assert samplers[0].algorithm._models[0].model.n == last.system_attrs[VIEW_KEY]["n_observed"] == len(
+        [u for u in study.trials[: last.number] if u.user_attrs[AGENT_ATTR] in (0, 1)])
 
 
 def test_trials_without_an_agent_are_seen_by_every_agent():
@@ -139,8 +141,75 @@ def test_failed_and_pruned_trials_and_nan_values_do_not_break_an_agent():
             return float("nan")
         return x
 
-    study.optimize(objective, n_trials=10, catch=(ValueError,))
-    assert sum(t.state == TrialState.COMPLETE for t in study.trials) >= 4
+    study.optimize(objective, n_trials=12)
+    assert [t.state for t in study.trials].count(TrialState.COMPLETE) == 6
+
+
+def test_a_retried_trial_does_not_carry_the_dead_agents_records():
+    """Optuna's retry callbacks copy a dead trial's attributes into the retry; the agent that runs it
+    must not inherit (or later adopt) the dead agent's model."""
+    study, _ = _run({}, [0], 6, graph="disconnected", n_agents=2)
+    donor = [t for t in study.trials if MODEL_KEY in t.system_attrs][-1]
+    copied = optuna.trial.FrozenTrial(
+        number=0, state=TrialState.WAITING, value=None, datetime_start=None, datetime_complete=None,
+        params={}, distributions={}, user_attrs=dict(donor.user_attrs), system_attrs=dict(donor.system_attrs),
+        intermediate_values={}, trial_id=0)
+    study.add_trial(copied)
+    agent1 = DistributedTSSampler(agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3)
+    study.sampler = agent1
+    study.optimize(_objective, n_trials=1)  # agent 1 runs the retry
+    retry = study.trials[-1]
+    assert retry.user_attrs[AGENT_ATTR] == 1
+    view = retry.system_attrs.get(VIEW_KEY)
+    assert view is None or view["agent"] == 1
+    recorded = retry.system_attrs.get(MODEL_KEY)
+    assert recorded is None or recorded["source"] == 1
+    fresh = DistributedTSSampler(agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=1)
+    study.sampler = fresh
+    study.optimize(_objective, n_trials=1)
+    assert fresh.algorithm._models[1].model.n_adopted == 0  # agent 0's records are not agent 1's
+
+
+def test_every_agent_of_a_study_must_use_the_same_graph():
+    study, _ = _run({}, [0, 1], 1, graph="ring", n_agents=4)
+    assert study.user_attrs["egp_samplers:graph"]["n_agents"] == 4
+    study.sampler = DistributedTSSampler(agent_id=2, graph="line", n_agents=4)
+    with pytest.raises(ValueError, match="same graph"):
+        study.optimize(_objective, n_trials=1)
+
+
+def test_a_random_topology_is_the_same_in_every_process_by_default():
+    graphs = [DistributedTSSampler(agent_id=a, graph="erdos_renyi:0.3", n_agents=8).graph for a in range(3)]
+    assert graphs[0] == graphs[1] == graphs[2]
+
+
+def test_agents_given_the_same_seed_draw_different_start_up_points():
+    firsts = []
+    for agent in (0, 1):
+        study = optuna.create_study(sampler=DistributedTSSampler(agent_id=agent, graph="ring", n_agents=3, seed=0))
+        study.optimize(_objective, n_trials=1)
+        firsts.append(study.trials[0].params)
+    assert firsts[0] != firsts[1]
+
+
+def test_the_start_up_phase_counts_the_neighbourhoods_trials_only():
+    """Agent 1 of a disconnected pair with 3 start-up trials: agent 0's 5 completed trials do not end
+    its start-up; its model starts after its own 3."""
+    study, _ = _run({}, [0], 5, graph="disconnected", n_agents=2)
+    study.sampler = DistributedTSSampler(agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3)
+    study.optimize(_objective, n_trials=4)
+    agent1 = [t for t in study.trials if t.user_attrs[AGENT_ATTR] == 1]
+    assert [VIEW_KEY in t.system_attrs for t in agent1] == [False, False, False, True]
+    assert agent1[-1].system_attrs[VIEW_KEY]["n_observed"] == 3
+
+
+def test_n_jobs_threads_are_one_agent_and_the_sampler_pickles():
+    import pickle
+
+    sampler = DistributedTSSampler(agent_id=2, graph="star", n_agents=3, n_startup_trials=3, seed=0)
+    study = optuna.create_study(sampler=pickle.loads(pickle.dumps(sampler)))
+    study.optimize(_objective, n_trials=8, n_jobs=2)
+    assert {t.user_attrs[AGENT_ATTR] for t in study.trials} == {2}
 
 
 WORKER = textwrap.dedent(

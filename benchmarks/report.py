@@ -474,6 +474,9 @@ def workers_sections() -> list[str]:
         ("threads.py", "threads.jsonl", None),  # threads.summarise writes its own heading
         ("dead_trials.py", "dead_trials.jsonl", None),  # so does dead_trials.summarise
         ("cold_start.py", "cold_start.jsonl", "### Cold starts: a new worker's first suggestion"),
+        ("distributed.py", "dts_reproduce.jsonl", None),  # distributed TS: the paper's experiment
+        ("distributed.py", "dts_async8.jsonl", None),  # 8 and 16 asynchronous agents through Optuna
+        ("distributed.py", "dts_async16.jsonl", None),
     ):
         rows = load(results)
         if not rows:

@@ -28,8 +28,8 @@ subgraph (clique); the clique cover number (fewest cliques that partition the ag
 * an adjacency matrix (a square numpy array or nested lists of 0/1 or bool, symmetric, zero diagonal);
   ``n_agents``, if given, must equal its size. A square array-like is read as a matrix when its size is
   not 2, and a 2 x 2 one when all its entries are 0/1 (give the single edge of two agents as ``[(0, 1)]``).
-* a ``networkx.Graph`` (undirected, not a multigraph, no self-loops), whose nodes are relabelled
-  ``0..M-1`` in sorted order (the identity when the nodes are already ``0..M-1``); networkx is optional
+* a ``networkx.Graph`` (undirected, not a multigraph, no self-loops) whose nodes are the agent ids
+  ``0..M-1`` (a node is an agent; other labels are a ``ValueError``); networkx is optional
   and never imported here: only a graph of an already imported networkx is recognised.
 * a :class:`CommunicationGraph`, returned as is (``n_agents``, if given, must match).
 
@@ -267,13 +267,14 @@ def _named_graph(spec: str, n_agents: Any, seed: Any) -> CommunicationGraph:
 
 
 def _edge_probability(text: str) -> float:
+    """The ``p`` of ``"erdos_renyi:p"`` (checked to lie in [0, 1] by :func:`erdos_renyi_edges`)."""
     if not text:
         return DEFAULT_EDGE_PROBABILITY
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise ValueError(f"the edge probability p of 'erdos_renyi:p' must be a number in [0, 1], got {text!r}") from None
-    return check_real("erdos_renyi edge probability p", value, low=0.0, high=1.0)
+        message = f"the edge probability p of 'erdos_renyi:p' must be a number in [0, 1], got {text!r}"
+        raise ValueError(message) from None
 
 
 def _complete(n: int) -> list[Edge]:
@@ -434,17 +435,14 @@ def _from_networkx(graph: Any) -> CommunicationGraph:
     nodes = list(graph.nodes)
     if not nodes:
         raise ValueError("a networkx graph needs at least one node, got an empty graph")
-    try:
-        ordered = sorted(nodes)
-    except TypeError:
-        raise ValueError(f"networkx graph nodes must be sortable (they are relabelled 0..M-1 in sorted order), "
-                         f"got {nodes!r}") from None
-    label = {node: k for k, node in enumerate(ordered)}
+    if set(nodes) != set(range(len(nodes))) or not all(isinstance(n, int) for n in nodes):
+        raise ValueError(f"networkx graph nodes must be the agent ids 0..{len(nodes) - 1}, got {nodes!r} (relabel "
+                         "them with networkx.convert_node_labels_to_integers)")
     edges = []
     for u, v in graph.edges:
         if u == v:
             raise ValueError(f"self-loops are not allowed, got edge {(u, v)!r} of the networkx graph")
-        edges.append((label[u], label[v]))
+        edges.append((u, v))
     return CommunicationGraph(len(nodes), edges)
 
 
@@ -503,8 +501,13 @@ def _min_clique_cover(adjacency: tuple[int, ...]) -> int:
     n = len(adjacency)
     lower = max(_max_clique_size(_complement(adjacency)), -(-n // _max_clique_size(adjacency)))
     upper = _greedy_clique_cover(adjacency)
-    if lower >= upper:
-        return upper
+    return upper if lower >= upper else _smallest_cover_size(adjacency, lower, upper)
+
+
+def _smallest_cover_size(adjacency: tuple[int, ...], lower: int, upper: int) -> int:
+    """The smallest k in ``lower..upper-1`` with a cover by k cliques (``a_k > 0``, see
+    :func:`_min_clique_cover`), else ``upper``."""
+    n = len(adjacency)
     counts, sizes = _subset_clique_counts(adjacency)  # (2^M,), (2^M,)
     signs = np.where((n - sizes) % 2 == 0, 1.0, -1.0)  # (2^M,)
     signed = np.bincount(counts, weights=signs)  # (max c + 1,) exact: |entries| <= 2^M

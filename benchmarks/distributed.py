@@ -1,0 +1,722 @@
+"""Distributed Thompson sampling benchmark: the paper's experiment, and asynchronous agents through Optuna.
+
+Paper: Zerefa, Ren, Ma, Li, "Distributed Thompson sampling under constrained communication" (2024),
+Algorithm 1 and Section D. Code measured: ``shared_core.algorithms.distributed.DistributedTSAlgorithm``
+(``reproduce``) and ``optuna_egp.DistributedTSSampler`` (``async``).
+
+Sub-commands (each runs in ONE process on one core; rows are appended to ``--out`` as JSON lines):
+
+    python benchmarks/distributed.py reproduce [--rounds 100 --seeds 10 ...]   -> results/dts_reproduce.jsonl
+    python benchmarks/distributed.py async [--workers 8 --evaluations 150 ...] -> results/dts_async.jsonl
+    python benchmarks/distributed.py summary [--reproduce-results F --async-results F]  (Markdown to stdout)
+    python benchmarks/distributed.py plot [--out-dir benchmarks/results]      -> dts_reproduce_*.png, dts_async*.png
+
+Smoke tests (seconds to a minute; write outside ``results/``):
+    python benchmarks/distributed.py reproduce --rounds 5 --seeds 1 --agents 1,3 --topologies none \
+        --out /tmp/dts_smoke.jsonl
+    python benchmarks/distributed.py async --workers 8 --evaluations 20 --seeds 1 --functions branin \
+        --out /tmp/dts_async_smoke.jsonl
+
+reproduce (Section D; no Optuna)
+--------------------------------
+Synchronous rounds t = 1..T (``--rounds``, default 100, the paper's T). In round t every agent i
+suggests one point from the data it holds at the START of the round (Algorithm 1, lines 8-11); then all
+points are evaluated, and each agent's point reaches its neighbours (lines 12-15): it is appended with
+its agent as ``Observations.source`` and ``DistributedTSAlgorithm.visible`` lets agent i condition on
+the rows of N(i) ∪ {i} only. One ``DistributedTSAlgorithm`` per configuration, ``agent_id`` switched
+agent by agent (it keeps one surrogate per agent); ``--surrogate gp`` (default: one Matérn-5/2 ARD GP,
+the paper's kernel) or ``egp`` (the EGP-TS ensemble). No pending points: an agent never sees the other
+agents' points of the current round.
+
+Initial data D_{1,i}: ``--n-init`` (default 2) uniform random points per agent, from
+``default_rng([seed, agent, 0])`` (agent i gets the same points in every configuration of a seed).
+``--init private`` (default, Algorithm 1: line 13 broadcasts only the round's evaluation, so D_{1,i} stays
+with agent i) or ``neighbours`` (neighbours see them too, as later rows). Each agent draws from
+``default_rng([seed, agent, 1])``.
+
+Functions (minimised, minimum 0; minimising the canonical function = maximising the paper's negated one):
+``ackley2`` = 2-D Ackley on [-5, 5]^2 and ``rosenbrock2`` = 2-D Rosenbrock on [-2, 2] x [-1, 3]: the
+domains of the authors' notebook (github.com/sabzer/distributed-bo, ``BO.ipynb``, ``getDomain``); the
+paper gives none. NB ``rosenbrock2`` of ``functions.py`` (run.py's) is the same function on [-5, 10]^2;
+every row records its ``bounds``. ``--noise`` (default 0) adds N(0, noise^2) to the observed values
+(the notebook adds noise of standard deviation 1 on Ackley); regrets always use the noiseless values.
+
+Configurations: ``--graphs`` (default ``star``) x ``--agents`` (default ``1,3,5,7``; 1 agent = a single
+agent whatever the graph), plus the topology comparison ``--topologies`` (default
+``complete,star,ring,line,disconnected,shared-egp``; ``none`` skips it) at ``--topology-agents`` (default 8)
+agents. ``shared-egp`` is the reference "everyone sees everything": one ``EGPAlgorithm(acquisition="ts")``
+(the EGP-TS ensemble, whatever ``--surrogate``) fed all data (every agent's initial points included),
+asked for M suggestions per round, each seeing the earlier ones of the round as pending points.
+
+Regret per round (regret = f(x) - f_min >= 0, of the noiseless value), as defined in Section D:
+    R_A(t) = mean over agents of the regret of their round-t points   ("instant average regret")
+    R_W(t) = max over agents of the regret of their round-t points    ("instant worst regret")
+    R_B(t) = min over agents and rounds tau <= t                       ("instant best regret";
+             rounds only: the initial points are recorded apart, as ``init_best_regret``)
+Row per (function, graph, agents, seed): the three lists, ``regret`` (rounds x agents), the largest
+clique and clique cover of the graph (``shared-egp``: M and 1), ``seconds`` (wall) and
+``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``benchmarks/provenance.py``) and
+``egp_path`` (this checkout is put ahead of installed packages). Resumable: a run already in ``--out``
+with the same function, graph, agents, seed, rounds, n_init, init, surrogate, noise and commit is skipped
+(``--force`` runs it again). Seeds ``--first-seed`` .. ``--first-seed + --seeds - 1`` (default 0..9);
+seeds outermost, so partial results cover every configuration.
+
+async (Optuna, in-process ask/tell)
+-----------------------------------
+As ``run.py``'s async mode: ``--workers`` W pending trials at all times, the one to finish next chosen
+by ``default_rng(seed + 1000)``, ``--evaluations`` (default 150) evaluations in all, on ``--functions``
+from ``functions.py`` (default run.py's suite). A trial's agent is the worker slot that asked it: the slot
+freed by a finished trial asks the next one. Samplers (``--samplers``):
+    dts-<graph>[-egp]  W ``DistributedTSSampler(agent_id=slot, graph=<graph>, n_agents=W, seed=1000 seed + slot,
+                       running_trial_timeout=None)`` objects on one in-memory study; ``study.sampler`` is set
+                       to the slot's sampler before each ask and to the trial's agent's sampler before each
+                       tell. ``-egp``: ``surrogate="egp"``. (``running_trial_timeout=None``: running trials
+                       asked by another sampler object are never presumed dead in this fast simulation, as
+                       a single sampler's own trials never are.)
+    egp-ts             one ``EGPTSSampler(seed=seed, acquisition="ts")`` for all slots (run.py's)
+    tpe                ``TPESampler(seed=seed)`` (run.py's); ``tpe-cl``: with ``constant_liar=True``
+    random             ``RandomSampler(seed=seed)``
+Defaults: ``dts-complete,dts-star,dts-ring,egp-ts,tpe``; all with their default ``n_startup_trials``
+(10 completed trials). Row per run: ``regret`` (best so far - f_min, in trial order), ``instant_regret``,
+``agent`` of each trial, ``ask_seconds`` (``study.ask()`` plus the ``suggest_float`` calls, per ask) and
+``complete_at_ask`` (completed trials at that ask; the summary's seconds per suggestion use the asks
+with at least 10), ``seconds`` (wall). Resumable as ``reproduce`` (key: function, sampler, seed, workers,
+evaluations, commit). Default ``--seeds 5``.
+
+summary / summarise(rows)
+-------------------------
+Markdown (printed at the end of every run and by ``summary``): for the reproduction, per setting and
+function, the median over seeds of the cumulative sums (to T) and the final values of R_A, R_B, R_W per
+configuration, and two checks: (a) does the average regret per agent (median sum of R_A) improve from the
+1-agent star (largest clique 1) to 3/5/7 agents (largest clique 2), (b) are 8 disconnected agents no
+better than 1 agent (ratio of median sums of R_A >= 0.9; each disconnected agent IS a single agent).
+For async, per worker count: median final regret per sampler and function, dts-complete / egp-ts,
+median seconds per suggestion per sampler, dts-ring / egp-ts, and the targets (16 agents on a ring: at
+most half egp-ts's seconds per suggestion; complete graph: regret within 1.2x egp-ts's; dts-complete
+better than TPE on most functions).
+
+Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy is imported.
+Do not run alongside other timing benchmarks (seconds would suffer, regret not).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections import defaultdict  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(ROOT))  # the checkout whose commit is recorded, even if another one is installed
+from functions import FUNCTIONS, SUITE, ackley, rosenbrock  # noqa: E402
+from provenance import commit, utc_now  # noqa: E402
+
+RESULTS = HERE / "results"
+BENCH_REPRODUCE = "dts_reproduce"
+BENCH_ASYNC = "dts_async"
+SHARED = "shared-egp"  # the "everyone sees everything" reference configuration
+
+# The authors' notebook domains (github.com/sabzer/distributed-bo, BO.ipynb); minimised, minimum 0.
+REPRODUCE_FUNCTIONS = {
+    "ackley2": (np.array([[-5.0, 5.0], [-5.0, 5.0]]), ackley, 0.0),
+    "rosenbrock2": (np.array([[-2.0, 2.0], [-1.0, 3.0]]), rosenbrock, 0.0),
+}
+TOPOLOGIES = ("complete", "star", "ring", "line", "disconnected", SHARED)
+REPRODUCE_KEY = ("bench", "function", "graph", "n_agents", "seed", "rounds", "n_init", "init", "surrogate", "noise",
+                 "commit")
+ASYNC_KEY = ("bench", "function", "sampler", "seed", "workers", "n_evaluations", "commit")
+ASYNC_SAMPLERS = "dts-complete,dts-star,dts-ring,egp-ts,tpe"
+STARTUP_TRIALS = 10  # the samplers' default n_startup_trials: asks before it are random, not timed in the summary
+
+
+# ============================================================================= reproduce
+def _space(bounds: np.ndarray):
+    from shared_core.search_space import FloatParam, SearchSpace
+
+    return SearchSpace({f"x{i}": FloatParam(float(lo), float(hi)) for i, (lo, hi) in enumerate(bounds)})
+
+
+def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: int, n_init: int = 2,
+                  surrogate: str = "gp", init: str = "private", noise: float = 0.0) -> dict:
+    """One run of Algorithm 1 (or the shared-EGP reference) for ``rounds`` synchronous rounds."""
+    from shared_core.algorithms.distributed import DistributedTSAlgorithm
+    from shared_core.algorithms.egp import EGPAlgorithm
+    from shared_core.graphs import make_graph
+    from shared_core.interface import Observations
+
+    bounds, f, f_min = REPRODUCE_FUNCTIONS[function]
+    space, d, M = _space(bounds), len(bounds), n_agents
+    width = bounds[:, 1] - bounds[:, 0]
+    noise_rng = np.random.default_rng([seed, M, 2])
+
+    def evaluate(U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Noiseless values (for regret) and observed values (for the agents) of unit-cube points ``U``."""
+        values = np.array([f(bounds[:, 0] + u * width) for u in U])  # (k,)
+        observed = values + noise * noise_rng.standard_normal(len(values)) if noise else values
+        return values, observed
+
+    # D_{1,i}: agent i's own random points, the same in every configuration of this seed.
+    init_U = [np.random.default_rng([seed, a, 0]).random((n_init, d)) for a in range(M)]
+    init_values, init_y = zip(*(evaluate(U) for U in init_U)) if n_init else ([np.zeros(0)] * M, [np.zeros(0)] * M)
+    agent_rngs = [np.random.default_rng([seed, a, 1]) for a in range(M)]
+    if graph == SHARED:
+        algo, surrogate_used = EGPAlgorithm(acquisition="ts"), "egp"
+        clique, cover = M, 1
+        shared_rng = np.random.default_rng([seed, 10**6])
+    else:
+        algo = DistributedTSAlgorithm(graph=make_graph(graph, M), agent_id=0, surrogate=surrogate)
+        surrogate_used = surrogate
+        clique, cover = algo.graph.largest_clique_size, algo.graph.clique_cover_number
+
+    rows_U, rows_y, rows_src = np.zeros((0, d)), np.zeros(0), np.zeros(0, dtype=np.int64)  # the rounds' data
+    all_init = (np.vstack(init_U), np.concatenate(init_y), np.repeat(np.arange(M), n_init))
+
+    def observations(agent: int | None) -> Observations:
+        if agent is None or init == "neighbours":  # every agent's initial points (visible() filters them)
+            U0, y0, s0 = all_init
+        else:  # Algorithm 1: D_{1,i} is agent i's alone
+            U0, y0, s0 = init_U[agent], init_y[agent], np.full(n_init, agent, dtype=np.int64)
+        return Observations(np.vstack([U0, rows_U]), np.concatenate([y0, rows_y]),
+                            source=np.concatenate([s0, rows_src]))
+
+    regret = np.zeros((rounds, M))
+    suggest_seconds = 0.0
+    t_start = time.perf_counter()
+    for t in range(rounds):
+        t0 = time.perf_counter()
+        if graph == SHARED:
+            points = algo.suggest(space, observations(None), M, shared_rng)  # (M, d), each later one sees the earlier
+        else:
+            points = []
+            for a in range(M):
+                algo.agent_id = a
+                points.append(algo.suggest(space, observations(a), 1, agent_rngs[a])[0])
+            points = np.array(points)  # (M, d)
+        suggest_seconds += time.perf_counter() - t0
+        values, observed = evaluate(points)
+        regret[t] = values - f_min
+        rows_U = np.vstack([rows_U, points])
+        rows_y = np.concatenate([rows_y, observed])
+        rows_src = np.concatenate([rows_src, np.arange(M)])
+    seconds = time.perf_counter() - t_start
+    R_A, R_W = regret.mean(axis=1), regret.max(axis=1)
+    R_B = np.minimum.accumulate(regret.min(axis=1))
+    init_best = float(np.min(np.concatenate(init_values)) - f_min) if n_init else None
+    return {"bench": BENCH_REPRODUCE, "function": function, "bounds": bounds.tolist(), "graph": graph,
+            "n_agents": M, "seed": seed, "rounds": rounds, "n_init": n_init, "init": init,
+            "surrogate": surrogate_used, "noise": noise, "largest_clique": int(clique), "clique_cover": int(cover),
+            "R_A": _rounded(R_A), "R_B": _rounded(R_B), "R_W": _rounded(R_W),
+            "regret": [_rounded(r) for r in regret], "init_best_regret": init_best,
+            "seconds": seconds, "suggest_seconds": suggest_seconds,
+            "seconds_per_suggestion": suggest_seconds / (rounds * M)}
+
+
+def _rounded(a) -> list[float]:
+    return [float(f"{v:.6g}") for v in np.asarray(a, dtype=float)]
+
+
+def reproduce_configs(graphs: list[str], agents: list[int], topologies: list[str], topology_agents: int):
+    configs = [(g, m) for m in agents for g in graphs] + [(g, topology_agents) for g in topologies]
+    return list(dict.fromkeys(configs))  # in order, without repeats (star at 8 may be in both)
+
+
+# ============================================================================= async
+def make_async_samplers(name: str, seed: int, workers: int) -> list:
+    """The sampler of each worker slot: W distinct agents for ``dts-*``, one shared sampler otherwise."""
+    import optuna
+
+    from optuna_egp import DistributedTSSampler, EGPTSSampler
+
+    if name.startswith("dts-"):
+        graph, _, variant = name[len("dts-"):].partition("-")
+        if variant not in ("", "egp"):
+            raise ValueError(f"unknown sampler {name!r}; dts samplers are dts-<graph> or dts-<graph>-egp")
+        return [DistributedTSSampler(agent_id=slot, graph=graph, n_agents=workers, seed=1000 * seed + slot,
+                                     surrogate=variant or "gp", running_trial_timeout=None)
+                for slot in range(workers)]
+    if name == "egp-ts":
+        sampler = EGPTSSampler(seed=seed, acquisition="ts")
+    elif name == "tpe":
+        sampler = optuna.samplers.TPESampler(seed=seed)
+    elif name == "tpe-cl":
+        sampler = optuna.samplers.TPESampler(seed=seed, constant_liar=True)
+    elif name == "random":
+        sampler = optuna.samplers.RandomSampler(seed=seed)
+    else:
+        raise ValueError(f"unknown sampler {name!r}; known: dts-<graph>[-egp], egp-ts, tpe, tpe-cl, random")
+    return [sampler] * workers
+
+
+def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, workers: int) -> dict:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    bounds, f, f_min = FUNCTIONS[function]
+    samplers = make_async_samplers(sampler_name, seed, workers)
+    study = optuna.create_study(sampler=samplers[0])
+    rng = np.random.default_rng(seed + 1000)  # completion order, as run.py's async mode
+    pending: list[tuple] = []  # (trial, x, slot)
+    ask_seconds: list[float] = []
+    complete_at_ask: list[int] = []
+    agent_of: dict[int, int] = {}
+    told = 0
+
+    def ask(slot: int) -> None:
+        study.sampler = samplers[slot]  # the free slot's agent asks
+        t0 = time.perf_counter()
+        trial = study.ask()
+        x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
+        ask_seconds.append(time.perf_counter() - t0)
+        complete_at_ask.append(told)
+        agent_of[trial.number] = slot
+        pending.append((trial, x, slot))
+
+    t_start = time.perf_counter()
+    for slot in range(min(workers, n_evaluations)):
+        ask(slot)
+    asked = len(pending)
+    while told < n_evaluations:
+        trial, x, slot = pending.pop(int(rng.integers(len(pending))))
+        study.sampler = samplers[slot]  # after_trial of the agent that ran it
+        study.tell(trial, f(x))
+        told += 1
+        if asked < n_evaluations:
+            ask(slot)
+            asked += 1
+    seconds = time.perf_counter() - t_start
+    trials = sorted(study.trials, key=lambda t: t.number)
+    values = np.array([t.value for t in trials], dtype=float)
+    regret = np.minimum.accumulate(values) - f_min
+    return {"bench": BENCH_ASYNC, "function": function, "sampler": sampler_name, "seed": seed, "workers": workers,
+            "n_evaluations": n_evaluations, "regret": regret.tolist(), "instant_regret": (values - f_min).tolist(),
+            "agent": [agent_of[t.number] for t in trials], "ask_seconds": ask_seconds,
+            "complete_at_ask": complete_at_ask, "seconds": seconds, "seconds_per_trial": seconds / n_evaluations}
+
+
+# ============================================================================= output and resumption
+def load_rows(path: pathlib.Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def append(path: pathlib.Path, row: dict) -> None:
+    with path.open("a") as fh:
+        fh.write(json.dumps(row) + "\n")
+
+
+def _key(row: dict, fields) -> tuple:
+    return tuple(row.get(k) for k in fields)
+
+
+def _egp_path() -> str:
+    import optuna_egp
+
+    return str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent)
+
+
+# ============================================================================= summary
+def summarise(rows: list[dict]) -> list[str]:
+    """Markdown lines for the reproduction rows and the async rows among ``rows`` (latest row per cell)."""
+    rep = [r for r in rows if r.get("bench") == BENCH_REPRODUCE]
+    asy = [r for r in rows if r.get("bench") == BENCH_ASYNC]
+    return (_summarise_reproduce(rep) if rep else []) + (_summarise_async(asy) if asy else [])
+
+
+def _latest(rows: list[dict], fields) -> list[dict]:
+    """The last row of each cell (``fields`` without commit); rows are appended in time order."""
+    cells = {}
+    for r in rows:
+        cells[_key(r, [k for k in fields if k != "commit"])] = r
+    return list(cells.values())
+
+
+def _med(values) -> float:
+    return float(np.median(values)) if len(values) else float("nan")
+
+
+def _config_order(graph: str, m: int) -> tuple:
+    """Agent count first (the star sweep, then the topology comparison), then the topologies' order."""
+    return m, TOPOLOGIES.index(graph) if graph in TOPOLOGIES else len(TOPOLOGIES), graph
+
+
+def _summarise_reproduce(rows: list[dict]) -> list[str]:
+    rows = _latest(rows, REPRODUCE_KEY)
+    settings = defaultdict(list)
+    for r in rows:
+        settings[(r["rounds"], r["n_init"], r["init"], r["noise"])].append(r)
+    lines = []
+    for (rounds, n_init, init, noise), rs in sorted(settings.items()):
+        lines += [f"### Distributed Thompson sampling, synchronous rounds (Zerefa et al. 2024, Sec. D): T = {rounds}, "
+                  f"{n_init} initial points per agent ({init}), noise {noise:g}", "",
+                  "Regret = f(x) - f_min of each agent's round-t point. ΣR = sum over rounds 1..T (the paper's "
+                  "R̄), R(T) = value at round T; medians over seeds. R_A: mean over agents, R_W: worst agent, "
+                  "R_B: best point of any agent so far. `shared-egp`: one EGP-TS ensemble seeing all data, M "
+                  "suggestions per round (the reference).", ""]
+        for function in [fn for fn in REPRODUCE_FUNCTIONS if any(r["function"] == fn for r in rs)] + \
+                sorted({r["function"] for r in rs} - set(REPRODUCE_FUNCTIONS)):
+            frs = [r for r in rs if r["function"] == function]
+            lines += _reproduce_table(function, frs)
+        lines += [f"Rows: {_provenance(rs)}.", ""]
+    return lines
+
+
+def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
+    bounds = rows[0]["bounds"]
+    box = " x ".join(f"[{lo:g}, {hi:g}]" for lo, hi in bounds)
+    cells = defaultdict(list)
+    for r in rows:
+        cells[(r["graph"], r["n_agents"], r["surrogate"])].append(r)
+    lines = [f"#### {function} on {box}", "",
+             "| graph | agents | surrogate | largest clique | clique cover | seeds | ΣR_A | ΣR_B | ΣR_W | R_A(T) | "
+             "R_B(T) | R_W(T) | s/suggestion |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    order = sorted(cells, key=lambda c: (_config_order(c[0], c[1]), c[2]))
+    for (graph, m, surrogate), rs in ((c, cells[c]) for c in order):
+        sums = {k: _med([np.sum(r[k]) for r in rs]) for k in ("R_A", "R_B", "R_W")}
+        last = {k: _med([r[k][-1] for r in rs]) for k in ("R_A", "R_B", "R_W")}
+        lines.append(f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} | "
+                     f"{len(rs)} | "
+                     f"{sums['R_A']:.4g} | {sums['R_B']:.4g} | {sums['R_W']:.4g} | {last['R_A']:.3g} | "
+                     f"{last['R_B']:.3g} | {last['R_W']:.3g} | {_med([r['seconds_per_suggestion'] for r in rs]):.3g} |")
+    lines.append("")
+    for surrogate in sorted({s for (_, _, s) in cells}):
+        lines += _reproduce_checks(cells, surrogate)
+    return lines + [""]
+
+
+def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
+    """(a) the 1-agent star against 3/5/7 agents; (b) 8 disconnected agents against 1 agent (median ΣR_A)."""
+    def sum_ra(rs):
+        return _med([np.sum(r["R_A"]) for r in rs])
+
+    single = next((rs for (g, m, s), rs in cells.items() if m == 1 and s == surrogate and g != SHARED), None)
+    lines = []
+    if single is None:
+        return lines
+    base = sum_ra(single)
+    stars = sorted(((m, sum_ra(rs)) for (g, m, s), rs in cells.items() if g == "star" and s == surrogate and m > 1))
+    if stars:
+        better = [m for m, v in stars if v < base]
+        verdict = "yes" if len(better) == len(stars) else "no" if not better else f"partly ({len(better)}/{len(stars)})"
+        ratios = ", ".join(f"{m} agents {v / base:.2f}" for m, v in stars)
+        lines.append(f"- ({surrogate}) (a) Average regret per agent improves with the largest clique (1 agent: "
+                     f"clique 1, ΣR_A {base:.4g}; star with more agents: clique 2, ΣR_A relative to 1 agent: "
+                     f"{ratios}): **{verdict}**.")
+    disc = [(m, rs) for (g, m, s), rs in cells.items() if g == "disconnected" and s == surrogate and m > 1]
+    for m, rs in disc:
+        ratio = sum_ra(rs) / base
+        best = _med([np.sum(r["R_B"]) for r in rs]) / _med([np.sum(r["R_B"]) for r in single])
+        verdict = "holds" if ratio >= 0.9 else "does NOT hold"
+        lines.append(f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: ΣR_A ratio "
+                     f"{ratio:.2f} (>= 0.9 expected: each is a single agent) **{verdict}**; ΣR_B ratio {best:.2f} "
+                     f"(best of {m} independent agents).")
+    return lines
+
+
+def _summarise_async(rows: list[dict]) -> list[str]:
+    rows = _latest(rows, ASYNC_KEY)
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["workers"], r["n_evaluations"])].append(r)
+    lines = []
+    for (workers, n_eval), rs in sorted(groups.items()):
+        samplers = _sampler_order({r["sampler"] for r in rs})
+        functions = [fn for fn in FUNCTIONS if any(r["function"] == fn for r in rs)]
+        final = defaultdict(list)
+        for r in rs:
+            final[(r["function"], r["sampler"])].append(r["regret"][-1])
+        lines += [f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} evaluations)", "",
+                  "Median final regret (best value - known minimum) over seeds; `dts-<graph>`: "
+                  "`DistributedTSSampler`, one agent per worker slot.", "",
+                  "| function | " + " | ".join(samplers) + " | dts-complete / egp-ts |",
+                  "|---|" + "---|" * (len(samplers) + 1)]
+        ratios, beats_tpe = {}, {}
+        for fn in functions:
+            med = {s: _med(final[(fn, s)]) for s in samplers if final[(fn, s)]}
+            cells = [f"{med[s]:.3g} ({len(final[(fn, s)])})" if s in med else "-" for s in samplers]
+            ratio = _ratio(med.get("dts-complete"), med.get("egp-ts"))
+            if ratio is not None:
+                ratios[fn] = ratio
+            if "dts-complete" in med and "tpe" in med:
+                beats_tpe[fn] = med["dts-complete"] < med["tpe"]
+            lines.append(f"| {fn} | " + " | ".join(cells) + f" | {_fmt(ratio)} |")
+        sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
+        lines += ["", "Seconds per suggestion (median over runs of the mean ask time once "
+                  f"{STARTUP_TRIALS} trials completed):", "",
+                  "| " + " | ".join(samplers) + " | dts-ring / egp-ts |", "|" + "---|" * (len(samplers) + 1),
+                  "| " + " | ".join(f"{sec[s]:.3g}" for s in samplers)
+                  + f" | {_fmt(_ratio(sec.get('dts-ring'), sec.get('egp-ts')))} |", ""]
+        speed = _ratio(sec.get("dts-ring"), sec.get("egp-ts"))
+        if workers == 16 and speed is not None:
+            lines.append(f"- Target, 16 agents on a ring: seconds per suggestion at most half of egp-ts's: ratio "
+                         f"{speed:.2f}: **{'met' if speed <= 0.5 else 'not met'}**.")
+        elif speed is not None:
+            lines.append(f"- Ring / egp-ts seconds per suggestion at {workers} agents: {speed:.2f} (the target, "
+                         "<= 0.5, is for 16 agents).")
+        if ratios:
+            within = [fn for fn, v in ratios.items() if v <= 1.2]
+            lines.append(f"- Target, complete graph: regret within 1.2x egp-ts's: on {len(within)}/{len(ratios)} "
+                         f"functions (geometric mean ratio {_gmean(ratios.values()):.2f}): "
+                         f"**{'met' if len(within) == len(ratios) else 'not met'}**.")
+        if beats_tpe:
+            wins = sum(beats_tpe.values())
+            lines.append(f"- Target, dts-complete better than TPE on most functions: {wins}/{len(beats_tpe)}: "
+                         f"**{'met' if wins > len(beats_tpe) / 2 else 'not met'}**.")
+        lines += ["", f"Rows: {_provenance(rs)}.", ""]
+    return lines
+
+
+def _model_ask_seconds(row: dict) -> float:
+    s = [t for t, c in zip(row["ask_seconds"], row["complete_at_ask"]) if c >= STARTUP_TRIALS]
+    return float(np.mean(s)) if s else float("nan")
+
+
+def _sampler_order(names) -> list[str]:
+    known = ["dts-complete", "dts-star", "dts-ring", "dts-line", "dts-disconnected", "egp-ts", "tpe", "tpe-cl",
+             "random"]
+    return [s for s in known if s in names] + sorted(set(names) - set(known))
+
+
+def _ratio(a, b):
+    if a is None or b is None or not np.isfinite(a) or not np.isfinite(b) or b <= 0:
+        return None
+    return a / b
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _gmean(values) -> float:
+    v = np.array([x for x in values if x > 0], dtype=float)
+    return float(np.exp(np.mean(np.log(v)))) if len(v) else float("nan")
+
+
+def _provenance(rows: list[dict]) -> str:
+    counts = defaultdict(int)
+    for r in rows:
+        counts[r.get("commit", "unrecorded")] += 1
+    dates = sorted(r["date"] for r in rows if "date" in r)
+    when = "" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    commits = ", ".join(f"{c} ({n} runs)" for c, n in sorted(counts.items()))
+    return f"commit {commits}" + (f"; {when} (UTC)" if when else "")
+
+
+# ============================================================================= plots
+def plot(reproduce_rows: list[dict], async_rows: list[dict], out_dir: pathlib.Path) -> list[pathlib.Path]:
+    """PNGs: R_A/R_B/R_W against rounds for the star sweep and for the topology comparison (median over
+    seeds; one row of panels per function; the setting of the last row), and async regret curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    rows = _latest([r for r in reproduce_rows if r.get("bench") == BENCH_REPRODUCE], REPRODUCE_KEY)
+    if rows:
+        last = rows[-1]
+        setting = ("rounds", "n_init", "init", "noise")
+        rows = [r for r in rows if all(r[k] == last[k] for k in setting)]
+        star = [r for r in rows if r["graph"] == "star"]
+        m_top = max((r["n_agents"] for r in rows if r["graph"] in ("complete", "disconnected", SHARED)), default=None)
+        single = [r for r in rows if r["n_agents"] == 1 and r["graph"] != SHARED]  # the reference of the comparison
+        topo = [r for r in rows if m_top is not None and r["n_agents"] == m_top] + (single if m_top else [])
+        for name, subset, label in (
+                ("star", star, lambda r: f"{r['n_agents']} agent{'s' * (r['n_agents'] > 1)}"),
+                ("topology", topo, lambda r: "1 agent" if r["n_agents"] == 1 else f"{r['graph']} x{r['n_agents']}")):
+            if not subset:
+                continue
+            path = out_dir / f"dts_reproduce_{name}.png"
+            _plot_reproduce(plt, subset, label, path, f"{name} (T={last['rounds']}, {last['n_init']} initial points, "
+                                                         f"{last['init']})")
+            written.append(path)
+    arows = _latest([r for r in async_rows if r.get("bench") == BENCH_ASYNC], ASYNC_KEY)
+    for workers in sorted({r["workers"] for r in arows}):
+        path = out_dir / f"dts_async{workers}.png"
+        _plot_async(plt, [r for r in arows if r["workers"] == workers], path, workers)
+        written.append(path)
+    return written
+
+
+def _plot_reproduce(plt, rows, label, path, title) -> None:
+    functions = [fn for fn in REPRODUCE_FUNCTIONS if any(r["function"] == fn for r in rows)]
+    fig, axes = plt.subplots(len(functions), 3, figsize=(13, 3.6 * len(functions)), squeeze=False)
+    for i, fn in enumerate(functions):
+        cells = defaultdict(list)
+        for r in rows:
+            if r["function"] == fn:
+                cells[(_config_order(r["graph"], r["n_agents"]), r["surrogate"], label(r))].append(r)
+        for j, metric in enumerate(("R_A", "R_W", "R_B")):
+            ax = axes[i][j]
+            for (_, surrogate, name), rs in sorted(cells.items()):
+                curve = np.median(np.array([r[metric] for r in rs]), axis=0)
+                suffix = f" [{surrogate}]" if len({s for _, s, _ in cells}) > 1 else ""
+                ax.plot(np.arange(1, len(curve) + 1), np.maximum(curve, 1e-8), label=f"{name}{suffix} ({len(rs)})")
+            ax.set_yscale("log")
+            ax.set_title(f"{fn}: {metric}")
+            ax.set_xlabel("round t")
+            ax.grid(alpha=0.3)
+            if j == 0:
+                ax.legend(fontsize=8)
+    fig.suptitle(f"Distributed Thompson sampling, {title}; median over seeds")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_async(plt, rows, path, workers) -> None:
+    functions = [fn for fn in FUNCTIONS if any(r["function"] == fn for r in rows)]
+    cols = min(3, len(functions))
+    nrows = -(-len(functions) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.5 * nrows), squeeze=False)
+    for k, fn in enumerate(functions):
+        ax = axes[k // cols][k % cols]
+        for s in _sampler_order({r["sampler"] for r in rows if r["function"] == fn}):
+            curves = np.array([r["regret"] for r in rows if r["function"] == fn and r["sampler"] == s])
+            curve = np.median(curves, axis=0)
+            ax.plot(np.arange(1, len(curve) + 1), np.maximum(curve, 1e-8), label=f"{s} ({len(curves)})")
+        ax.set_yscale("log")
+        ax.set_title(fn)
+        ax.set_xlabel("evaluations")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for k in range(len(functions), nrows * cols):
+        axes[k // cols][k % cols].axis("off")
+    fig.suptitle(f"{workers} asynchronous agents: median regret")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ============================================================================= main
+def _names(arg: str, known, what: str) -> list[str]:
+    names = [] if arg in ("", "none") else [n for n in arg.split(",") if n]
+    bad = [n for n in names if known is not None and n not in known]
+    if bad:  # fails now, not after minutes of other runs
+        raise SystemExit(f"unknown {what} {', '.join(bad)}; known: {', '.join(known)}")
+    return names
+
+
+def _ints(arg: str) -> list[int]:
+    return [int(v) for v in arg.split(",") if v]
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    rp = sub.add_parser("reproduce", help="Section D of the paper with the core algorithm (synchronous rounds)")
+    rp.add_argument("--functions", default=",".join(REPRODUCE_FUNCTIONS))
+    rp.add_argument("--graphs", default="star", help="graphs of the agent sweep (default star)")
+    rp.add_argument("--agents", default="1,3,5,7", help="agent counts of the sweep (default 1,3,5,7)")
+    rp.add_argument("--topologies", default=",".join(TOPOLOGIES),
+                    help=f"topology comparison (default {','.join(TOPOLOGIES)}; 'none' skips it)")
+    rp.add_argument("--topology-agents", type=int, default=8)
+    rp.add_argument("--rounds", type=int, default=100)
+    rp.add_argument("--n-init", type=int, default=2)
+    rp.add_argument("--init", choices=["private", "neighbours"], default="private")
+    rp.add_argument("--surrogate", choices=["gp", "egp"], default="gp")
+    rp.add_argument("--noise", type=float, default=0.0)
+    rp.add_argument("--seeds", type=int, default=10)
+    rp.add_argument("--first-seed", type=int, default=0)
+    rp.add_argument("--out", default=str(RESULTS / "dts_reproduce.jsonl"))
+    rp.add_argument("--force", action="store_true", help="run again the runs already in --out")
+
+    ap = sub.add_parser("async", help="asynchronous agents through Optuna (in-process ask/tell)")
+    ap.add_argument("--functions", default=",".join(SUITE))
+    ap.add_argument("--samplers", default=ASYNC_SAMPLERS)
+    ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("--evaluations", type=int, default=150)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--out", default=str(RESULTS / "dts_async.jsonl"))
+    ap.add_argument("--force", action="store_true")
+
+    for name, help_ in (("summary", "Markdown summary to stdout"), ("plot", "PNG plots")):
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("--reproduce-results", default=str(RESULTS / "dts_reproduce.jsonl"))
+        sp.add_argument("--async-results", default=str(RESULTS / "dts_async.jsonl"))
+        if name == "plot":
+            sp.add_argument("--out-dir", default=str(RESULTS))
+    a = p.parse_args(argv)
+
+    if a.command in ("summary", "plot"):
+        rep, asy = load_rows(pathlib.Path(a.reproduce_results)), load_rows(pathlib.Path(a.async_results))
+        if a.command == "summary":
+            print("\n".join(summarise(rep + asy)))
+        else:
+            for path in plot(rep, asy, pathlib.Path(a.out_dir)):
+                print(path)
+        return
+
+    out = pathlib.Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    code = commit()  # once, before this run appends anything
+    done = set() if a.force else {_key(r, REPRODUCE_KEY if a.command == "reproduce" else ASYNC_KEY)
+                                  for r in load_rows(out)}
+    seeds = range(a.first_seed, a.first_seed + a.seeds)
+    if a.command == "reproduce":
+        from shared_core.graphs import graph_names
+
+        functions = _names(a.functions, REPRODUCE_FUNCTIONS, "function")
+        graphs = _names(a.graphs, graph_names(), "graph")
+        topologies = _names(a.topologies, list(graph_names()) + [SHARED], "topology")
+        configs = reproduce_configs(graphs, _ints(a.agents), topologies, a.topology_agents)
+        jobs = [(fn, g, m, s) for s in seeds for fn in functions for g, m in configs]
+
+        def key(job):
+            fn, g, m, s = job
+            return (BENCH_REPRODUCE, fn, g, m, s, a.rounds, a.n_init, a.init, "egp" if g == SHARED else a.surrogate,
+                    a.noise, code)
+
+        def run(job):
+            fn, g, m, s = job
+            return run_reproduce(fn, g, m, s, a.rounds, a.n_init, a.surrogate, a.init, a.noise)
+
+        def describe(row):
+            return (f"{row['function']} {row['graph']} x{row['n_agents']} seed={row['seed']}: sum R_A "
+                    f"{np.sum(row['R_A']):.4g}, R_B(T) {row['R_B'][-1]:.3g}, {row['seconds']:.1f} s")
+    else:
+        functions = _names(a.functions, FUNCTIONS, "function")
+        samplers = _names(a.samplers, None, "sampler")
+        for s in samplers:  # a bad name fails here
+            make_async_samplers(s, 0, a.workers)
+        jobs = [(fn, s, seed) for seed in seeds for fn in functions for s in samplers]
+
+        def key(job):
+            fn, s, seed = job
+            return (BENCH_ASYNC, fn, s, seed, a.workers, a.evaluations, code)
+
+        def run(job):
+            fn, s, seed = job
+            return run_async(fn, s, seed, a.evaluations, a.workers)
+
+        def describe(row):
+            return (f"{row['function']} {row['sampler']} seed={row['seed']}: regret {row['regret'][-1]:.4g}, "
+                    f"{row['seconds']:.1f} s, mean ask {np.mean(row['ask_seconds']):.3f} s")
+
+    todo = [j for j in jobs if key(j) not in done]
+    print(f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}", flush=True)
+    egp_path = _egp_path()
+    for job in todo:
+        row = run(job)
+        row.update(commit=code, date=utc_now(), egp_path=egp_path)
+        append(out, row)
+        print(describe(row), flush=True)
+    print("\n".join(summarise(load_rows(out))))
+
+
+if __name__ == "__main__":
+    main()

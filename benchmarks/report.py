@@ -477,6 +477,7 @@ def workers_sections() -> list[str]:
         ("distributed.py", "dts_reproduce.jsonl", None),  # distributed TS: the paper's experiment
         ("distributed.py", "dts_async8.jsonl", None),  # 8 and 16 asynchronous agents through Optuna
         ("distributed.py", "dts_async16.jsonl", None),
+        ("dts_speed.py", "dts_speed.jsonl", None),
     ):
         rows = load(results)
         if not rows:

@@ -1,0 +1,121 @@
+"""Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal evaluations.
+
+Full run (about 2 minutes; one process, run it alone):
+    python benchmarks/dts_speed.py --out benchmarks/results/dts_speed.jsonl
+
+For each study size n (``--n-complete``, default 150,500,1000) and ``--repeats`` R (3): an in-memory
+study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed trials (``default_rng(1000 +
+repeat)``), trial i tagged as agent ``i mod M`` (user attribute ``agent_id``, M = ``--agents``, 16), is
+copied once per sampler; each sampler, fresh, then runs ``--asks`` K (6) ``ask(fixed distributions)`` +
+``tell`` of the true value. Samplers: ``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ring",
+n_agents=M, seed=repeat)`` (agent 0 conditions on agents M-1, 0, 1: about 3n/M trials) and ``egp-ts`` =
+``EGPTSSampler(seed=repeat, acquisition="ts")`` (all n). The first ask fits a model from scratch
+(cold); asks 2..K update it (warm). One BLAS thread (``OMP_NUM_THREADS`` etc. = 1). Target: the ring
+agent's warm seconds per suggestion at most half of EGP-TS's.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import pathlib  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import optuna  # noqa: E402
+from optuna.distributions import FloatDistribution  # noqa: E402
+from optuna.trial import create_trial  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
+from functions import hartmann6  # noqa: E402
+from provenance import commit, utc_now  # noqa: E402
+
+from optuna_egp import DistributedTSSampler, EGPTSSampler  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+DIST = {f"x{i}": FloatDistribution(0, 1) for i in range(6)}
+
+
+def make_sampler(name: str, seed: int, agents: int):
+    if name == "dts-ring":
+        return DistributedTSSampler(agent_id=0, graph="ring", n_agents=agents, seed=seed)
+    return EGPTSSampler(seed=seed, acquisition="ts")
+
+
+def trials(n: int, agents: int, seed: int) -> list:
+    X = np.random.default_rng(1000 + seed).random((n, 6))
+    return [create_trial(params=dict(zip(DIST, map(float, x))), distributions=DIST, value=float(hartmann6(x)),
+                         user_attrs={"agent_id": i % agents}) for i, x in enumerate(X)]
+
+
+def run(name: str, n: int, agents: int, seed: int, asks: int) -> list[float]:
+    study = optuna.create_study(sampler=make_sampler(name, seed, agents))
+    study.add_trials(trials(n, agents, seed))
+    seconds = []
+    for _ in range(asks):
+        t0 = time.perf_counter()
+        trial = study.ask(DIST)
+        seconds.append(time.perf_counter() - t0)
+        study.tell(trial, float(hartmann6(np.array([trial.params[k] for k in DIST]))))
+    return seconds
+
+
+def summarise(rows: list[dict]) -> list[str]:
+    """Markdown: per n, median cold and warm seconds per suggestion of each sampler and the ratio."""
+    if not rows:
+        return []
+    rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]
+    agents = rows[-1]["agents"]
+    lines = [f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS", "",
+             "| completed trials | dts-ring cold (s) | egp-ts cold (s) | dts-ring warm (s) | egp-ts warm (s) "
+             "| warm ratio dts-ring / egp-ts |", "|---|---|---|---|---|---|"]
+    for n in sorted({r["n_complete"] for r in rows}):
+        cell = {s: [r for r in rows if r["n_complete"] == n and r["sampler"] == s] for s in ("dts-ring", "egp-ts")}
+        if not all(cell.values()):
+            continue
+        cold = {s: statistics.median(r["seconds"][0] for r in c) for s, c in cell.items()}
+        warm = {s: statistics.median(x for r in c for x in r["seconds"][1:]) for s, c in cell.items()}
+        lines.append(f"| {n} | {cold['dts-ring']:.3f} | {cold['egp-ts']:.3f} | {warm['dts-ring']:.3f} "
+                     f"| {warm['egp-ts']:.3f} | {warm['dts-ring'] / warm['egp-ts']:.2f} |")
+    dates = sorted(r["date"] for r in rows)
+    lines += ["", f"Medians over {len({r['repeat'] for r in rows})} repeats (warm: asks 2..K). Measured {dates[0]} to "
+              f"{dates[-1]} (UTC) at commit {rows[-1]['commit']}; one process, one BLAS thread. "
+              "`benchmarks/dts_speed.py`.", ""]
+    return lines
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n-complete", default="150,500,1000")
+    ap.add_argument("--agents", type=int, default=16)
+    ap.add_argument("--asks", type=int, default=6)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default=str(HERE / "results" / "dts_speed.jsonl"))
+    a = ap.parse_args(argv)
+    base = {"bench": "dts_speed", "commit": commit(), "agents": a.agents, "asks": a.asks}
+    rows = []
+    for repeat in range(a.repeats):
+        for n in [int(v) for v in a.n_complete.split(",")]:
+            for name in (("dts-ring", "egp-ts") if repeat % 2 == 0 else ("egp-ts", "dts-ring")):  # interleaved
+                seconds = run(name, n, a.agents, repeat, a.asks)
+                row = {**base, "date": utc_now(), "sampler": name, "n_complete": n, "repeat": repeat, "seconds": seconds}
+                rows.append(row)
+                with open(a.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in seconds]}", flush=True)
+    print("\n".join(summarise(rows)))
+
+
+if __name__ == "__main__":
+    main()

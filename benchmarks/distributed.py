@@ -261,6 +261,8 @@ def make_async_samplers(name: str, seed: int, workers: int) -> list:
 def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, workers: int) -> dict:
     import optuna
 
+    from optuna_egp import CoreSampler
+
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     bounds, f, f_min = FUNCTIONS[function]
     samplers = make_async_samplers(sampler_name, seed, workers)
@@ -269,16 +271,24 @@ def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, w
     pending: list[tuple] = []  # (trial, x, slot)
     ask_seconds: list[float] = []
     complete_at_ask: list[int] = []
+    model_at_ask: list[bool] = []  # did the ask's suggestion come from the model (not the start-up sampler)?
+    modelled: list[bool] = []
+    for sampler in set(samplers):
+        _probe_relative(sampler, modelled)
     agent_of: dict[int, int] = {}
     told = 0
 
     def ask(slot: int) -> None:
         study.sampler = samplers[slot]  # the free slot's agent asks
+        modelled.clear()
         t0 = time.perf_counter()
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
         ask_seconds.append(time.perf_counter() - t0)
         complete_at_ask.append(told)
+        # CoreSampler subclasses return {} from sample_relative during their start-up; others (TPE, random)
+        # sample independently: count them as modelled once STARTUP_TRIALS trials completed
+        model_at_ask.append(any(modelled) if isinstance(samplers[slot], CoreSampler) else told >= STARTUP_TRIALS)
         agent_of[trial.number] = slot
         pending.append((trial, x, slot))
 
@@ -301,7 +311,20 @@ def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, w
     return {"bench": BENCH_ASYNC, "function": function, "sampler": sampler_name, "seed": seed, "workers": workers,
             "n_evaluations": n_evaluations, "regret": regret.tolist(), "instant_regret": (values - f_min).tolist(),
             "agent": [agent_of[t.number] for t in trials], "ask_seconds": ask_seconds,
-            "complete_at_ask": complete_at_ask, "seconds": seconds, "seconds_per_trial": seconds / n_evaluations}
+            "complete_at_ask": complete_at_ask, "model_at_ask": model_at_ask, "seconds": seconds,
+            "seconds_per_trial": seconds / n_evaluations}
+
+
+def _probe_relative(sampler, modelled: list[bool]) -> None:
+    """Append to ``modelled`` whether each ``sample_relative`` call returned parameters (public API)."""
+    inner = sampler.sample_relative
+
+    def sample_relative(study, trial, search_space):
+        out = inner(study, trial, search_space)
+        modelled.append(bool(out))
+        return out
+
+    sampler.sample_relative = sample_relative
 
 
 # ============================================================================= output and resumption
@@ -452,8 +475,9 @@ def _summarise_async(rows: list[dict]) -> list[str]:
                 beats_tpe[fn] = med["dts-complete"] < med["tpe"]
             lines.append(f"| {fn} | " + " | ".join(cells) + f" | {_fmt(ratio)} |")
         sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
-        lines += ["", "Seconds per suggestion (median over runs of the mean ask time once "
-                  f"{STARTUP_TRIALS} trials completed):", "",
+        lines += ["", "Seconds per suggestion (median over runs of the mean time of the asks whose suggestion came "
+                  f"from the model; TPE: once {STARTUP_TRIALS} trials completed). An agent's start-up counts its "
+                  "neighbourhood's trials, so star and ring agents search randomly for longer:", "",
                   "| " + " | ".join(samplers) + " | dts-ring / egp-ts |", "|" + "---|" * (len(samplers) + 1),
                   "| " + " | ".join(f"{sec[s]:.3g}" for s in samplers)
                   + f" | {_fmt(_ratio(sec.get('dts-ring'), sec.get('egp-ts')))} |", ""]
@@ -478,7 +502,10 @@ def _summarise_async(rows: list[dict]) -> list[str]:
 
 
 def _model_ask_seconds(row: dict) -> float:
-    s = [t for t, c in zip(row["ask_seconds"], row["complete_at_ask"]) if c >= STARTUP_TRIALS]
+    """Mean seconds of the asks whose suggestion came from the model (rows without ``model_at_ask``: asks
+    made once ``STARTUP_TRIALS`` trials completed, which also counts random start-up asks of agents)."""
+    modelled = row.get("model_at_ask") or [c >= STARTUP_TRIALS for c in row["complete_at_ask"]]
+    s = [t for t, m in zip(row["ask_seconds"], modelled) if m]
     return float(np.mean(s)) if s else float("nan")
 
 

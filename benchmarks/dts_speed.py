@@ -1,6 +1,6 @@
 """Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal evaluations.
 
-Full run (about 6 minutes; one process, run it alone):
+Full run (under a minute; one process, run it alone):
     python benchmarks/dts_speed.py --out benchmarks/results/dts_speed.jsonl
 
 For each study size n (``--n-complete``, default 150,500,900: below EGP's exact-GP limit of 1000, so no

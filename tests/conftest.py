@@ -7,6 +7,11 @@ is several times slower (the BORE seed test: 91 s with 2 threads next to a secon
 ~6). Users get the same advice in the README.
 """
 
+import os
+
+import optuna
+import pytest
+
 try:
     import torch
 except ImportError:  # pragma: no cover - torch is in the test extra
@@ -14,3 +19,23 @@ except ImportError:  # pragma: no cover - torch is in the test extra
 
 if torch is not None:
     torch.set_num_threads(1)
+
+
+@pytest.fixture
+def postgres_study():
+    """``make(name) -> url``: a new, empty study ``name`` on the test PostgreSQL server (``.ci/run`` starts
+    one and sets ``EGP_TEST_POSTGRES_URL``); the test is skipped without a server."""
+    url = os.environ.get("EGP_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("EGP_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL server and sets it)")
+    pytest.importorskip("psycopg2")
+
+    def make(name: str) -> str:
+        try:
+            optuna.delete_study(study_name=name, storage=url)
+        except KeyError:
+            pass
+        optuna.create_study(study_name=name, storage=url)
+        return url
+
+    return make

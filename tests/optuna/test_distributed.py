@@ -228,16 +228,8 @@ WORKER = textwrap.dedent(
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_four_agent_processes_on_postgresql(tmp_path):
-    url = os.environ.get("EGP_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("EGP_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL server and sets it)")
-    pytest.importorskip("psycopg2")
-    try:
-        optuna.delete_study(study_name="dts", storage=url)
-    except KeyError:
-        pass
-    optuna.create_study(study_name="dts", storage=url)
+def test_four_agent_processes_on_postgresql(tmp_path, postgres_study):
+    url = postgres_study("dts")
     script = tmp_path / "agent.py"
     script.write_text(WORKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

@@ -80,15 +80,7 @@ def test_processes_share_one_storage_and_a_crashed_worker_is_replaced(kind, tmp_
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_postgresql_workers(tmp_path):
-    url = os.environ.get("EGP_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("EGP_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL server and sets it)")
-    pytest.importorskip("psycopg2")
-    try:
-        optuna.delete_study(study_name="s", storage=url)
-    except KeyError:
-        pass
-    optuna.create_study(study_name="s", storage=url)
+def test_postgresql_workers(tmp_path, postgres_study):
+    url = postgres_study("s")
     assert _run_workers(url, tmp_path, [(8, 0, -1), (8, 1, -1), (8, 2, -1)]) == [0, 0, 0]
     _check(url, 24)

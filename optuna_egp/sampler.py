@@ -232,7 +232,7 @@ class CoreSampler(BaseSampler):
                     self._warn_record_once(f"the model record of trial {trial.number} is larger than "
                                            f"{MAX_RECORD_CHARS} characters and is not written")
                     continue
-                _set_trial_system_attr(study, trial, key, value)
+                _write_trial_attr(study, trial, key, value, system=True)
             except Exception as err:  # recording is optional: never fail the trial for it
                 self._warn_record_once(f"writing {key} to trial {trial.number} failed: {err!r}")
                 return
@@ -244,7 +244,7 @@ class CoreSampler(BaseSampler):
         if view is None:
             return
         try:
-            _set_trial_system_attr(study, trial, VIEW_KEY, view)
+            _write_trial_attr(study, trial, VIEW_KEY, view, system=True)
         except Exception as err:  # a record, never a reason to fail the trial
             self._warn_record_once(f"writing {VIEW_KEY} to trial {trial.number} failed: {err!r}")
 
@@ -322,11 +322,6 @@ class CoreSampler(BaseSampler):
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
-
-
-def _set_trial_system_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
-    """Write a system attribute of a running trial (:func:`_write_trial_attr`)."""
-    _write_trial_attr(study, trial, key, value, system=True)
 
 
 def _write_trial_attr(study: Study, trial: FrozenTrial, key: str, value: Any, *, system: bool) -> None:

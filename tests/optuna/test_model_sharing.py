@@ -5,7 +5,7 @@ import pytest
 from optuna.trial import TrialState
 
 from optuna_egp import EGPTSSampler
-from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY, _set_trial_system_attr
+from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY, _write_trial_attr
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -35,7 +35,7 @@ def test_private_trial_system_attr_writer(tmp_path):
     study = optuna.create_study(storage=f"sqlite:///{tmp_path / 'a.db'}")
     trial = study.ask()
     frozen = study.get_trials(deepcopy=False)[0]
-    _set_trial_system_attr(study, frozen, "k", {"a": [1.5, 2]})
+    _write_trial_attr(study, frozen, "k", {"a": [1.5, 2]}, system=True)
     assert study.get_trials()[trial.number].system_attrs["k"] == {"a": [1.5, 2]}
 
 
@@ -78,7 +78,7 @@ def _add_record(storage, edit):
     study = optuna.load_study(study_name="s", storage=storage)
     newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     trial = study.ask()
-    _set_trial_system_attr(study, study.get_trials(deepcopy=False)[-1], MODEL_KEY, edit(newest))
+    _write_trial_attr(study, study.get_trials(deepcopy=False)[-1], MODEL_KEY, edit(newest), system=True)
     study.tell(trial, state=TrialState.FAIL)
 
 
@@ -121,10 +121,10 @@ def test_bad_share_model_is_a_value_error():
 
 
 def test_a_failing_record_write_never_fails_the_trial(tmp_path, monkeypatch, caplog):
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise RuntimeError("storage refuses system attributes")
 
-    monkeypatch.setattr("optuna_egp.sampler._set_trial_system_attr", broken)
+    monkeypatch.setattr("optuna_egp.sampler._write_trial_attr", broken)
     optuna.logging.enable_propagation()
     try:
         with caplog.at_level("WARNING"):

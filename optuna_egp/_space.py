@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.study import Study
 from optuna.trial import FrozenTrial
 
 from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Param, SearchSpace
@@ -27,7 +29,8 @@ def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:
 
 
 def encode_trials(space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]) -> np.ndarray:
-    """``(n, d)`` encodings of trials that hold every parameter with the same distribution."""
+    """``(n, d)`` encodings of trials that hold every parameter with the same distribution (others are
+    left out)."""
     kept = [t for t in trials if has_all_params(t, search_space)]
     columns: dict[str, list[Any]] = {}
     for name, dist in search_space.items():
@@ -40,6 +43,35 @@ def encode_trials(space: SearchSpace, search_space: dict[str, BaseDistribution],
 
 def has_all_params(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:
     return all(trial.distributions.get(name) == dist for name, dist in search_space.items())
+
+
+class CompletedTrialEncodings:
+    """Encodings of completed trials, kept between suggestions.
+
+    A completed trial never changes, so each one is checked (:func:`has_all_params`) and encoded once
+    per study and search space; a suggestion then costs a dictionary lookup per completed trial instead
+    of comparing every distribution of every trial again. Studies are held weakly (per ``Study``
+    object, so two studies of the same name in different storages never mix). Not thread-safe: callers
+    hold a lock.
+    """
+
+    def __init__(self) -> None:
+        # study -> search space (tuple of (name, distribution)) -> trial number -> (d,) row, or None if
+        # the trial lacks a parameter of the space
+        self._rows: weakref.WeakKeyDictionary[Study, dict] = weakref.WeakKeyDictionary()
+
+    def encode(self, study: Study, space: SearchSpace, search_space: dict[str, BaseDistribution],
+               complete: list[FrozenTrial]) -> tuple[list[FrozenTrial], np.ndarray]:
+        """The trials of ``complete`` (completed trials of ``study``) that hold every parameter of
+        ``search_space``, and their ``(n, d)`` encodings."""
+        rows = self._rows.setdefault(study, {}).setdefault(tuple(search_space.items()), {})
+        new = [t for t in complete if t.number not in rows]
+        if new:
+            usable = [t for t in new if has_all_params(t, search_space)]
+            rows.update(dict.fromkeys((t.number for t in new), None))
+            rows.update(zip((t.number for t in usable), encode_trials(space, search_space, usable)))
+        kept = [t for t in complete if rows[t.number] is not None]
+        return kept, np.array([rows[t.number] for t in kept], dtype=float).reshape(len(kept), space.dim)
 
 
 def decode_params(space: SearchSpace, search_space: dict[str, BaseDistribution], x: np.ndarray) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_egp._space import decode_params, encode_trials, has_all_params, to_core_space
+from optuna_egp._space import CompletedTrialEncodings, decode_params, encode_trials, has_all_params, to_core_space
 from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
@@ -123,6 +123,7 @@ class CoreSampler(BaseSampler):
         self._warned: set[str] = set()
         self._threads_warned = False
         self._search_space = IntersectionSearchSpace()
+        self._encodings = CompletedTrialEncodings()
         self._lock = threading.Lock()
         # Suggestions whose parameters may not be in the storage yet (Optuna writes them when the
         # objective calls suggest_*): {(study name, trial number): (search space, encoded point)}.
@@ -132,7 +133,7 @@ class CoreSampler(BaseSampler):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["_lock"]
+        del state["_lock"], state["_encodings"]
         state["_in_flight"], state["_unwritten"] = set(), {}  # this process's running trials only
         return state
 
@@ -141,6 +142,7 @@ class CoreSampler(BaseSampler):
                     "_record_warned": False, "_in_flight": set(), "_threads_warned": False}  # older pickles
         self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
+        self._encodings = CompletedTrialEncodings()
 
     @property
     def algorithm(self) -> Algorithm:
@@ -166,20 +168,21 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
-            complete = [t for t in trials if t.state == TrialState.COMPLETE and has_all_params(t, search_space)]
-            n_usable = len(complete)
-            if hasattr(self._algorithm, "n_visible"):  # e.g. an agent models its neighbourhood's trials only
-                n_usable = self._algorithm.n_visible(self._sources(complete))
-            if n_usable < max(self._n_startup_trials, 1):  # nothing (or too little) to model yet
-                self._startup_trials.add((study.study_name, trial.number))
-                return {}
+            # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
+            complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
             if not search_space:
+                if len(complete) < max(self._n_startup_trials, 1):
+                    self._startup_trials.add((study.study_name, trial.number))
                 return {}
             space = to_core_space(search_space)
+            complete, X = self._encodings.encode(study, space, search_space, complete)  # X: (n, d)
+            if len(complete) < max(self._n_startup_trials, 1):  # nothing (or too little) to model yet
+                self._startup_trials.add((study.study_name, trial.number))
+                return {}
             sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
             X_pending, pending_trials = self._pending_points(study, trial, trials, search_space, space)
             obs = Observations(
-                X=encode_trials(space, search_space, complete),
+                X=X,
                 y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
                 X_pending=X_pending,
                 source=self._sources(complete),
@@ -270,18 +273,29 @@ class CoreSampler(BaseSampler):
         own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
         alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
         running = {t.number: t for t in alive if t.number != trial.number}
-        stored = [t for t in running.values() if has_all_params(t, search_space)]
+        written = {number for number, t in running.items() if has_all_params(t, search_space)}
+        visible = {t.number for t in self._visible(list(running.values()))}  # e.g. an agent: its neighbourhood's
+        stored = [t for number, t in running.items() if number in written and number in visible]
         rows, owners = [encode_trials(space, search_space, stored)], list(stored)
         for key in list(self._unwritten):
             name, number = key
             if name != study.study_name:
                 continue
-            if number not in running or running[number] in stored:
+            if number not in running or number in written:
                 del self._unwritten[key]  # finished, or its parameters are in the storage now
-            elif self._unwritten[key][0] == search_space:
+            elif self._unwritten[key][0] == search_space and number in visible:
                 rows.append(self._unwritten[key][1][None])
                 owners.append(running[number])
         return np.vstack(rows), owners
+
+    def _visible(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
+        """The trials whose source the algorithm may learn from (all, unless it names its sources)."""
+        name = getattr(self._algorithm, "source_attribute", None)
+        known_sources = getattr(self._algorithm, "known_sources", None)
+        if name is None or known_sources is None:
+            return trials
+        known = known_sources()
+        return [t for t in trials if _source_label(t, name) in known]
 
     def _sources(self, trials: list[FrozenTrial]) -> np.ndarray | None:
         """``(n,)`` source labels of ``trials`` from the attribute the algorithm names (-1 where a trial
@@ -357,6 +371,8 @@ def _now() -> datetime.datetime:
 
 def _seconds_between(start: datetime.datetime, end: datetime.datetime) -> float:
     """``end - start`` in seconds; naive times are taken as local times."""
+    if (start.tzinfo is None) == (end.tzinfo is None):  # both naive or both aware: subtract directly (fast)
+        return (end - start).total_seconds()
     return (end.astimezone() - start.astimezone()).total_seconds()
 
 

@@ -104,9 +104,14 @@ class DistributedTSAlgorithm:
     def n_agents(self) -> int:
         return self.graph.n_agents
 
+    def known_sources(self, agent: int | None = None) -> frozenset[int]:
+        """Sources ``agent`` (default: ``agent_id``) may learn from: its neighbourhood N(i) ∪ {i} and
+        unknown (-1). Adapters use it to skip the other agents' trials before encoding them."""
+        agent = self.agent_id if agent is None else agent
+        return frozenset(self.graph.neighbourhood(agent)) | {UNKNOWN_SOURCE}
+
     def _known_sources(self, agent: int) -> np.ndarray:
-        """Sources ``agent`` may learn from: its neighbourhood N(i) ∪ {i} and unknown (-1)."""
-        return np.array(sorted(self.graph.neighbourhood(agent)) + [UNKNOWN_SOURCE], dtype=np.int64)
+        return np.array(sorted(self.known_sources(agent)), dtype=np.int64)
 
     def n_visible(self, sources: np.ndarray | None, agent: int | None = None) -> int:
         """How many of the rows labelled ``sources`` ``(n,)`` the agent may condition on."""

@@ -71,3 +71,9 @@ def test_the_paper_surrogate_is_one_matern52_gp_and_egp_is_the_ensemble():
 def test_bad_configuration_is_a_value_error_naming_the_value(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DistributedTSAlgorithm(**kwargs)
+
+
+def test_known_sources_are_the_neighbourhood_and_unknown():
+    algorithm = DistributedTSAlgorithm(graph="ring", n_agents=16, agent_id=0)
+    assert algorithm.known_sources() == {15, 0, 1, -1}
+    assert algorithm.known_sources(5) == {4, 5, 6, -1}

@@ -309,3 +309,59 @@ def test_numpy_numbers_and_kernel_names_are_accepted_wherever_python_ones_are():
         study = optuna.create_study(sampler=sampler)
         study.optimize(_sphere, n_trials=4)
         assert all(t.state == TrialState.COMPLETE for t in study.trials)
+
+
+class _ObservationRecorder(_RecordingAlgorithm):
+    def suggest(self, space, obs, n, rng):
+        self.last = obs
+        return super().suggest(space, obs, n, rng)
+
+
+def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
+    """The encodings cache: two studies with the same name in different storages never share rows, and
+    rows added between asks (including a trial lacking the parameter) are picked up."""
+    algorithm = _ObservationRecorder()
+    sampler = CoreSampler(algorithm, n_startup_trials=1)
+    dist = {"x": optuna.distributions.FloatDistribution(0, 1)}
+    for values in ([0.1, 0.2], [0.7, 0.8, 0.9]):  # same name, fresh in-memory storage each time
+        study = optuna.create_study(study_name="same", sampler=sampler)
+        study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v) for v in values])
+        sampler.sample_relative(study, _frozen(study, study.ask()), dist)
+        np.testing.assert_allclose(algorithm.last.X[:, 0], values)
+    study.add_trial(optuna.trial.create_trial(params={"y": 0.5}, distributions={
+        "y": optuna.distributions.FloatDistribution(0, 1)}, value=0.0))  # lacks x: left out
+    study.add_trial(optuna.trial.create_trial(params={"x": 0.3}, distributions=dist, value=0.3))
+    sampler.sample_relative(study, _frozen(study, study.ask()), dist)
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.7, 0.8, 0.9, 0.3])
+    np.testing.assert_allclose(algorithm.last.y, [0.7, 0.8, 0.9, 0.3])
+
+
+class _NeighbourhoodRecorder(_ObservationRecorder):
+    """Names the sources it may learn from, as a distributed-TS agent does."""
+
+    source_attribute = "agent_id"
+
+    def known_sources(self):
+        return frozenset({0, 1, -1})
+
+
+def test_trials_of_sources_the_algorithm_cannot_learn_from_are_not_encoded():
+    algorithm = _NeighbourhoodRecorder()
+    study = optuna.create_study(sampler=CoreSampler(algorithm, n_startup_trials=1))
+    for number, label in enumerate([0, 2, None, 1, 3]):
+        trial = study.ask()
+        if label is not None:
+            trial.set_user_attr("agent_id", label)
+        study.tell(trial, trial.suggest_float("x", 0, 1) + number)
+    for label in (1, 2):  # running trials: agent 1's is pending, agent 2's is not seen
+        running = study.ask()
+        running.set_user_attr("agent_id", label)
+        running.suggest_float("x", 0, 1)
+    unwritten = study.ask()  # suggested, parameters not in the storage yet: pending only if visible
+    unwritten.set_user_attr("agent_id", 3)
+    space = {"x": optuna.distributions.FloatDistribution(0, 1)}
+    study.sampler.sample_relative(study, _frozen(study, unwritten), space)
+    study.ask().suggest_float("x", 0, 1)
+    obs = algorithm.last
+    np.testing.assert_array_equal(obs.source, [0, -1, 1])
+    np.testing.assert_array_equal(obs.pending_source, [1])

@@ -1,10 +1,11 @@
 """Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal evaluations.
 
-Full run (under a minute; one process, run it alone):
+Full run (about two minutes; one process, run it alone):
     python benchmarks/dts_speed.py --out benchmarks/results/dts_speed.jsonl
 
-For each study size n (``--n-complete``, default 150,500,900: below EGP's exact-GP limit of 1000, so no
-ask crosses it) and ``--repeats`` R (3): an in-memory
+For each study size n (``--n-complete``, default 150,500,900,3000: the first three below EGP's exact-GP
+limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature posteriors, while the ring
+agent's ~3n/M trials still get an exact GP) and ``--repeats`` R (3): an in-memory
 study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed trials (``default_rng(1000 +
 repeat)``), trial i tagged as agent ``i mod M`` (user attribute ``agent_id``, M = ``--agents``, 16), is
 copied once per sampler; each sampler, fresh, then runs ``--asks`` K (20) ``ask(fixed distributions)`` +
@@ -13,7 +14,9 @@ n_agents=M, seed=repeat)`` (one Matérn-5/2 GP; agent 0 conditions on agents M-1
 trials), ``egp-ts`` = ``EGPTSSampler(seed=repeat, acquisition="ts")`` (the 4-kernel ensemble on all n)
 and ``gp-ts`` = the same with ``kernels=["matern52-ard"]`` (one GP on all n: the ring agent's model on
 all the data, which separates the data size from the kernel count). The first ask fits a model from
-scratch (cold); asks 2..K update it and include the scheduled refits (warm: their mean). One BLAS
+scratch (cold); asks 2..K update it and include the scheduled refits (warm: their mean). The model part
+is the time inside the algorithm's ``suggest`` (fit or update, Thompson draw, acquisition optimisation);
+the rest of an ask is the adapter (reading and encoding trials) and Optuna. One BLAS
 thread (``OMP_NUM_THREADS`` etc. = 1). Target: the ring agent's warm seconds per suggestion at most
 half of EGP-TS's.
 """
@@ -68,16 +71,28 @@ def trials(n: int, agents: int, seed: int) -> list:
                          user_attrs={"agent_id": i % agents}) for i, x in enumerate(X)]
 
 
-def run(name: str, n: int, agents: int, seed: int, asks: int) -> list[float]:
-    study = optuna.create_study(sampler=make_sampler(name, seed, agents))
+def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[float], list[float]]:
+    """Seconds of each ask, and of the algorithm's ``suggest`` inside it (the model: fit, draw, optimise)."""
+    sampler = make_sampler(name, seed, agents)
+    study = optuna.create_study(sampler=sampler)
     study.add_trials(trials(n, agents, seed))
-    seconds = []
+    seconds, model_seconds = [], []
+    suggest = sampler.algorithm.suggest
+
+    def timed_suggest(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return suggest(*args, **kwargs)
+        finally:
+            model_seconds.append(time.perf_counter() - t0)
+
+    sampler.algorithm.suggest = timed_suggest
     for _ in range(asks):
         t0 = time.perf_counter()
         trial = study.ask(DIST)
         seconds.append(time.perf_counter() - t0)
         study.tell(trial, float(hartmann6(np.array([trial.params[k] for k in DIST]))))
-    return seconds
+    return seconds, model_seconds
 
 
 def summarise(rows: list[dict]) -> list[str]:
@@ -88,16 +103,22 @@ def summarise(rows: list[dict]) -> list[str]:
     agents = rows[-1]["agents"]
     lines = [f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS", "",
              "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / gp-ts (s) "
-             "| warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts |", "|---|---|---|---|---|"]
+             "| warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model part: dts-ring / egp-ts (s) |",
+             "|---|---|---|---|---|---|"]
     for n in sorted({r["n_complete"] for r in rows}):
         cell = {s: [r for r in rows if r["n_complete"] == n and r["sampler"] == s] for s in SAMPLERS}
         if not all(cell.values()):
             continue
         cold = {s: statistics.median(r["seconds"][0] for r in c) for s, c in cell.items()}
         warm = {s: statistics.median(statistics.mean(r["seconds"][1:]) for r in c) for s, c in cell.items()}
+        model = {s: statistics.median(statistics.mean(r["model_seconds"][1:]) for r in c)
+                 for s, c in cell.items() if all("model_seconds" in r for r in c)}
+        model_cell = (f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} ({model['dts-ring'] / model['egp-ts']:.2f})"
+                      if {"dts-ring", "egp-ts"} <= model.keys() else "-")
         lines.append(f"| {n} | {' / '.join(f'{cold[s]:.3f}' for s in SAMPLERS)} "
                      f"| {' / '.join(f'{warm[s]:.3f}' for s in SAMPLERS)} "
-                     f"| {warm['dts-ring'] / warm['egp-ts']:.2f} | {warm['dts-ring'] / warm['gp-ts']:.2f} |")
+                     f"| {warm['dts-ring'] / warm['egp-ts']:.2f} | {warm['dts-ring'] / warm['gp-ts']:.2f} "
+                     f"| {model_cell} |")
     dates = sorted(r["date"] for r in rows)
     lines += ["", f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean of asks "
               f"2..K (warm). Measured {dates[0]} to "
@@ -108,7 +129,7 @@ def summarise(rows: list[dict]) -> list[str]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n-complete", default="150,500,900")
+    ap.add_argument("--n-complete", default="150,500,900,3000")
     ap.add_argument("--agents", type=int, default=16)
     ap.add_argument("--asks", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
@@ -119,8 +140,9 @@ def main(argv=None) -> None:
     for repeat in range(a.repeats):
         for n in [int(v) for v in a.n_complete.split(",")]:
             for name in (SAMPLERS if repeat % 2 == 0 else SAMPLERS[::-1]):  # interleaved
-                seconds = run(name, n, a.agents, repeat, a.asks)
-                row = {**base, "date": utc_now(), "sampler": name, "n_complete": n, "repeat": repeat, "seconds": seconds}
+                seconds, model_seconds = run(name, n, a.agents, repeat, a.asks)
+                row = {**base, "date": utc_now(), "sampler": name, "n_complete": n, "repeat": repeat, "seconds": seconds,
+                       "model_seconds": model_seconds}
                 rows.append(row)
                 with open(a.out, "a") as f:
                     f.write(json.dumps(row) + "\n")

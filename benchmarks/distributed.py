@@ -459,16 +459,16 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         final = defaultdict(list)
         for r in rs:
             final[(r["function"], r["sampler"])].append(r["regret"][-1])
-        floor = {fn: SOLVED_FRACTION * _med([r["regret"][STARTUP_TRIALS - 1] for r in rs if r["function"] == fn])
-                 for fn in functions}
+        floor = {fn: SOLVED_FRACTION * _med([r["regret"][min(STARTUP_TRIALS, len(r["regret"])) - 1]
+                                              for r in rs if r["function"] == fn]) for fn in functions}
         compared = [c for c in ("dts-complete", "dts-complete-egp") if c in samplers]
         lines += [f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} evaluations)", "",
                   "Median final regret (best value - known minimum) over seeds (their number in brackets); "
                   "`dts-<graph>`: `DistributedTSSampler`, one agent per worker slot. Ratios to egp-ts: raw, and "
                   f"with regrets below the function's *solved* level ({SOLVED_FRACTION:g} x the median regret "
                   f"after the {STARTUP_TRIALS} random start-up trials, shown) counted as that level.", "",
-                  "| function | " + " | ".join(samplers) + " | solved level | "
-                  + " | ".join(f"{c} / egp-ts (raw, floored)" for c in compared) + " |",
+                  "| function | " + " | ".join(samplers + ["solved level"]
+                                              + [f"{c} / egp-ts (raw, floored)" for c in compared]) + " |",
                   "|---|" + "---|" * (len(samplers) + 1 + len(compared))]
         ratios, floored, beats_tpe = {}, {}, {}
         for fn in functions:
@@ -478,13 +478,15 @@ def _summarise_async(rows: list[dict]) -> list[str]:
             for c in compared:
                 raw = _ratio(med.get(c), med.get("egp-ts"))
                 low = (_ratio(max(med[c], floor[fn]), max(med["egp-ts"], floor[fn]))
-                       if raw is not None else None)
+                       if c in med and "egp-ts" in med and floor[fn] > 0 else None)
                 pairs.append(f"{_fmt(raw)}, {_fmt(low)}")
                 if c == "dts-complete" and raw is not None:
-                    ratios[fn], floored[fn] = raw, low
+                    ratios[fn] = raw
+                if c == "dts-complete" and low is not None:
+                    floored[fn] = low
             if "dts-complete" in med and "tpe" in med:
                 beats_tpe[fn] = med["dts-complete"] < med["tpe"]
-            lines.append(f"| {fn} | " + " | ".join(cells) + f" | {floor[fn]:.2g} | " + " | ".join(pairs) + " |")
+            lines.append(f"| {fn} | " + " | ".join(cells + [f"{floor[fn]:.2g}"] + pairs) + " |")
         sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
         lines += ["", "Seconds per suggestion (median over runs of the mean time of the asks whose suggestion came "
                   f"from the model; TPE: once {STARTUP_TRIALS} trials completed). An agent's start-up counts its "

@@ -68,8 +68,9 @@ class CompletedTrialEncodings:
         new = [t for t in complete if t.number not in rows]
         if new:
             usable = [t for t in new if has_all_params(t, search_space)]
+            encoded = encode_trials(space, search_space, usable)  # first: if it raises, nothing is marked
             rows.update(dict.fromkeys((t.number for t in new), None))
-            rows.update(zip((t.number for t in usable), encode_trials(space, search_space, usable)))
+            rows.update(zip((t.number for t in usable), encoded))
         kept = [t for t in complete if rows[t.number] is not None]
         return kept, np.array([rows[t.number] for t in kept], dtype=float).reshape(len(kept), space.dim)
 

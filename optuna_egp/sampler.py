@@ -370,10 +370,9 @@ def _now() -> datetime.datetime:
 
 
 def _seconds_between(start: datetime.datetime, end: datetime.datetime) -> float:
-    """``end - start`` in seconds; naive times are taken as local times."""
-    if (start.tzinfo is None) == (end.tzinfo is None):  # both naive or both aware: subtract directly (fast)
-        return (end - start).total_seconds()
-    return (end.astimezone() - start.astimezone()).total_seconds()
+    """``end - start`` in seconds; naive times are taken as local times (``timestamp()`` does so, across
+    daylight-saving changes too)."""
+    return end.timestamp() - start.timestamp()
 
 
 def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | None) -> float:

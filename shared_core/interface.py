@@ -103,7 +103,13 @@ def _labels(labels: np.ndarray | None, n: int, name: str) -> np.ndarray:
 
 @runtime_checkable
 class Algorithm(Protocol):
-    """Anything with this method can be wrapped by the Optuna sampler and the Ax node."""
+    """Anything with this method can be wrapped by the Optuna sampler and the Ax node.
+
+    Optional hooks adapters look for: ``source_attribute`` (the trial attribute holding each trial's
+    source label, ``Observations.source``) and ``known_sources() -> frozenset[int]`` (the sources the
+    algorithm may learn from, e.g. an agent's neighbourhood: adapters may leave other rows out before
+    encoding them; the algorithm must not rely on it).
+    """
 
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator

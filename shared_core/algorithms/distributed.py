@@ -113,11 +113,6 @@ class DistributedTSAlgorithm:
     def _known_sources(self, agent: int) -> np.ndarray:
         return np.array(sorted(self.known_sources(agent)), dtype=np.int64)
 
-    def n_visible(self, sources: np.ndarray | None, agent: int | None = None) -> int:
-        """How many of the rows labelled ``sources`` ``(n,)`` the agent may condition on."""
-        agent = self.agent_id if agent is None else agent
-        return int(np.isin(sources, self._known_sources(agent)).sum()) if sources is not None else 0
-
     def visible(self, obs: Observations, agent: int | None = None) -> Observations:
         """What ``agent`` (default: ``agent_id``) may condition on: rows and pending points of its
         neighbourhood N(i) ∪ {i} and of unknown source (Algorithm 1, lines 13-15)."""

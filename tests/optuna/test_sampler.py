@@ -365,3 +365,42 @@ def test_trials_of_sources_the_algorithm_cannot_learn_from_are_not_encoded():
     obs = algorithm.last
     np.testing.assert_array_equal(obs.source, [0, -1, 1])
     np.testing.assert_array_equal(obs.pending_source, [1])
+
+
+def test_encodings_are_kept_per_search_space():
+    """A parameter of the same name with another distribution is another search space: the trials of
+    the first are not rows of the second (and encode to other values)."""
+    algorithm = _ObservationRecorder()
+    sampler = CoreSampler(algorithm, n_startup_trials=1)
+    study = optuna.create_study(sampler=sampler)
+    narrow, wide = ({"x": optuna.distributions.FloatDistribution(0, high)} for high in (1, 2))
+    study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=narrow, value=v) for v in (0.2, 0.4)])
+    sampler.sample_relative(study, _frozen(study, study.ask()), narrow)
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
+    study.add_trial(optuna.trial.create_trial(params={"x": 1.0}, distributions=wide, value=1.0))
+    sampler.sample_relative(study, _frozen(study, study.ask()), wide)
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.5])  # 1.0 on [0, 2]; the [0, 1] trials left out
+    sampler.sample_relative(study, _frozen(study, study.ask()), narrow)
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
+
+
+def test_an_interrupted_encoding_leaves_the_trials_usable(monkeypatch):
+    """Ctrl-C (or any error) while encoding must not mark the new trials as unusable for later asks."""
+    import optuna_egp._space as space_module
+
+    algorithm = _ObservationRecorder()
+    sampler = CoreSampler(algorithm, n_startup_trials=1)
+    study = optuna.create_study(sampler=sampler)
+    dist = {"x": optuna.distributions.FloatDistribution(0, 1)}
+    study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v) for v in (0.2, 0.4)])
+    encode = space_module.encode_trials
+
+    def interrupted(*args):
+        monkeypatch.setattr(space_module, "encode_trials", encode)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(space_module, "encode_trials", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sampler.sample_relative(study, _frozen(study, study.ask()), dist)
+    sampler.sample_relative(study, _frozen(study, study.ask()), dist)
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])

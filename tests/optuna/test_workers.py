@@ -17,7 +17,7 @@ from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp.sampler import STALE_MIN_SECONDS, _alive_running_trials, stale_after_seconds
+from optuna_egp.sampler import STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, stale_after_seconds
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -176,6 +176,27 @@ def test_trials_added_without_durations_do_not_count_for_the_rule():
     added = _completed(20, 0.0, t0)
     assert stale_after_seconds(added, "auto") == np.inf
     assert stale_after_seconds(added + _completed(5, 2.0, t0), "auto") == STALE_MIN_SECONDS
+
+
+@pytest.fixture
+def berlin_local_time(monkeypatch):
+    """Local time is Central European (daylight saving from 2024-03-31 02:00 to 03:00)."""
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_durations_of_naive_local_times_count_a_daylight_saving_change(berlin_local_time):
+    """01:55 to 03:05 on the night clocks go forward is 10 minutes, not 70: a trial spanning the change
+    must not inflate the dead-trial timeout."""
+    start, end = datetime.datetime(2024, 3, 31, 1, 55), datetime.datetime(2024, 3, 31, 3, 5)
+    assert _seconds_between(start, end) == 600.0
+    spanning = _trial(9, TrialState.COMPLETE, start, 600.0)
+    spanning.datetime_complete = end
+    trials = _completed(9, 600.0, datetime.datetime(2024, 3, 30)) + [spanning]
+    assert stale_after_seconds(trials, "auto") == pytest.approx(10 * 600.0)
 
 
 def test_aware_start_times_are_compared_without_error():

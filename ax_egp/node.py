@@ -49,7 +49,9 @@ class AlgorithmNode(ExternalGenerationNode):
             json.dumps(options)
         except TypeError as err:
             raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
-        seed = None if seed is None else check_int("seed", seed)
+        seed = None if seed is None else check_int("seed", seed, minimum=0)
+        if name is not None and not (isinstance(name, str) and name):
+            raise ValueError(f"name must be a non-empty string or None, got {name!r}")
         self.max_threads = check_max_threads(max_threads)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
         super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)

@@ -14,6 +14,7 @@ from optuna.trial import FrozenTrial
 from optuna_egp.sampler import CoreSampler, _logger, _write_trial_attr
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.models.kernels import KernelSpec
+from shared_core.validation import check_int
 
 __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
 
@@ -93,17 +94,17 @@ class DistributedTSSampler(CoreSampler):
                 f"DistributedTSSampler: the communication graph is disconnected ({len(algorithm.graph.components)} "
                 "components); agents in different components never share data."
             )
-        if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
-            _logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
-                            "sees every agent's trials, not only this agent's neighbourhood.")
-        if seed is not None and not isinstance(seed, bool) and isinstance(seed, (int, np.integer)):
-            seed = int(np.random.SeedSequence([int(seed), agent]).generate_state(1)[0])  # one stream per agent
+        if seed is not None:  # one stream per agent
+            seed = int(np.random.SeedSequence([check_int("seed", seed, minimum=0), agent]).generate_state(1)[0])
         self._graph_checked: set[str] = set()
         super().__init__(
             algorithm, seed=seed, n_startup_trials=n_startup_trials, independent_sampler=independent_sampler,
             warn_independent_sampling=warn_independent_sampling, max_threads=max_threads,
             running_trial_timeout=running_trial_timeout, share_model=share_model,
         )
+        if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
+            _logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
+                            "sees every agent's trials, not only this agent's neighbourhood.")
 
     @property
     def agent_id(self) -> int:

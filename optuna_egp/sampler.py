@@ -107,7 +107,7 @@ class CoreSampler(BaseSampler):
         n_startup_trials = check_int("n_startup_trials", n_startup_trials, minimum=0)
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
-        seed = None if seed is None else check_int("seed", seed)
+        seed = None if seed is None else check_int("seed", seed, minimum=0)
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = _check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
@@ -119,7 +119,7 @@ class CoreSampler(BaseSampler):
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = n_startup_trials
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._warn_independent_sampling = warn_independent_sampling
+        self._warn_independent_sampling = check_bool("warn_independent_sampling", warn_independent_sampling)
         self._warned: set[str] = set()
         self._threads_warned = False
         self._search_space = IntersectionSearchSpace()

@@ -220,28 +220,28 @@ def graph_names() -> list[str]:
     return list(_TOPOLOGIES)
 
 
-def make_graph(spec: Any, n_agents: int | None = None, *, seed: Any = None) -> CommunicationGraph:
+def make_graph(graph: Any, n_agents: int | None = None, *, seed: Any = None) -> CommunicationGraph:
     """A :class:`CommunicationGraph` from a name, an edge list, an adjacency matrix, a ``networkx.Graph``
     or a :class:`CommunicationGraph` (see the module docstring for each form and its rules).
 
     Args:
-        spec: the graph.
+        graph: the graph.
         n_agents: number of agents M; required with a name, optional (and checked) otherwise.
         seed: seed of ``numpy.random.default_rng`` for ``"erdos_renyi"``; ignored by every other form.
     """
-    if isinstance(spec, CommunicationGraph):
-        return _checked_size(spec, n_agents, "the CommunicationGraph")
-    if isinstance(spec, str):
-        return _named_graph(spec, n_agents, seed)
+    if isinstance(graph, CommunicationGraph):
+        return _checked_size(graph, n_agents, "the CommunicationGraph")
+    if isinstance(graph, str):
+        return _named_graph(graph, n_agents, seed)
     networkx = sys.modules.get("networkx")  # a networkx graph can only exist if networkx was imported
-    if networkx is not None and isinstance(spec, networkx.Graph):
-        return _checked_size(_from_networkx(spec), n_agents, "the networkx graph")
-    if _is_adjacency_matrix(spec):
-        return _checked_size(_from_adjacency(spec), n_agents, "the adjacency matrix")
-    if isinstance(spec, (bytes, Mapping)) or not isinstance(spec, Iterable):
+    if networkx is not None and isinstance(graph, networkx.Graph):
+        return _checked_size(_from_networkx(graph), n_agents, "the networkx graph")
+    if _is_adjacency_matrix(graph):
+        return _checked_size(_from_adjacency(graph), n_agents, "the adjacency matrix")
+    if isinstance(graph, (bytes, Mapping)) or not isinstance(graph, Iterable):
         raise ValueError(f"a graph must be a topology name {graph_names()}, an edge list, an adjacency matrix, a "
-                         f"networkx.Graph or a CommunicationGraph, got {type(spec).__name__} {spec!r}")
-    return _from_edge_list(spec, n_agents)
+                         f"networkx.Graph or a CommunicationGraph, got {type(graph).__name__} {graph!r}")
+    return _from_edge_list(graph, n_agents)
 
 
 def _checked_size(graph: CommunicationGraph, n_agents: Any, what: str) -> CommunicationGraph:
@@ -262,7 +262,10 @@ def _named_graph(spec: str, n_agents: Any, seed: Any) -> CommunicationGraph:
         raise ValueError(f"graph {spec!r} needs n_agents (the number of agents M), got n_agents=None")
     n = check_int("n_agents", n_agents, 1)
     if name == "erdos_renyi":
-        return CommunicationGraph(n, erdos_renyi_edges(n, _edge_probability(argument), seed))
+        try:
+            return CommunicationGraph(n, erdos_renyi_edges(n, _edge_probability(argument), seed))
+        except ValueError as err:
+            raise ValueError(f"graph {spec!r}: {err}") from None
     return CommunicationGraph(n, _TOPOLOGIES[name](n))
 
 

@@ -85,7 +85,7 @@ class CategoricalParam:
 
     def __post_init__(self) -> None:
         if len(self.choices) == 0:
-            raise ValueError("CategoricalParam needs at least one choice, got an empty tuple")
+            raise ValueError(f"CategoricalParam needs at least one of its choices, got choices={self.choices!r}")
 
 
 Param = Union[FloatParam, IntParam, CategoricalParam]
@@ -131,6 +131,9 @@ class SearchSpace:
 
     def __init__(self, params: Mapping[str, Param], constraints: Sequence[LinearConstraint] = ()) -> None:
         self.params: dict[str, Param] = dict(params)
+        for name, p in self.params.items():
+            if not isinstance(p, (FloatParam, IntParam, CategoricalParam)):
+                raise ValueError(f"params[{name!r}] must be a FloatParam, IntParam or CategoricalParam, got {p!r}")
         self.constraints: tuple[LinearConstraint, ...] = tuple(constraints)
         for c in self.constraints:
             for name, _ in c.coefficients:

@@ -77,6 +77,7 @@ class DistributedTSAlgorithm:
         if surrogate == "gp" and kernels is not None:
             raise ValueError(f"kernels are options of surrogate='egp'; surrogate='gp' is one {PAPER_KERNEL} GP, "
                              f"got kernels={kernels!r}")
+        graph_seed = check_int("graph_seed", graph_seed, minimum=0)  # checked even where no graph is random
         self.graph: CommunicationGraph = make_graph(graph, n_agents, seed=graph_seed)
         self.agent_id = agent_id
         self.surrogate = surrogate

@@ -208,5 +208,8 @@ def parse_kernels(kernels) -> tuple[KernelSpec, ...] | None:
         raise ValueError(f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
                          f"got {kernels!r}") from None
     if not specs:
-        raise ValueError("kernels must not be empty")
-    return tuple(parse_kernel(k) for k in specs)
+        raise ValueError(f"kernels must not be empty, got {kernels!r}")
+    try:
+        return tuple(parse_kernel(k) for k in specs)
+    except ValueError as err:
+        raise ValueError(f"kernels: {err} (in {kernels!r})") from None

@@ -1,0 +1,105 @@
+"""Every public constructor and builder rejects a bad argument with a ``ValueError`` naming the argument
+and showing the bad value (one row per argument and bad value)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ax_egp import AlgorithmNode, generation_strategy
+from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from shared_core import (
+    BOREAlgorithm,
+    CategoricalParam,
+    DistributedTSAlgorithm,
+    EGPAlgorithm,
+    FloatParam,
+    IntParam,
+    KernelSpec,
+    SearchSpace,
+)
+from shared_core.graphs import make_graph
+
+
+def _dts_sampler(**kwargs):
+    return DistributedTSSampler(**{"agent_id": 0, "graph": "ring", "n_agents": 4, **kwargs})
+
+
+def _dts_algorithm(**kwargs):
+    return DistributedTSAlgorithm(**{"graph": "ring", "n_agents": 4, **kwargs})
+
+
+# Bad values shared by several builders: (argument, bad values).
+SAMPLER_COMMON = [
+    ("seed", [-1, 1.5, "0", True]),
+    ("n_startup_trials", [-1, 1.5, "3", True]),
+    ("independent_sampler", ["random", 3]),
+    ("warn_independent_sampling", ["yes", 1]),
+    ("max_threads", [0, -1, 1.5, "2", True]),
+    ("running_trial_timeout", [0, -1, math.inf, math.nan, "soon", True]),
+]
+EGP_OPTIONS = [
+    ("kernels", ["nope", [], [3], ["rbf", "cubic"]]),
+    ("n_features", [0, -5, 2.5, "512"]),
+    ("fantasize_pending", ["yes", 1]),
+    ("warp_outputs", ["no", 0]),
+]
+BORE_OPTIONS = [
+    ("variant", ["bore+++", 3]),
+    ("gamma", [0, 1, -0.1, math.nan, "0.25"]),
+    ("beta", [-1, math.nan, math.inf, "3"]),
+    ("batch_size", [0, -1, 1.5]),
+    ("sharpness", [0, -1, math.nan]),
+    ("max_points", [0, -1, 2.5]),
+]
+GRAPH_OPTIONS = [
+    ("agent_id", [-1, 4, 1.5, "0"]),
+    ("graph", ["torus", 3]),
+    ("n_agents", [0, -1, 2.5]),
+    ("graph_seed", [-1, 1.5, "0"]),
+    ("surrogate", ["nn", 3]),
+]
+
+BUILDERS = {
+    "EGPTSSampler": (EGPTSSampler, SAMPLER_COMMON + EGP_OPTIONS + [("acquisition", ["ucb", 3]),
+                                                                    ("share_model", ["yes", 1])]),
+    "BORESampler": (BORESampler, SAMPLER_COMMON + BORE_OPTIONS),
+    "DistributedTSSampler": (_dts_sampler, SAMPLER_COMMON + EGP_OPTIONS[1:] + GRAPH_OPTIONS
+                             + [("share_model", ["yes", 1])]),
+    "CoreSampler": (lambda **kw: CoreSampler(**{"algorithm": EGPAlgorithm(), **kw}),
+                    SAMPLER_COMMON + [("algorithm", ["egp-ts", None]), ("share_model", ["yes", 1])]),
+    "EGPAlgorithm": (EGPAlgorithm, EGP_OPTIONS + [("acquisition", ["ucb", 3]), ("exact_limit", [0, -1, 1.5])]),
+    "BOREAlgorithm": (BOREAlgorithm, BORE_OPTIONS),
+    "DistributedTSAlgorithm": (_dts_algorithm, GRAPH_OPTIONS + EGP_OPTIONS[1:]),
+    "generation_strategy": (generation_strategy, [("method", ["nope", 3]), ("initialization_trials", [-1, 1.5, "5"]),
+                                                  ("seed", [-1, 1.5]), ("max_threads", [0, "2"])]),
+    "generation_strategy(egp-ts)": (lambda **kw: generation_strategy("egp-ts", **kw), EGP_OPTIONS),
+    "generation_strategy(bore)": (lambda **kw: generation_strategy("bore", **kw), BORE_OPTIONS),
+    "generation_strategy(dts)": (lambda **kw: generation_strategy("dts", **{"graph": "ring", "n_agents": 4, **kw}),
+                                 [row for row in GRAPH_OPTIONS if row[0] != "agent_id"]),
+    "AlgorithmNode": (AlgorithmNode, [("method", ["nope", 3]), ("seed", [-1, 1.5]), ("max_threads", [0, "2"]),
+                                      ("name", [3])]),
+    "make_graph": (lambda **kw: make_graph(**{"graph": "ring", "n_agents": 4, **kw}),
+                   [("graph", ["torus", "erdos_renyi:2", 3.5]), ("n_agents", [0, -1, 2.5])]),
+    "FloatParam": (lambda **kw: FloatParam(**{"low": 0.0, "high": 1.0, **kw}),
+                   [("high", [-1.0, math.inf]), ("step", [-1.0, 0.0])]),
+    "IntParam": (lambda **kw: IntParam(**{"low": 0, "high": 5, **kw}), [("high", [-1]), ("step", [0, -2])]),
+    "CategoricalParam": (CategoricalParam, [("choices", [()])]),
+    "KernelSpec": (KernelSpec, [("form", ["cubic"])]),
+    "SearchSpace": (SearchSpace, [("params", [{"x": 3}])]),
+}
+SHOWN = {("SearchSpace", "params"): "params['x']"}  # the message names the bad entry and shows its value
+
+CASES = [pytest.param(builder, arg, bad, id=f"{builder}-{arg}={bad!r}")
+         for builder, (_, rows) in BUILDERS.items() for arg, values in rows for bad in values]
+
+
+@pytest.mark.parametrize(("builder", "argument", "bad"), CASES)
+def test_bad_argument_is_a_value_error_naming_it_and_its_value(builder, argument, bad):
+    make = BUILDERS[builder][0]
+    with pytest.raises(ValueError) as raised:
+        make(**{argument: bad})
+    message = str(raised.value)
+    assert argument in message, message
+    assert SHOWN.get((builder, argument), repr(bad)) in message, message

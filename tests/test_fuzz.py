@@ -1,0 +1,301 @@
+"""Property-based tests: random search spaces and objective values for every Optuna sampler and Ax method.
+
+Search spaces draw every distribution kind (float, log float, stepped float, int, log int, stepped int,
+categorical with choices of mixed types), single-point ranges included, optionally with a conditional
+parameter; objective values draw NaN, +-inf, huge, constant and duplicate values. Properties: every
+suggestion is valid for its distribution, nothing raises, and the same seed gives the same suggestions.
+Hypothesis runs derandomized (the same examples every run) with a bounded number of examples; the
+deadline (per example) catches a sampler that hangs, not slow machines.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+
+import optuna
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+
+from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+N_TRIALS = 6
+FUZZ = settings(max_examples=8, deadline=60_000, derandomize=True, database=None, print_blob=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+SAMPLERS = {
+    "egp-ts": lambda seed: EGPTSSampler(seed=seed, n_startup_trials=2, n_features=64),
+    "bore++": lambda seed: BORESampler(seed=seed, n_startup_trials=2, variant="bore++"),
+    "bore": lambda seed: BORESampler(seed=seed, n_startup_trials=2, variant="bore"),
+    "dts": lambda seed: DistributedTSSampler(seed=seed, n_startup_trials=2, agent_id=1, graph="star", n_agents=3),
+}
+
+# ------------------------------------------------------------------------------------------ strategies
+_finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+_mixed_choice = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), _finite, st.text(max_size=2))
+
+
+@st.composite
+def distributions(draw) -> BaseDistribution:
+    kind = draw(st.sampled_from(["float", "float-log", "float-step", "int", "int-log", "int-step", "categorical"]))
+    if kind == "float":
+        low = draw(_finite)
+        return FloatDistribution(low, low + draw(st.sampled_from([0.0, 1e-9, 1e-3, 1.0, 1e6])))
+    if kind == "float-log":
+        low = draw(st.sampled_from([1e-8, 1e-3, 1.0, 7.0]))
+        return FloatDistribution(low, low * draw(st.sampled_from([1.0, 1.5, 1e3, 1e8])), log=True)
+    if kind == "float-step":
+        low, step = draw(_finite), draw(st.sampled_from([1e-3, 0.1, 0.25, 3.0]))
+        return FloatDistribution(low, low + step * draw(st.integers(0, 20)), step=step)
+    if kind == "int":
+        low = draw(st.integers(-1000, 1000))
+        return IntDistribution(low, low + draw(st.sampled_from([0, 1, 2, 10, 10**6])))
+    if kind == "int-log":
+        low = draw(st.integers(1, 100))
+        return IntDistribution(low, low + draw(st.sampled_from([0, 1, 50, 10**5])), log=True)
+    if kind == "int-step":
+        low, step = draw(st.integers(-50, 50)), draw(st.integers(1, 5))
+        return IntDistribution(low, low + step * draw(st.integers(0, 10)), step=step)
+    choices = draw(st.lists(_mixed_choice, min_size=1, max_size=4, unique_by=lambda v: (type(v), repr(v))))
+    return CategoricalDistribution(choices)
+
+
+@st.composite
+def problems(draw) -> tuple[dict[str, BaseDistribution], bool, list[float]]:
+    space = {f"p{i}": draw(distributions()) for i in range(draw(st.integers(1, 3)))}
+    conditional = draw(st.booleans())
+    special = st.sampled_from([math.nan, math.inf, -math.inf, 1e300, -1e300, 0.0, 1.0])
+    pattern = draw(st.sampled_from(["mixed", "finite", "constant", "two values"]))
+    if pattern == "constant":
+        values = [draw(st.one_of(special, _finite))] * N_TRIALS
+    elif pattern == "two values":  # duplicates
+        a, b = draw(st.one_of(special, _finite)), draw(_finite)
+        values = [a if i % 2 else b for i in range(N_TRIALS)]
+    else:
+        each = st.one_of(special, _finite) if pattern == "mixed" else _finite
+        values = draw(st.lists(each, min_size=N_TRIALS, max_size=N_TRIALS))
+    return space, conditional, values
+
+
+# Every kind in one space, conditional, with NaN, infinities, a huge value and a duplicate: always run.
+EVERY_KIND = ({"f": FloatDistribution(-2.0, 3.0), "flog": FloatDistribution(1e-4, 10.0, log=True),
+               "fstep": FloatDistribution(0.8, 42.8, step=3.0), "i": IntDistribution(-5, 5),
+               "ilog": IntDistribution(1, 1000, log=True), "istep": IntDistribution(-9, 21, step=3),
+               "c": CategoricalDistribution([None, True, 2, 0.5, "x"]), "single": IntDistribution(4, 4)},
+              True, [1.0, math.nan, 2.5, -1e300, math.inf, 1.0])
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def _suggest(trial: optuna.Trial, name: str, dist: BaseDistribution):
+    if isinstance(dist, FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    return trial.suggest_categorical(name, dist.choices)
+
+
+def _objective(space, conditional, values):
+    def objective(trial: optuna.Trial) -> float:
+        for name, dist in space.items():
+            _suggest(trial, name, dist)
+        if conditional and trial.suggest_categorical("branch", ["a", "b"]) == "a":
+            trial.suggest_float("only_in_a", 0.0, 1.0)
+        return values[trial.number]
+
+    return objective
+
+
+def _valid(dist: BaseDistribution, value) -> bool:
+    """Checked without Optuna's code: bounds, step grid and type; categoricals by type and value."""
+    if isinstance(dist, CategoricalDistribution):
+        return any(type(value) is type(c) and (value == c or value is c) for c in dist.choices)
+    if isinstance(dist, IntDistribution):
+        return type(value) is int and dist.low <= value <= dist.high and (value - dist.low) % dist.step == 0
+    if not (type(value) is float and math.isfinite(value) and dist.low <= value <= dist.high):
+        return False
+    if dist.step is None:
+        return True
+    k = (value - dist.low) / dist.step
+    return abs(k - round(k)) < 1e-6
+
+
+def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTrial]:
+    """The study's trials. The sampler's own (relative) suggestions are checked as they are made:
+    Optuna silently replaces an invalid relative value by an independent sample, which would hide it."""
+    sampler = make(seed)
+    sample_relative = sampler.sample_relative
+
+    def checked_sample_relative(study, trial, search_space):
+        params = sample_relative(study, trial, search_space)
+        for name, value in params.items():
+            assert _valid(search_space[name], value), (name, search_space[name], value)
+        return params
+
+    sampler.sample_relative = checked_sample_relative
+    study = optuna.create_study(sampler=sampler)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study.optimize(_objective(space, conditional, values), n_trials=N_TRIALS)
+    return study.trials
+
+
+def _check_trials(trials, space, conditional) -> None:
+    assert len(trials) == N_TRIALS
+    for t in trials:
+        assert t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)  # FAIL: a NaN value
+        assert t.state == optuna.trial.TrialState.COMPLETE or t.values is None
+        for name, dist in space.items():
+            assert _valid(dist, t.params[name]), (name, dist, t.params[name])
+        if conditional:
+            assert t.params["branch"] in ("a", "b")
+            assert ("only_in_a" in t.params) == (t.params["branch"] == "a")
+            if "only_in_a" in t.params:
+                assert 0.0 <= t.params["only_in_a"] <= 1.0
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and (a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b)))
+
+
+# ------------------------------------------------------------------------------------------------- Optuna
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_optuna_samplers_on_random_spaces_and_values(name):
+    make = SAMPLERS[name]
+
+    @settings(FUZZ, max_examples=4 if name == "bore" else FUZZ.max_examples)  # BORE trains a network per ask
+    @given(problems())
+    @example(EVERY_KIND)
+    def check(problem):
+        space, conditional, values = problem
+        first = _run(make, 7, space, conditional, values)
+        _check_trials(first, space, conditional)
+        again = _run(make, 7, space, conditional, values)
+        assert [t.params.keys() for t in first] == [t.params.keys() for t in again]
+        for t, u in zip(first, again):
+            assert all(_same(t.params[k], u.params[k]) for k in t.params), (t.params, u.params)
+
+    logging.getLogger("optuna").setLevel(logging.ERROR)
+    check()
+
+
+# ----------------------------------------------------------------------------------------------------- Ax
+ax = pytest.importorskip("ax")
+
+AX_METHODS = ["egp-ts", "egp-ei", "bore++", "bore", "dts"]
+
+
+@st.composite
+def ax_parameters(draw) -> list:
+    """Ax parameter configurations of every kind: float/int ranges (linear, log, stepped), choices of one
+    type each (Ax needs one type per parameter), a fixed single choice."""
+    from ax import ChoiceParameterConfig, RangeParameterConfig
+
+    params = []
+    for i in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["float", "float-log", "float-step", "int", "int-log", "str", "int-choice",
+                                     "float-choice", "bool", "fixed"]))
+        name = f"p{i}"
+        if kind == "float":
+            low = draw(_finite)
+            params.append(RangeParameterConfig(name=name, parameter_type="float",
+                                               bounds=(low, low + draw(st.sampled_from([1e-3, 1.0, 1e6])))))
+        elif kind == "float-log":
+            low = draw(st.sampled_from([1e-6, 1.0]))
+            params.append(RangeParameterConfig(name=name, parameter_type="float", scaling="log",
+                                               bounds=(low, low * draw(st.sampled_from([2.0, 1e6])))))
+        elif kind == "float-step":
+            low, step = draw(st.integers(-10, 10)), draw(st.sampled_from([0.25, 0.5]))
+            params.append(RangeParameterConfig(name=name, parameter_type="float", step_size=step,
+                                               bounds=(float(low), low + step * draw(st.integers(1, 8)))))
+        elif kind == "int":
+            low = draw(st.integers(-100, 100))
+            params.append(RangeParameterConfig(name=name, parameter_type="int",
+                                               bounds=(low, low + draw(st.sampled_from([1, 5, 10**5])))))
+        elif kind == "int-log":
+            low = draw(st.integers(1, 10))
+            params.append(RangeParameterConfig(name=name, parameter_type="int", scaling="log",
+                                               bounds=(low, low + draw(st.sampled_from([1, 1000])))))
+        elif kind == "str":
+            values = draw(st.lists(st.text(min_size=1, max_size=3), min_size=2, max_size=4, unique=True))
+            params.append(ChoiceParameterConfig(name=name, parameter_type="str", values=values))
+        elif kind == "int-choice":
+            values = draw(st.lists(st.integers(-5, 5), min_size=2, max_size=4, unique=True))
+            params.append(ChoiceParameterConfig(name=name, parameter_type="int", values=values,
+                                                is_ordered=draw(st.booleans())))
+        elif kind == "float-choice":
+            values = draw(st.lists(_finite, min_size=2, max_size=3, unique=True))
+            params.append(ChoiceParameterConfig(name=name, parameter_type="float", values=values, is_ordered=False))
+        elif kind == "bool":
+            params.append(ChoiceParameterConfig(name=name, parameter_type="bool", values=[True, False]))
+        else:
+            params.append(ChoiceParameterConfig(name=name, parameter_type="str", values=["only"]))
+    return params
+
+
+def _ax_valid(config, value) -> bool:
+    if hasattr(config, "bounds"):
+        low, high = config.bounds
+        kind = int if config.parameter_type == "int" else float
+        if type(value) is not kind or not (low <= value <= high):
+            return False
+        step = getattr(config, "step_size", None)
+        return step is None or abs((value - low) / step - round((value - low) / step)) < 1e-6
+    return any(type(value) is type(v) and value == v for v in config.values)
+
+
+def _ax_run(method, params, values, seed) -> list[dict]:
+    from ax import Client
+
+    from ax_egp import generation_strategy
+
+    options = {"graph": "ring", "n_agents": 3} if method == "dts" else {}
+    client = Client(random_seed=seed)
+    client.configure_experiment(parameters=params)
+    client.configure_optimization(objective="-loss")
+    client.set_generation_strategy(generation_strategy(method, initialization_trials=2, seed=seed, **options))
+    seen, it = [], iter(values)
+    for _ in range(N_TRIALS // 2):  # batches of 2 (a tiny space may give fewer trials)
+        for index, p in client.get_next_trials(max_trials=2).items():
+            seen.append(p)
+            value = next(it, 0.0)
+            if math.isfinite(value):
+                client.complete_trial(index, raw_data={"loss": value})
+            else:  # Ax takes finite data only: a non-finite result is a failed trial
+                client.mark_trial_failed(index)
+    return seen
+
+
+@pytest.mark.parametrize("method", AX_METHODS)
+def test_ax_methods_on_random_spaces_and_values(method):
+    logging.getLogger("ax").setLevel(logging.ERROR)
+
+    @settings(FUZZ, max_examples=2 if method == "bore" else 4)
+    @given(ax_parameters(), problems().map(lambda p: p[2]))
+    def check(params, values):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            first = _ax_run(method, params, values, seed=3)
+            again = _ax_run(method, params, values, seed=3)
+        for p in first:
+            for config in params:
+                assert _ax_valid(config, p[config.name]), (config, p[config.name])
+        assert len(first) == len(again)
+        assert all(set(p) == set(q) and all(_same(p[k], q[k]) for k in p) for p, q in zip(first, again))
+
+    check()
+
+
+def test_validity_check_rejects_invalid_values():
+    """The checker itself: off-grid, out-of-range and wrongly-typed values fail."""
+    assert not _valid(FloatDistribution(0, 1, step=0.25), 0.3)
+    assert not _valid(FloatDistribution(0, 1), 1.5)
+    assert not _valid(IntDistribution(0, 10, step=2), 3)
+    assert not _valid(IntDistribution(0, 10), 3.0)
+    assert not _valid(CategoricalDistribution([1, "1"]), True)
+    assert _valid(CategoricalDistribution([None, 1.5]), None)
+    assert _same(math.nan, math.nan) and not _same(1, 1.0) and not _same(True, 1)

@@ -478,6 +478,7 @@ def workers_sections() -> list[str]:
         ("distributed.py", "dts_async8.jsonl", None),  # 8 and 16 asynchronous agents through Optuna
         ("distributed.py", "dts_async16.jsonl", None),
         ("dts_speed.py", "dts_speed.jsonl", None),
+        ("scale.py", "scale.jsonl", None),  # 1 000 to 10 000 completed trials
     ):
         rows = load(results)
         if not rows:

@@ -152,7 +152,10 @@ def _line(row: dict) -> str:
 
 # ------------------------------------------------------------------------------------------- report
 def load(path: pathlib.Path) -> list[dict]:
-    rows = [json.loads(line) for line in open(path)] if path.exists() else []
+    return [json.loads(line) for line in open(path)] if path.exists() else []
+
+
+def _latest(rows: list[dict]) -> list[dict]:
     latest = {}
     for r in rows:  # the latest row of each configuration
         latest[(r["sampler"], r["n"], r["d"])] = r
@@ -160,6 +163,7 @@ def load(path: pathlib.Path) -> list[dict]:
 
 
 def summarise(rows: list[dict]) -> list[str]:
+    rows = _latest(rows)
     if not rows:
         return []
     lines = ["### Scale: seconds per suggestion and peak memory with many completed trials", "",
@@ -197,6 +201,7 @@ def _checks(rows: list[dict]) -> list[str]:
 
 
 def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
+    rows = _latest(rows)
     import matplotlib
 
     matplotlib.use("Agg")

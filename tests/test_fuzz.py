@@ -10,7 +10,6 @@ deadline (per example) catches a sampler that hangs, not slow machines.
 
 from __future__ import annotations
 
-import logging
 import math
 import warnings
 
@@ -22,7 +21,16 @@ from optuna.distributions import BaseDistribution, CategoricalDistribution, Floa
 
 from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
 
-optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_optuna():
+    """Optuna's per-trial messages off during these tests only (set at import, it would hide the warnings
+    other test modules check)."""
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    yield
+    optuna.logging.set_verbosity(verbosity)
 
 N_TRIALS = 6
 FUZZ = settings(max_examples=8, deadline=60_000, derandomize=True, database=None, print_blob=True,
@@ -179,7 +187,6 @@ def test_optuna_samplers_on_random_spaces_and_values(name):
         for t, u in zip(first, again):
             assert all(_same(t.params[k], u.params[k]) for k in t.params), (t.params, u.params)
 
-    logging.getLogger("optuna").setLevel(logging.ERROR)
     check()
 
 
@@ -274,7 +281,6 @@ def _ax_run(method, params, values, seed) -> list[dict]:
 
 @pytest.mark.parametrize("method", AX_METHODS)
 def test_ax_methods_on_random_spaces_and_values(method):
-    logging.getLogger("ax").setLevel(logging.ERROR)
 
     @settings(FUZZ, max_examples=2 if method == "bore" else 4)
     @given(ax_parameters(), problems().map(lambda p: p[2]))

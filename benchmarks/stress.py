@@ -1,0 +1,224 @@
+"""Load and faults: worker processes on one RDB study with heartbeats, SIGKILLed mid-trial and restarted.
+
+    python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
+        --samplers egp-ts,bore++,dts --repeats 3 --out benchmarks/results/stress.jsonl
+    python benchmarks/stress.py summary
+
+One study per (sampler, repeat, kills on/off): ``--workers`` (8) processes run ``study.optimize`` on
+Hartmann-6 (objective sleeps ``--trial-seconds``, default 0.2-0.6 s) until ``--trials`` (60) trials
+completed (``MaxTrialsCallback``); the storage has ``heartbeat_interval=1`` and ``grace_period=3``. With
+kills on, every 1-3 s (``default_rng(repeat)``) a random worker is SIGKILLed and started again with the
+same agent id. Afterwards the parent waits out the grace period and calls
+``optuna.storages.fail_stale_trials``; then it records the trial states, how many trials ran at the same
+time as another and the smallest distance between two concurrent trials' points, and the best regret.
+``check(...)`` is what the CI test asserts: every trial COMPLETE or FAIL, none RUNNING, FAIL count at most
+the number of kills, concurrent points more than 1e-6 apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+HARTMANN6_MIN = -3.32237
+SAMPLERS = ("egp-ts", "bore++", "dts")
+
+WORKER = """
+import os, sys, time
+sys.path[:0] = [{here!r}, {root!r}]
+for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[v] = "1"
+import numpy as np, optuna
+from optuna.study import MaxTrialsCallback
+from optuna.trial import TrialState
+from functions import hartmann6
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+import stress
+storage = optuna.storages.RDBStorage({url!r}, heartbeat_interval=1, grace_period=3)
+study = optuna.load_study(study_name={study!r}, storage=storage, sampler=stress.make_sampler({sampler!r}, {agent}, {workers}))
+rng = np.random.default_rng({agent} + 1000 * {start})
+def objective(trial):
+    x = np.array([trial.suggest_float(f"x{{i}}", 0.0, 1.0) for i in range(6)])
+    time.sleep(rng.uniform({low}, {high}))
+    return float(hartmann6(x))
+study.optimize(objective, callbacks=[MaxTrialsCallback({trials}, states=(TrialState.COMPLETE,))])
+"""
+
+
+def make_sampler(name: str, agent: int, workers: int):
+    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+
+    if name == "egp-ts":
+        return EGPTSSampler(seed=agent)
+    if name == "bore++":
+        return BORESampler(seed=agent)
+    if name == "dts":
+        return DistributedTSSampler(agent_id=agent, graph="complete", n_agents=workers, seed=0)
+    raise ValueError(f"unknown sampler {name!r}; known: {SAMPLERS}")
+
+
+def run_study(url: str, study_name: str, sampler: str, *, workers: int = 8, trials: int = 60, kills: bool = True,
+              seed: int = 0, trial_seconds: tuple[float, float] = (0.2, 0.6), kill_every: tuple[float, float] = (1.0, 3.0),
+              timeout: float = 600.0) -> dict:
+    """Run one study with ``workers`` processes (killing and restarting them if ``kills``); return its row."""
+    import numpy as np
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=3)
+    study = optuna.create_study(study_name=study_name, storage=storage, load_if_exists=True)
+    rng = np.random.default_rng(seed)
+    starts = [0] * workers
+
+    def start(agent: int) -> subprocess.Popen:
+        code = WORKER.format(here=str(HERE), root=str(ROOT), url=url, study=study_name, sampler=sampler, agent=agent,
+                             workers=workers, start=starts[agent], low=trial_seconds[0], high=trial_seconds[1],
+                             trials=trials)
+        starts[agent] += 1
+        log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the worker
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True)
+        proc.log = log
+        return proc
+
+    procs = [start(agent) for agent in range(workers)]
+    n_kills, deadline = 0, time.monotonic() + timeout
+    next_kill = time.monotonic() + rng.uniform(*kill_every)
+    while any(p.poll() is None for p in procs):
+        if time.monotonic() > deadline:
+            for p in procs:
+                p.kill()
+            raise TimeoutError(f"{sampler}: the workers did not finish {trials} trials in {timeout:.0f} s")
+        if kills and time.monotonic() >= next_kill and _n_complete(study) < trials:  # no kills once done
+            alive = [i for i, p in enumerate(procs) if p.poll() is None]
+            if alive:
+                agent = int(rng.choice(alive))
+                os.kill(procs[agent].pid, signal.SIGKILL)
+                procs[agent].wait()
+                n_kills += 1
+                procs[agent] = start(agent)  # the same agent again
+            next_kill = time.monotonic() + rng.uniform(*kill_every)
+        time.sleep(0.05)
+    errors = [_read(p.log) for p in procs if p.returncode not in (0, -signal.SIGKILL)]
+    if errors:
+        raise RuntimeError(f"{sampler}: a worker failed:\n{errors[0][-3000:]}")
+    time.sleep(4.5)  # past the grace period: trials of killed workers are stale now
+    optuna.storages.fail_stale_trials(study)
+    return {"sampler": sampler, "workers": workers, "kills": n_kills, **describe(study.get_trials(deepcopy=False))}
+
+
+def _n_complete(study) -> int:
+    from optuna.trial import TrialState
+
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
+def _read(log) -> str:
+    log.seek(0)
+    return log.read()
+
+
+def describe(trials) -> dict:
+    """States, concurrency and regret of a finished study's trials."""
+    import itertools
+
+    import numpy as np
+    from optuna.trial import TrialState
+
+    states = {s.name: sum(t.state == s for t in trials) for s in TrialState}
+    with_params = [t for t in trials if len(t.params) == 6 and t.datetime_start is not None]
+    closest, n_pairs = float("inf"), 0
+    for a, b in itertools.combinations(with_params, 2):
+        end_a = a.datetime_complete or a.datetime_start
+        end_b = b.datetime_complete or b.datetime_start
+        if a.datetime_start < end_b and b.datetime_start < end_a:  # they ran at the same time
+            n_pairs += 1
+            xa = np.array([a.params[f"x{i}"] for i in range(6)])
+            xb = np.array([b.params[f"x{i}"] for i in range(6)])
+            closest = min(closest, float(np.linalg.norm(xa - xb)))
+    values = [t.value for t in trials if t.state == TrialState.COMPLETE]
+    return {"states": states, "n_trials": len(trials), "concurrent_pairs": n_pairs, "min_concurrent_distance": closest,
+            "best_regret": (min(values) - HARTMANN6_MIN) if values else None}
+
+
+def check(row: dict) -> list[str]:
+    """What must hold after a run with kills (empty if all holds)."""
+    problems = []
+    states = row["states"]
+    if states.get("RUNNING", 0) or states.get("WAITING", 0):
+        problems.append(f"trials left RUNNING/WAITING: {states}")
+    if set(k for k, v in states.items() if v) - {"COMPLETE", "FAIL"}:
+        problems.append(f"unexpected states: {states}")
+    if states.get("FAIL", 0) > row["kills"]:
+        problems.append(f"{states['FAIL']} failed trials but only {row['kills']} kills")
+    if row["concurrent_pairs"] and not row["min_concurrent_distance"] > 1e-6:
+        problems.append(f"two concurrent trials {row['min_concurrent_distance']:.2e} apart")
+    return problems
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("run")
+    rp.add_argument("--url", required=True)
+    rp.add_argument("--samplers", default=",".join(SAMPLERS))
+    rp.add_argument("--repeats", type=int, default=3)
+    rp.add_argument("--workers", type=int, default=8)
+    rp.add_argument("--trials", type=int, default=60)
+    rp.add_argument("--out", default=str(HERE / "results" / "stress.jsonl"))
+    sp = sub.add_parser("summary")
+    sp.add_argument("--results", default=str(HERE / "results" / "stress.jsonl"))
+    a = ap.parse_args(argv)
+    if a.command == "run":
+        sys.path[:0] = [str(HERE), str(ROOT)]
+        from provenance import commit, utc_now
+
+        for repeat in range(a.repeats):
+            for sampler in a.samplers.split(","):
+                for kills in (True, False):
+                    name = f"stress-{sampler}-{repeat}-{'kills' if kills else 'clean'}-{time.time_ns()}"
+                    row = run_study(a.url, name, sampler, workers=a.workers, trials=a.trials, kills=kills, seed=repeat)
+                    row.update(repeat=repeat, with_kills=kills, problems=check(row), commit=commit(), date=utc_now())
+                    with open(a.out, "a") as fh:
+                        fh.write(json.dumps(row) + "\n")
+                    print(json.dumps(row), flush=True)
+    else:
+        print("\n".join(summarise([json.loads(line) for line in open(a.results)])))
+
+
+def summarise(rows: list[dict]) -> list[str]:
+    """Markdown: per sampler, kills and failed trials, check results and median best regret with/without kills."""
+    import statistics
+
+    if not rows:
+        return []
+    lines = ["### Load and faults: 8 workers on PostgreSQL, SIGKILLed and restarted", "",
+             "| sampler | runs | kills (total) | failed trials (total) | checks | median best regret, kills / clean "
+             "| ratio |", "|---|---|---|---|---|---|---|"]
+    for sampler in SAMPLERS:
+        rs = [r for r in rows if r["sampler"] == sampler]
+        if not rs:
+            continue
+        killed, clean = [r for r in rs if r["with_kills"]], [r for r in rs if not r["with_kills"]]
+        med_k = statistics.median(r["best_regret"] for r in killed) if killed else float("nan")
+        med_c = statistics.median(r["best_regret"] for r in clean) if clean else float("nan")
+        problems = sum(len(r["problems"]) for r in rs)
+        lines.append(f"| {sampler} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
+                     f"{sum(r['states'].get('FAIL', 0) for r in killed)} | {'all hold' if not problems else f'{problems} problems'} "
+                     f"| {med_k:.3g} / {med_c:.3g} | {med_k / med_c:.2f} |")
+    dates = sorted(r["date"] for r in rows)
+    lines += ["", f"Target: ratio within 1.5. Measured {dates[0]} to {dates[-1]} (UTC) at commit "
+              f"{', '.join(sorted({r['commit'] for r in rows}))}. `benchmarks/stress.py`.", ""]
+    return lines
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 """Scale: seconds per suggestion and peak memory with 1 000 to 10 000 completed trials.
 
-Full run (one process at a time, on a quiet machine; about 30 minutes without GPSampler):
+Full run (one process at a time, on a quiet machine; about 5 minutes without GPSampler, which takes
+ten minutes per ask at 5000 trials):
     python benchmarks/scale.py run --out benchmarks/results/scale.jsonl
     python benchmarks/scale.py run --samplers gp --out benchmarks/results/scale.jsonl   (GPSampler, long)
     python benchmarks/scale.py summary          (Markdown to stdout)

@@ -130,12 +130,17 @@ def _brute_force_clique_numbers(graph):
                 return largest, k
 
 
+def _random_small_graph(rng) -> CommunicationGraph:
+    """1-6 agents, each edge present with a probability drawn per graph."""
+    n, p = int(rng.integers(1, 7)), rng.uniform()
+    return CommunicationGraph(n, [e for e in itertools.combinations(range(n), 2) if rng.random() < p])
+
+
 def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
     rng = np.random.default_rng(0)
     for _ in range(40):
-        n = int(rng.integers(1, 7))
-        p = rng.uniform()
-        graph = CommunicationGraph(n, [e for e in itertools.combinations(range(n), 2) if rng.random() < p])
+        graph = _random_small_graph(rng)
+        n = graph.n_agents
         assert (graph.largest_clique_size, graph.clique_cover_number) == _brute_force_clique_numbers(graph), graph
         assert graphs._greedy_clique_size(graph._adjacency) <= graph.largest_clique_size
         assert graphs._greedy_clique_cover(graph._adjacency) >= graph.clique_cover_number
@@ -144,9 +149,8 @@ def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
 def test_inclusion_exclusion_cover_matches_brute_force_without_bounds():
     rng = np.random.default_rng(1)
     for _ in range(25):
-        n = int(rng.integers(1, 7))
-        p = rng.uniform()
-        graph = CommunicationGraph(n, [e for e in itertools.combinations(range(n), 2) if rng.random() < p])
+        graph = _random_small_graph(rng)
+        n = graph.n_agents
         cover = graphs._smallest_cover_size(graph._adjacency, 1, n + 1)
         assert cover == _brute_force_clique_numbers(graph)[1], graph
 

@@ -8,8 +8,16 @@ others are. Running trials whose worker died are presumed dead after a while (``
 Model sharing (``share_model=True``): after each model-based suggestion the algorithm's fitted state
 (for EGP: kernel weights, and hyperparameters plus output transform when they changed) is written to
 the new trial's system attributes; a worker that starts without a fitted model builds it from the
-newest stored state instead of fitting hyperparameters from scratch. Writing a trial's system
-attribute is the one private Optuna call (:func:`_write_trial_attr`).
+newest stored state instead of fitting hyperparameters from scratch.
+
+Heartbeats (RDB storage with ``heartbeat_interval``): Optuna starts a trial's heartbeat thread only once
+``study.ask`` has returned, and ``fail_stale_trials`` never fails a trial that has no heartbeat, so a
+worker killed while its trial is being created leaves that trial RUNNING for good. The sampler records
+the trial's first heartbeat in ``before_trial``, and gives every other process's running trial older
+than the heartbeat interval one heartbeat, so such a trial is failed by the heartbeat like any other.
+
+Writing a running trial's attributes and heartbeat needs the study's storage, the one private Optuna
+access of this package (:func:`_study_storage`).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import IntersectionSearchSpace
+from optuna.storages import BaseStorage
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -130,16 +139,21 @@ class CoreSampler(BaseSampler):
         self._unwritten: dict[tuple[str, int], tuple[dict[str, BaseDistribution], np.ndarray]] = {}
         # Trials of this process that started during the start-up phase (never warned about).
         self._startup_trials: set[tuple[str, int]] = set()
+        # Other processes' running trials this process gave a heartbeat (see _heartbeat_old_running_trials).
+        self._heartbeat_given: set[tuple[str, int]] = set()
+        self._heartbeat_warned = False
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"], state["_encodings"]
         state["_in_flight"], state["_unwritten"] = set(), {}  # this process's running trials only
+        state["_heartbeat_given"] = set()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
-                    "_record_warned": False, "_in_flight": set(), "_threads_warned": False}  # older pickles
+                    "_record_warned": False, "_in_flight": set(), "_threads_warned": False,
+                    "_heartbeat_given": set(), "_heartbeat_warned": False}  # older pickles
         self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
         self._encodings = CompletedTrialEncodings()
@@ -168,6 +182,7 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
+            self._heartbeat_old_running_trials(study, trials)
             # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
             complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
             if not search_space:
@@ -257,6 +272,33 @@ class CoreSampler(BaseSampler):
             _logger.warning(f"{type(self).__name__}: {what}; the trial runs on without it (a new worker then fits "
                             "its model from scratch). This warning is shown once.")
 
+    def _heartbeat_old_running_trials(self, study: Study, trials: list[FrozenTrial]) -> None:
+        """Record one heartbeat, once per process, for each running trial of another process that started
+        more than a heartbeat interval ago. A live trial's own heartbeat thread has written one by then (an
+        extra one changes nothing); a trial whose worker died before its first heartbeat gets one here, so
+        ``fail_stale_trials`` fails it once the grace period has passed instead of never."""
+        interval = _heartbeat_interval(study)
+        if interval is None:
+            return
+        now, name = _now(), study.study_name
+        running = {(name, t.number): t for t in trials if t.state == TrialState.RUNNING}
+        self._heartbeat_given = {key for key in self._heartbeat_given if key[0] != name or key in running}
+        for key, t in running.items():
+            if key in self._heartbeat_given or key in self._in_flight or t.datetime_start is None:
+                continue
+            if _seconds_between(t.datetime_start, now) > interval:
+                self._heartbeat_given.add(key)
+                self._record_heartbeat(study, t)
+
+    def _record_heartbeat(self, study: Study, trial: FrozenTrial) -> None:
+        try:
+            _study_storage(study).record_heartbeat(trial._trial_id)
+        except Exception as err:  # a safeguard, never a reason to fail a trial
+            if not self._heartbeat_warned:
+                self._heartbeat_warned = True
+                _logger.warning(f"{type(self).__name__}: recording a heartbeat for trial {trial.number} failed: "
+                                f"{err!r}. This warning is shown once.")
+
     def _warn_uncapped_threads(self) -> None:
         if not self._threads_warned:
             self._threads_warned = True
@@ -321,6 +363,8 @@ class CoreSampler(BaseSampler):
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        if _heartbeat_interval(study) is not None:  # Optuna's heartbeat thread starts only after ask returns
+            self._record_heartbeat(study, trial)
         if len(study.directions) > 1:  # reject the study before the objective runs; the new trial is failed
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
@@ -338,14 +382,27 @@ class CoreSampler(BaseSampler):
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
+def _study_storage(study: Study) -> BaseStorage:
+    """The study's storage (``Study._storage``). Optuna's public API writes a trial's attributes only
+    through ``optuna.trial.Trial`` (the objective's) and its heartbeat only from ``study.optimize``;
+    samplers get a ``FrozenTrial``, so they write through the storage, as Optuna's own samplers do. The
+    one private Optuna access of this package (tested)."""
+    return study._storage
+
+
 def _write_trial_attr(study: Study, trial: FrozenTrial, key: str, value: Any, *, system: bool) -> None:
-    """Write a system or user attribute of a running trial. Optuna's public API writes attributes only
-    through ``optuna.trial.Trial`` (the objective's); samplers get a ``FrozenTrial``, so this uses the
-    storage, as Optuna's own samplers do. The one private Optuna call of this package (tested)."""
+    """Write a system or user attribute of a running trial."""
     if system:
-        study._storage.set_trial_system_attr(trial._trial_id, key, value)
+        _study_storage(study).set_trial_system_attr(trial._trial_id, key, value)
     else:
-        study._storage.set_trial_user_attr(trial._trial_id, key, value)
+        _study_storage(study).set_trial_user_attr(trial._trial_id, key, value)
+
+
+def _heartbeat_interval(study: Study) -> float | None:
+    """Seconds between the heartbeats of ``study``'s trials; None if its storage has no heartbeat (only
+    ``RDBStorage(heartbeat_interval=...)`` has one)."""
+    interval = getattr(_study_storage(study), "get_heartbeat_interval", lambda: None)()
+    return None if interval is None else float(interval)
 
 
 def _space_key(search_space: dict[str, BaseDistribution]) -> str:

@@ -310,3 +310,34 @@ def test_with_heartbeats_optuna_fails_a_killed_workers_trial(tmp_path):
     study = optuna.load_study(study_name="s", storage=storage, sampler=EGPTSSampler(seed=0))
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)  # optimize fails stale trials first
     assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]
+
+
+def _heartbeat_study(tmp_path, sampler):
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path / 'h.db'}", heartbeat_interval=1, grace_period=1)
+    return optuna.create_study(study_name="h", storage=storage, sampler=sampler, load_if_exists=True)
+
+
+@pytest.mark.slow
+def test_a_trial_whose_worker_dies_before_optunas_heartbeat_thread_starts_is_failed_by_the_heartbeat(tmp_path):
+    """Optuna's heartbeat thread starts after ``study.ask`` returns; the sampler's first heartbeat in
+    ``before_trial`` makes a trial abandoned right after ``ask`` stale (Optuna skips trials without one)."""
+    study = _heartbeat_study(tmp_path, EGPTSSampler(seed=0))
+    abandoned = study.ask()  # the worker dies here: no objective, no heartbeat thread
+    time.sleep(2.5)  # past the 1 s grace period (the database clock counts whole seconds)
+    optuna.storages.fail_stale_trials(study)
+    assert study.trials[abandoned.number].state == TrialState.FAIL
+
+
+@pytest.mark.slow
+def test_another_processs_running_trial_without_heartbeat_gets_one_and_is_then_failed(tmp_path):
+    """A trial created by a worker that died before any heartbeat (here: asked under a sampler that
+    records none) is given one by the next process that samples once it is older than the heartbeat
+    interval; Optuna then fails it as stale. Live trials of the sampling process are left alone."""
+    orphan = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0)).ask()
+    time.sleep(1.5)  # older than the 1 s heartbeat interval
+    study = _heartbeat_study(tmp_path, EGPTSSampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    time.sleep(2.5)
+    optuna.storages.fail_stale_trials(study)
+    assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]
+    assert study.trials[0].number == orphan.number

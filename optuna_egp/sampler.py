@@ -28,6 +28,7 @@ import json
 import math
 import numbers
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +46,7 @@ from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.egp import ACQUISITIONS, EGPAlgorithm
 from shared_core.interface import UNKNOWN_SOURCE, Algorithm, Observations
 from shared_core.models.kernels import KernelSpec
+from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_bool, check_int
 
@@ -54,6 +56,7 @@ __all__ = ["BORESampler", "CoreSampler", "EGPTSSampler", "MODEL_KEY", "WEIGHTS_K
 MODEL_KEY = "egp_samplers:model"  # {"space": hash, "columns": [...], "model": state without weights}, when it changed
 WEIGHTS_KEY = "egp_samplers:weights"  # the ensemble's kernel weights after the suggestion, every model-based trial
 VIEW_KEY = "egp_samplers:view"  # what a multi-agent algorithm conditioned on: {"agent", "sources", "n_observed", ...}
+CLAIM_KEY = "egp_samplers:claim"  # {"space": hash, "x": encoded point}, written as soon as a point is chosen
 MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
 
 # The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
@@ -63,6 +66,14 @@ STALE_FACTOR = 10.0
 STALE_QUANTILE = 0.9
 STALE_MIN_COMPLETED = 5
 STALE_MIN_SECONDS = 30.0
+
+# Two running trials (of any workers) closer than this in the encoded space (the unit box: 0.1% of a range)
+# count as one point, and the later choice moves; see CoreSampler._claim. Acquisition maxima found by
+# different workers from the same data agree to about 1e-6.
+MIN_CONCURRENT_DISTANCE = 1e-3
+MAX_CLAIM_DRAWS = 4  # points drawn for one trial at most (the last one is kept even if it is taken)
+CLAIM_WAIT_SECONDS = 5.0  # longest wait for a later trial to settle on or move off the same point
+CLAIM_POLL_SECONDS = 0.02
 
 # Under Optuna's library logger, so that optuna.logging.set_verbosity and its handler apply to our warnings.
 _logger = optuna.logging.get_logger(f"optuna.{__name__}")
@@ -142,6 +153,7 @@ class CoreSampler(BaseSampler):
         # Other processes' running trials this process gave a heartbeat (see _heartbeat_old_running_trials).
         self._heartbeat_given: set[tuple[str, int]] = set()
         self._heartbeat_warned = False
+        self._startup_in_sampler = independent_sampler is None  # start-up points then avoid running trials' ones
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -153,7 +165,8 @@ class CoreSampler(BaseSampler):
     def __setstate__(self, state: dict[str, Any]) -> None:
         defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
                     "_record_warned": False, "_in_flight": set(), "_threads_warned": False,
-                    "_heartbeat_given": set(), "_heartbeat_warned": False}  # older pickles
+                    "_heartbeat_given": set(), "_heartbeat_warned": False,
+                    "_startup_in_sampler": False}  # older pickles
         self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
         self._encodings = CompletedTrialEncodings()
@@ -191,26 +204,91 @@ class CoreSampler(BaseSampler):
                 return {}
             space = to_core_space(search_space)
             complete, X = self._encodings.encode(study, space, search_space, complete)  # X: (n, d)
-            if len(complete) < max(self._n_startup_trials, 1):  # nothing (or too little) to model yet
+            in_startup = len(complete) < max(self._n_startup_trials, 1)  # nothing (or too little) to model yet
+            if in_startup:
                 self._startup_trials.add((study.study_name, trial.number))
-                return {}
-            sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+                if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
+                    return {}
             X_pending, pending_trials = self._pending_points(study, trial, trials, search_space, space)
-            obs = Observations(
-                X=X,
-                y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
-                X_pending=X_pending,
-                source=self._sources(complete),
-                pending_source=self._sources(pending_trials),
-            )
-            if self._share_model:
-                self._offer_recorded_model(study, search_space)
-            x = self._algorithm.suggest(space, obs, 1, self._rng)[0]
+            if in_startup:
+                def draw(taken):
+                    return _random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
+            else:
+                sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+                obs = Observations(
+                    X=X,
+                    y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
+                    X_pending=X_pending,
+                    source=self._sources(complete),
+                    pending_source=self._sources(pending_trials),
+                )
+                if self._share_model:
+                    self._offer_recorded_model(study, search_space)
+
+                def draw(taken):
+                    return self._algorithm.suggest(space, obs.with_pending(taken) if len(taken) else obs, 1,
+                                                   self._rng)[0]
+            x = self._claim(study, trial, search_space, space, draw, known={t.number for t in complete})
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
+            if in_startup:
+                return decode_params(space, search_space, x)
             if self._share_model:
                 self._record_model(study, trial, search_space, space)
             self._record_view(study, trial)
         return decode_params(space, search_space, x)
+
+    def _claim(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution], space,
+               draw, known: set[int]) -> np.ndarray:
+        """Choose ``trial``'s point with ``draw(taken)`` (``taken`` ``(k, d)``: points to count as pending
+        too) so that no other running trial has it, nor a trial that completed after the data of the draw
+        was read (``known``: the numbers of the completed trials it was drawn from).
+
+        Workers asking at the same moment see the same data, and an algorithm whose choice is
+        deterministic given the data (an acquisition maximum) would hand them the same point. So the point
+        is written to the trial (``CLAIM_KEY``) before it is returned, and then the running trials' points
+        (claims, or parameters once written) are read back. Write-then-read means that of two trials
+        choosing the same point at the same moment at least one sees the other: a trial that sees a
+        conflict with an earlier trial (lower number), or with one that has settled (its parameters are
+        written), draws again with that point taken; one that conflicts only with later, unsettled trials
+        waits for them to move off or settle (they see this claim), for up to ``CLAIM_WAIT_SECONDS``."""
+        taken = np.zeros((0, space.dim))
+        x = draw(taken)
+        deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+        for n_draws in range(1, MAX_CLAIM_DRAWS + 1):
+            try:
+                _write_trial_attr(study, trial, CLAIM_KEY, {"space": _space_key(search_space), "x": x.tolist()},
+                                  system=True)
+            except Exception as err:  # without a claim there is no check; never a reason to fail the trial
+                self._warn_record_once(f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}")
+                return x
+            while True:
+                conflicts = [(t, p) for t, p in self._other_points(study, trial, search_space, space, known)
+                             if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+                later_deciding = all(t.number > trial.number and not t.params for t, _ in conflicts)
+                if not conflicts or not later_deciding or time.monotonic() > deadline:
+                    break
+                time.sleep(CLAIM_POLL_SECONDS)  # a later trial that has not decided: it sees this claim
+            if not conflicts or n_draws == MAX_CLAIM_DRAWS:
+                return x
+            taken = np.vstack([taken] + [p[None] for _, p in conflicts])
+            x = draw(taken)
+        return x
+
+    def _other_points(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],
+                      space, known: set[int]) -> list[tuple[FrozenTrial, np.ndarray]]:
+        """The other running trials of ``study``, and its completed ones not in ``known``, in this search
+        space, with their encoded ``(d,)`` points: their parameters once written, else their claims."""
+        key, out = _space_key(search_space), []
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
+            if t.number == trial.number or t.number in known:
+                continue
+            if has_all_params(t, search_space):
+                out.append((t, encode_trials(space, search_space, [t])[0]))
+                continue
+            claim = t.system_attrs.get(CLAIM_KEY)
+            if isinstance(claim, dict) and claim.get("space") == key and _is_point(claim.get("x"), space.dim):
+                out.append((t, np.asarray(claim["x"], dtype=float)))
+        return out
 
     def _offer_recorded_model(self, study: Study, search_space: dict[str, BaseDistribution]) -> None:
         """Offer the algorithm the newest model recorded in ``study`` for this search space, if it
@@ -369,7 +447,7 @@ class CoreSampler(BaseSampler):
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
         self._in_flight.add((study.study_name, trial.number))
-        for key in (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY):  # a retried trial inherits the dead trial's records
+        for key in (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY):  # a retried trial inherits the dead trial's records
             if trial.system_attrs.get(key) is not None:
                 _write_trial_attr(study, trial, key, None, system=True)
         self._independent_sampler.before_trial(study, trial)
@@ -380,6 +458,24 @@ class CoreSampler(BaseSampler):
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _is_point(value: Any, dim: int) -> bool:
+    """Whether ``value`` (read from the storage) is a list of ``dim`` finite numbers."""
+    return (isinstance(value, list) and len(value) == dim
+            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in value))
+
+
+def _random_new_point(space, rng: np.random.Generator, pending: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """A uniform random ``(d,)`` point of ``space`` that is not a pending ``(p, d)`` point, nor (if
+    possible) an observed ``(n, d)`` one: the start-up phase's draw (as RandomSampler's, but aware of the
+    other workers' points, which matters on small discrete spaces)."""
+    candidates = space.sample(rng, 64, low_discrepancy=False)  # (64, d)
+    for avoid in (np.vstack([pending, observed]), pending):
+        fresh = candidates[~matches_any(candidates, avoid)]
+        if len(fresh):
+            return fresh[0]
+    return candidates[0]
 
 
 def _study_storage(study: Study) -> BaseStorage:

@@ -210,14 +210,15 @@ def test_running_trials_are_pending_points(make):
 
 
 class _RecordingAlgorithm:
-    """A stand-in algorithm: returns the centre of the space and records what it was given."""
+    """A stand-in algorithm: returns a random point (so that concurrent trials never share one) and
+    records what it was given."""
 
     def __init__(self):
         self.pending_counts = []
 
     def suggest(self, space, obs, n, rng):
         self.pending_counts.append(len(obs.X_pending))
-        return np.full((n, space.dim), 0.5)
+        return rng.random((n, space.dim))
 
 
 def _frozen(study, trial):

@@ -17,7 +17,8 @@ from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp.sampler import STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, stale_after_seconds
+from optuna_egp.sampler import (CLAIM_KEY, STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, _space_key,
+                                _write_trial_attr, stale_after_seconds)
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -28,7 +29,8 @@ def _blas_threads() -> set[int]:
 
 
 class _Recorder:
-    """A stand-in algorithm: returns the centre of the space and records what it saw."""
+    """A stand-in algorithm: returns a random point (so that concurrent trials never share one) and
+    records what it saw."""
 
     def __init__(self):
         self.blas_threads, self.pending = [], []
@@ -36,7 +38,7 @@ class _Recorder:
     def suggest(self, space, obs, n, rng):
         self.blas_threads.append(_blas_threads())
         self.pending.append(obs.X_pending.copy())
-        return np.full((n, space.dim), 0.5)
+        return rng.random((n, space.dim))
 
 
 # ---------------------------------------------------------------------------------------- threads
@@ -341,3 +343,94 @@ def test_another_processs_running_trial_without_heartbeat_gets_one_and_is_then_f
     optuna.storages.fail_stale_trials(study)
     assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]
     assert study.trials[0].number == orphan.number
+
+
+class _ArgmaxStandIn:
+    """A stand-in for an algorithm whose choice is deterministic given the data (an acquisition
+    maximum): the first of 0.5, 0.25, 0.75, ... that is not a pending point. With a barrier, its first
+    call waits for another worker's, so that both choose from the same data."""
+
+    def __init__(self, barrier=None):
+        self.barrier, self.calls = barrier, 0
+
+    def suggest(self, space, obs, n, rng):
+        self.calls += 1
+        if self.barrier is not None and self.calls == 1:
+            self.barrier.wait(timeout=30)
+        for v in (0.5, 0.25, 0.75, 0.125, 0.375):
+            if not np.any(np.abs(obs.X_pending - v) < 1e-9):
+                return np.full((n, space.dim), v)
+        raise AssertionError("no free value left")
+
+
+def _frozen(study, trial):
+    return next(t for t in study.get_trials(deepcopy=False) if t.number == trial.number)
+
+
+def _two_workers(algorithms, **kwargs):
+    """Two samplers (as two processes would have) on one study with one completed trial."""
+    storage = optuna.storages.InMemoryStorage()
+    first = optuna.create_study(storage=storage, study_name="s",
+                                sampler=CoreSampler(algorithms[0], n_startup_trials=1, **kwargs))
+    first.add_trial(optuna.trial.create_trial(params={"x": 0.9}, distributions={"x": _DIST["x"]}, value=1.0))
+    second = optuna.load_study(storage=storage, study_name="s",
+                               sampler=CoreSampler(algorithms[1], n_startup_trials=1, **kwargs))
+    return first, second
+
+
+def test_two_workers_choosing_the_same_point_at_the_same_moment_end_with_different_points():
+    barrier = threading.Barrier(2)
+    studies = _two_workers([_ArgmaxStandIn(barrier), _ArgmaxStandIn(barrier)])
+    points = [None, None]
+
+    def worker(i):
+        points[i] = studies[i].ask().suggest_float("x", 0, 1)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(points) == [0.25, 0.5]  # both chose 0.5 from the same data; one moved
+
+
+def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wait(monkeypatch):
+    """A later trial whose claim equals this trial's point and that never writes parameters (its worker
+    died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""
+    monkeypatch.setattr("optuna_egp.sampler.CLAIM_WAIT_SECONDS", 0.3)
+    mine, other = _two_workers([_ArgmaxStandIn(), _ArgmaxStandIn()])
+    trial = mine.ask()
+    dead = other.ask()  # killed before it wrote any parameter; it had claimed 0.5
+    _write_trial_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]}, system=True)
+    start = time.monotonic()
+    assert trial.suggest_float("x", 0, 1) == 0.25
+    assert time.monotonic() - start >= 0.3
+
+
+def test_startup_points_avoid_the_running_trials_points_on_a_small_discrete_space():
+    """Start-up draws are uniform like RandomSampler's but skip other trials' points: five running
+    trials and one completed one on a 2 x 3 grid take all six points."""
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=10))
+
+    def params(t):
+        return t.suggest_int("a", 0, 1), t.suggest_categorical("b", ["p", "q", "r"])
+
+    study.optimize(lambda t: float(params(t)[0]), n_trials=1)
+    running = [params(study.ask()) for _ in range(5)]
+    assert len(set(running) | {tuple(study.trials[0].params.values())}) == 6
+
+
+def test_a_trial_completed_while_the_point_was_drawn_counts_as_taken():
+    """A worker's trial can complete at the very point another worker is drawing from older data (the
+    draw took longer than that trial); the drawing worker then moves."""
+    algorithm = _ArgmaxStandIn()
+    mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
+    draw = algorithm.suggest
+
+    def draw_while_another_trial_completes(space, obs, n, rng):
+        if algorithm.calls == 0:
+            other.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0))
+        return draw(space, obs, n, rng)
+
+    algorithm.suggest = draw_while_another_trial_completes
+    assert mine.ask().suggest_float("x", 0, 1) == 0.25

@@ -1,18 +1,20 @@
 """Load and faults: worker processes on one RDB study with heartbeats, SIGKILLed mid-trial and restarted.
 
     python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
-        --samplers egp-ts,bore++,dts --repeats 3 --out benchmarks/results/stress.jsonl
+        --samplers egp-ts,bore++,dts --spaces continuous,discrete --repeats 3
     python benchmarks/stress.py summary
 
-One study per (sampler, repeat, kills on/off): ``--workers`` (8) processes run ``study.optimize`` on
-Hartmann-6 (objective sleeps ``--trial-seconds``, default 0.2-0.6 s) until ``--trials`` (60) trials
+One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run ``study.optimize``
+on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective sleeps 0.2-0.6 s), until
+``--trials`` (60) trials
 completed (``MaxTrialsCallback``); the storage has ``heartbeat_interval=1`` and ``grace_period=3``. With
 kills on, every 1-3 s (``default_rng(repeat)``) a random worker is SIGKILLed and started again with the
 same agent id. Afterwards the parent waits out the grace period and calls
 ``optuna.storages.fail_stale_trials``; then it records the trial states, how many trials ran at the same
-time as another and the smallest distance between two concurrent trials' points, and the best regret.
-``check(...)`` is what the CI test asserts: every trial COMPLETE or FAIL, none RUNNING, FAIL count at most
-the number of kills, concurrent points more than 1e-6 apart.
+time as another, how many of those pairs had the same point and the smallest distance between two
+concurrent trials' points, and the best regret. ``check(...)`` is what the CI test asserts: every trial
+COMPLETE or FAIL, none RUNNING, FAIL count at most the number of kills, no two concurrent trials with the
+same point, and on the continuous space none closer than 1e-6.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 HARTMANN6_MIN = -3.32237
 SAMPLERS = ("egp-ts", "bore++", "dts")
+# The objective's search space: "continuous" (Hartmann-6 on [0, 1]^6) or "discrete" (Hartmann-6 with its
+# first three coordinates on a 4-point grid, the rest fixed at 0.5: 64 points).
+SPACES = ("continuous", "discrete")
+GRID = 4
 
 WORKER = """
 import os, sys, time
@@ -47,7 +53,7 @@ storage = optuna.storages.RDBStorage({url!r}, heartbeat_interval=1, grace_period
 study = optuna.load_study(study_name={study!r}, storage=storage, sampler=stress.make_sampler({sampler!r}, {agent}, {workers}))
 rng = np.random.default_rng({agent} + 1000 * {start})
 def objective(trial):
-    x = np.array([trial.suggest_float(f"x{{i}}", 0.0, 1.0) for i in range(6)])
+    x = stress.point(trial, {space!r})
     time.sleep(rng.uniform({low}, {high}))
     return float(hartmann6(x))
 study.optimize(objective, callbacks=[MaxTrialsCallback({trials}, states=(TrialState.COMPLETE,))])
@@ -66,7 +72,31 @@ def make_sampler(name: str, agent: int, workers: int):
     raise ValueError(f"unknown sampler {name!r}; known: {SAMPLERS}")
 
 
-def run_study(url: str, study_name: str, sampler: str, *, workers: int = 8, trials: int = 60, kills: bool = True,
+def point(trial, space: str):
+    """The ``(6,)`` Hartmann-6 input of ``trial`` in ``space`` (see ``SPACES``)."""
+    import numpy as np
+
+    if space == "continuous":
+        return np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(6)])
+    grid = [trial.suggest_int(f"x{i}", 0, GRID - 1) for i in range(3)]
+    return np.array([g / (GRID - 1) for g in grid] + [0.5, 0.5, 0.5])
+
+
+def minimum(space: str) -> float:
+    """The objective's minimum over ``space``."""
+    import itertools
+
+    import numpy as np
+    from functions import hartmann6
+
+    if space == "continuous":
+        return HARTMANN6_MIN
+    grid = itertools.product(range(GRID), repeat=3)
+    return min(float(hartmann6(np.array([g / (GRID - 1) for g in p] + [0.5, 0.5, 0.5]))) for p in grid)
+
+
+def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuous", workers: int = 8,
+              trials: int = 60, kills: bool = True,
               seed: int = 0, trial_seconds: tuple[float, float] = (0.2, 0.6), kill_every: tuple[float, float] = (1.0, 3.0),
               timeout: float = 600.0) -> dict:
     """Run one study with ``workers`` processes (killing and restarting them if ``kills``); return its row."""
@@ -82,7 +112,7 @@ def run_study(url: str, study_name: str, sampler: str, *, workers: int = 8, tria
     def start(agent: int) -> subprocess.Popen:
         code = WORKER.format(here=str(HERE), root=str(ROOT), url=url, study=study_name, sampler=sampler, agent=agent,
                              workers=workers, start=starts[agent], low=trial_seconds[0], high=trial_seconds[1],
-                             trials=trials)
+                             trials=trials, space=space)
         starts[agent] += 1
         log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the worker
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True)
@@ -112,7 +142,8 @@ def run_study(url: str, study_name: str, sampler: str, *, workers: int = 8, tria
         raise RuntimeError(f"{sampler}: a worker failed:\n{errors[0][-3000:]}")
     time.sleep(4.5)  # past the grace period: trials of killed workers are stale now
     optuna.storages.fail_stale_trials(study)
-    return {"sampler": sampler, "workers": workers, "kills": n_kills, **describe(study.get_trials(deepcopy=False))}
+    return {"sampler": sampler, "space": space, "workers": workers, "kills": n_kills,
+            **describe(study.get_trials(deepcopy=False), minimum(space))}
 
 
 def _n_complete(study) -> int:
@@ -126,27 +157,30 @@ def _read(log) -> str:
     return log.read()
 
 
-def describe(trials) -> dict:
-    """States, concurrency and regret of a finished study's trials."""
+def describe(trials, best_value: float = HARTMANN6_MIN) -> dict:
+    """States, concurrency (pairs of trials that ran at the same time, how many of them had the same
+    point, the smallest distance between their points) and best regret of a finished study's trials."""
     import itertools
 
     import numpy as np
     from optuna.trial import TrialState
 
     states = {s.name: sum(t.state == s for t in trials) for s in TrialState}
-    with_params = [t for t in trials if len(t.params) == 6 and t.datetime_start is not None]
-    closest, n_pairs = float("inf"), 0
+    names = max((sorted(t.params) for t in trials), key=len, default=[])
+    with_params = [t for t in trials if sorted(t.params) == names and names and t.datetime_start is not None]
+    closest, n_pairs, n_identical = float("inf"), 0, 0
     for a, b in itertools.combinations(with_params, 2):
         end_a = a.datetime_complete or a.datetime_start
         end_b = b.datetime_complete or b.datetime_start
         if a.datetime_start < end_b and b.datetime_start < end_a:  # they ran at the same time
             n_pairs += 1
-            xa = np.array([a.params[f"x{i}"] for i in range(6)])
-            xb = np.array([b.params[f"x{i}"] for i in range(6)])
+            xa = np.array([a.params[name] for name in names], dtype=float)
+            xb = np.array([b.params[name] for name in names], dtype=float)
             closest = min(closest, float(np.linalg.norm(xa - xb)))
+            n_identical += bool(np.all(xa == xb))
     values = [t.value for t in trials if t.state == TrialState.COMPLETE]
-    return {"states": states, "n_trials": len(trials), "concurrent_pairs": n_pairs, "min_concurrent_distance": closest,
-            "best_regret": (min(values) - HARTMANN6_MIN) if values else None}
+    return {"states": states, "n_trials": len(trials), "concurrent_pairs": n_pairs, "identical_concurrent_pairs": n_identical,
+            "min_concurrent_distance": closest, "best_regret": (min(values) - best_value) if values else None}
 
 
 def check(row: dict) -> list[str]:
@@ -159,7 +193,9 @@ def check(row: dict) -> list[str]:
         problems.append(f"unexpected states: {states}")
     if states.get("FAIL", 0) > row["kills"]:
         problems.append(f"{states['FAIL']} failed trials but only {row['kills']} kills")
-    if row["concurrent_pairs"] and not row["min_concurrent_distance"] > 1e-6:
+    if row.get("identical_concurrent_pairs"):
+        problems.append(f"{row['identical_concurrent_pairs']} pairs of concurrent trials had the same point")
+    elif row["concurrent_pairs"] and row.get("space", "continuous") == "continuous" and not row["min_concurrent_distance"] > 1e-6:
         problems.append(f"two concurrent trials {row['min_concurrent_distance']:.2e} apart")
     return problems
 
@@ -173,6 +209,7 @@ def main(argv=None) -> None:
     rp.add_argument("--repeats", type=int, default=3)
     rp.add_argument("--workers", type=int, default=8)
     rp.add_argument("--trials", type=int, default=60)
+    rp.add_argument("--spaces", default=",".join(SPACES))
     rp.add_argument("--out", default=str(HERE / "results" / "stress.jsonl"))
     sp = sub.add_parser("summary")
     sp.add_argument("--results", default=str(HERE / "results" / "stress.jsonl"))
@@ -182,38 +219,46 @@ def main(argv=None) -> None:
         from provenance import commit, utc_now
 
         for repeat in range(a.repeats):
-            for sampler in a.samplers.split(","):
-                for kills in (True, False):
-                    name = f"stress-{sampler}-{repeat}-{'kills' if kills else 'clean'}-{time.time_ns()}"
-                    row = run_study(a.url, name, sampler, workers=a.workers, trials=a.trials, kills=kills, seed=repeat)
-                    row.update(repeat=repeat, with_kills=kills, problems=check(row), commit=commit(), date=utc_now())
-                    with open(a.out, "a") as fh:
-                        fh.write(json.dumps(row) + "\n")
-                    print(json.dumps(row), flush=True)
+            for space in a.spaces.split(","):
+                for sampler in a.samplers.split(","):
+                    for kills in (True, False):
+                        name = f"stress-{sampler}-{space}-{repeat}-{'kills' if kills else 'clean'}-{time.time_ns()}"
+                        row = run_study(a.url, name, sampler, space=space, workers=a.workers, trials=a.trials,
+                                        kills=kills, seed=repeat)
+                        row.update(repeat=repeat, with_kills=kills, problems=check(row), commit=commit(),
+                                   date=utc_now())
+                        with open(a.out, "a") as fh:
+                            fh.write(json.dumps(row) + "\n")
+                        print(json.dumps(row), flush=True)
     else:
         print("\n".join(summarise([json.loads(line) for line in open(a.results)])))
 
 
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: per sampler, kills and failed trials, check results and median best regret with/without kills."""
+    import itertools
     import statistics
 
     if not rows:
         return []
     lines = ["### Load and faults: 8 workers on PostgreSQL, SIGKILLed and restarted", "",
-             "| sampler | runs | kills (total) | failed trials (total) | checks | median best regret, kills / clean "
-             "| ratio |", "|---|---|---|---|---|---|---|"]
-    for sampler in SAMPLERS:
-        rs = [r for r in rows if r["sampler"] == sampler]
+             "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent points "
+             "| closest concurrent points | checks | median best regret, kills / clean | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for sampler, space in itertools.product(SAMPLERS, SPACES):
+        rs = [r for r in rows if r["sampler"] == sampler and r.get("space", "continuous") == space]
         if not rs:
             continue
         killed, clean = [r for r in rs if r["with_kills"]], [r for r in rs if not r["with_kills"]]
         med_k = statistics.median(r["best_regret"] for r in killed) if killed else float("nan")
         med_c = statistics.median(r["best_regret"] for r in clean) if clean else float("nan")
         problems = sum(len(r["problems"]) for r in rs)
-        lines.append(f"| {sampler} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
-                     f"{sum(r['states'].get('FAIL', 0) for r in killed)} | {'all hold' if not problems else f'{problems} problems'} "
-                     f"| {med_k:.3g} / {med_c:.3g} | {med_k / med_c:.2f} |")
+        ratio = "both 0" if med_k == med_c == 0 else f"{med_k / med_c:.2f}" if med_c else "inf"
+        lines.append(f"| {sampler} | {space} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
+                     f"{sum(r['states'].get('FAIL', 0) for r in killed)} | "
+                     f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {sum(r['concurrent_pairs'] for r in rs)} "
+                     f"pairs | {min(r['min_concurrent_distance'] for r in rs):.2g} | "
+                     f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / {med_c:.3g} | {ratio} |")
     dates = sorted(r["date"] for r in rows)
     lines += ["", f"Target: ratio within 1.5. Measured {dates[0]} to {dates[-1]} (UTC) at commit "
               f"{', '.join(sorted({r['commit'] for r in rows}))}. `benchmarks/stress.py`.", ""]

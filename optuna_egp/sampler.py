@@ -184,6 +184,8 @@ class CoreSampler(BaseSampler):
         _check_single_objective(study, self)
         with self._lock:
             space = self._search_space.calculate(study)
+        if not space:  # nothing completed yet: workers starting together still get distinct points
+            space = _first_running_trial_space(study, trial)
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(
@@ -458,6 +460,17 @@ class CoreSampler(BaseSampler):
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+    """The distributions (sorted by name) of the first other running trial that has written parameters;
+    ``{}`` if none has. Used before any trial has completed: the search space is then known only from
+    the trials that are running (define-by-run), and without one every parameter is sampled
+    independently, blind to the other workers' points."""
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.number != trial.number and t.distributions:
+            return dict(sorted(t.distributions.items()))
+    return {}
 
 
 def _is_point(value: Any, dim: int) -> bool:

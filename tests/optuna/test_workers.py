@@ -411,13 +411,21 @@ def test_startup_points_avoid_the_running_trials_points_on_a_small_discrete_spac
     """Start-up draws are uniform like RandomSampler's but skip other trials' points: five running
     trials and one completed one on a 2 x 3 grid take all six points."""
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=10))
-
-    def params(t):
-        return t.suggest_int("a", 0, 1), t.suggest_categorical("b", ["p", "q", "r"])
-
-    study.optimize(lambda t: float(params(t)[0]), n_trials=1)
-    running = [params(study.ask()) for _ in range(5)]
+    study.optimize(lambda t: float(_grid_point(t)[0]), n_trials=1)
+    running = [_grid_point(study.ask()) for _ in range(5)]
     assert len(set(running) | {tuple(study.trials[0].params.values())}) == 6
+
+
+def test_before_any_trial_completes_the_first_running_trials_parameters_give_the_space():
+    """Workers starting together: six running trials, none completed, take all six points of a 2 x 3
+    grid (only the first is drawn blind, by the independent sampler)."""
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0))
+    running = [_grid_point(study.ask()) for _ in range(6)]
+    assert len(set(running)) == 6
+
+
+def _grid_point(trial):
+    return trial.suggest_int("a", 0, 1), trial.suggest_categorical("b", ["p", "q", "r"])
 
 
 def test_a_trial_completed_while_the_point_was_drawn_counts_as_taken():

@@ -103,9 +103,11 @@ def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuo
     import numpy as np
     import optuna
 
+    verbosity = optuna.logging.get_verbosity()  # restored: the caller may be a test session
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=3)
     study = optuna.create_study(study_name=study_name, storage=storage, load_if_exists=True)
+    optuna.logging.set_verbosity(verbosity)
     rng = np.random.default_rng(seed)
     starts = [0] * workers
 

@@ -12,9 +12,9 @@ newest stored state instead of fitting hyperparameters from scratch.
 
 Heartbeats (RDB storage with ``heartbeat_interval``): Optuna starts a trial's heartbeat thread only once
 ``study.ask`` has returned, and ``fail_stale_trials`` never fails a trial that has no heartbeat, so a
-worker killed while its trial is being created leaves that trial RUNNING for good. The sampler records
-the trial's first heartbeat in ``before_trial``, and gives every other process's running trial older
-than the heartbeat interval one heartbeat, so such a trial is failed by the heartbeat like any other.
+worker killed while its trial is being created leaves that trial RUNNING for good. The sampler gives such
+a trial (another process's, older than the heartbeat interval, with no parameter and no claim yet) one
+heartbeat, once in the whole study, so it is failed by the heartbeat like any other.
 
 Writing a running trial's attributes and heartbeat needs the study's storage, the one private Optuna
 access of this package (:func:`_study_storage`).
@@ -57,6 +57,7 @@ MODEL_KEY = "egp_samplers:model"  # {"space": hash, "columns": [...], "model": s
 WEIGHTS_KEY = "egp_samplers:weights"  # the ensemble's kernel weights after the suggestion, every model-based trial
 VIEW_KEY = "egp_samplers:view"  # what a multi-agent algorithm conditioned on: {"agent", "sources", "n_observed", ...}
 CLAIM_KEY = "egp_samplers:claim"  # {"space": hash, "x": encoded point}, written as soon as a point is chosen
+HEARTBEAT_GIVEN_KEY = "egp_samplers:heartbeat_given"  # a trial that got a heartbeat from another process
 MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
 
 # The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
@@ -72,6 +73,7 @@ STALE_MIN_SECONDS = 30.0
 # different workers from the same data agree to about 1e-6.
 MIN_CONCURRENT_DISTANCE = 1e-3
 MAX_CLAIM_DRAWS = 4  # points drawn for one trial at most (the last one is kept even if it is taken)
+ALGORITHM_DRAWS = 2  # of which by the algorithm; later ones are random points nobody has taken
 CLAIM_WAIT_SECONDS = 5.0  # longest wait for a later trial to settle on or move off the same point
 CLAIM_POLL_SECONDS = 0.02
 
@@ -152,7 +154,7 @@ class CoreSampler(BaseSampler):
         self._startup_trials: set[tuple[str, int]] = set()
         # Other processes' running trials this process gave a heartbeat (see _heartbeat_old_running_trials).
         self._heartbeat_given: set[tuple[str, int]] = set()
-        self._heartbeat_warned = False
+        self._warned_topics: set[str] = set()  # _warn_once
         self._startup_in_sampler = independent_sampler is None  # start-up points then avoid running trials' ones
 
     def __getstate__(self) -> dict[str, Any]:
@@ -165,7 +167,7 @@ class CoreSampler(BaseSampler):
     def __setstate__(self, state: dict[str, Any]) -> None:
         defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
                     "_record_warned": False, "_in_flight": set(), "_threads_warned": False,
-                    "_heartbeat_given": set(), "_heartbeat_warned": False,
+                    "_heartbeat_given": set(), "_warned_topics": set(),
                     "_startup_in_sampler": False}  # older pickles
         self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
@@ -184,8 +186,8 @@ class CoreSampler(BaseSampler):
         _check_single_objective(study, self)
         with self._lock:
             space = self._search_space.calculate(study)
-        if not space:  # nothing completed yet: workers starting together still get distinct points
-            space = _first_running_trial_space(study, trial)
+        if not space and not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            space = _first_running_trial_space(study, trial)  # the first trials: workers starting together
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(
@@ -197,7 +199,7 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
-            self._heartbeat_old_running_trials(study, trials)
+            self._heartbeat_orphaned_trials(study, trials)
             # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
             complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
             if not search_space:
@@ -212,9 +214,12 @@ class CoreSampler(BaseSampler):
                 if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
                     return {}
             X_pending, pending_trials = self._pending_points(study, trial, trials, search_space, space)
+
+            def random_draw(taken):  # taken: (k, d) points to avoid besides the pending ones
+                return _random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
+
             if in_startup:
-                def draw(taken):
-                    return _random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
+                draw = random_draw
             else:
                 sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
                 obs = Observations(
@@ -227,10 +232,12 @@ class CoreSampler(BaseSampler):
                 if self._share_model:
                     self._offer_recorded_model(study, search_space)
 
-                def draw(taken):
-                    return self._algorithm.suggest(space, obs.with_pending(taken) if len(taken) else obs, 1,
+                def draw(taken):  # taken: (k, d) points to count as pending too
+                    extra = taken[~matches_any(taken, X_pending)]
+                    return self._algorithm.suggest(space, obs.with_pending(extra) if len(extra) else obs, 1,
                                                    self._rng)[0]
-            x = self._claim(study, trial, search_space, space, draw, known={t.number for t in complete})
+            x = self._claim(study, trial, search_space, space, draw, random_draw,
+                            known={t.number for t in trials if t.state == TrialState.COMPLETE})
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
             if in_startup:
                 return decode_params(space, search_space, x)
@@ -240,7 +247,7 @@ class CoreSampler(BaseSampler):
         return decode_params(space, search_space, x)
 
     def _claim(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution], space,
-               draw, known: set[int]) -> np.ndarray:
+               draw, random_draw, known: set[int]) -> np.ndarray:
         """Choose ``trial``'s point with ``draw(taken)`` (``taken`` ``(k, d)``: points to count as pending
         too) so that no other running trial has it, nor a trial that completed after the data of the draw
         was read (``known``: the numbers of the completed trials it was drawn from).
@@ -252,28 +259,35 @@ class CoreSampler(BaseSampler):
         choosing the same point at the same moment at least one sees the other: a trial that sees a
         conflict with an earlier trial (lower number), or with one that has settled (its parameters are
         written), draws again with that point taken; one that conflicts only with later, unsettled trials
-        waits for them to move off or settle (they see this claim), for up to ``CLAIM_WAIT_SECONDS``."""
+        waits for them to move off or settle (they see this claim), for up to ``CLAIM_WAIT_SECONDS``.
+        Several workers drawing again from the same data would again agree, so after ``ALGORITHM_DRAWS``
+        draws the point is ``random_draw(taken)``: uniform among the points nobody has taken."""
         taken = np.zeros((0, space.dim))
-        x = draw(taken)
-        deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+        x = space.round_to_valid(draw(taken))[0]  # (d,), the encoding of the values it decodes to
         for n_draws in range(1, MAX_CLAIM_DRAWS + 1):
             try:
                 _write_trial_attr(study, trial, CLAIM_KEY, {"space": _space_key(search_space), "x": x.tolist()},
                                   system=True)
             except Exception as err:  # without a claim there is no check; never a reason to fail the trial
-                self._warn_record_once(f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}")
+                self._warn_once("claim", f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}; "
+                                "concurrent trials are not checked for a shared point")
                 return x
+            deadline = time.monotonic() + CLAIM_WAIT_SECONDS
             while True:
-                conflicts = [(t, p) for t, p in self._other_points(study, trial, search_space, space, known)
-                             if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
-                later_deciding = all(t.number > trial.number and not t.params for t, _ in conflicts)
+                others = self._other_points(study, trial, search_space, space, known)
+                conflicts = [(t, p) for t, p in others if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+                later_deciding = all(t.number > trial.number and not _settled(t, search_space) for t, _ in conflicts)
                 if not conflicts or not later_deciding or time.monotonic() > deadline:
                     break
                 time.sleep(CLAIM_POLL_SECONDS)  # a later trial that has not decided: it sees this claim
             if not conflicts or n_draws == MAX_CLAIM_DRAWS:
                 return x
-            taken = np.vstack([taken] + [p[None] for _, p in conflicts])
-            x = draw(taken)
+            # Draw again with every point now known to be taken (the data may be seconds old by now): the
+            # conflicting ones, and the others the algorithm may learn from (e.g. an agent: its neighbours').
+            visible = {t.number for t in self._visible([t for t, _ in others])}
+            new = [p for t, p in others if t.number in visible or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+            taken = np.unique(np.vstack([taken, *new]), axis=0)  # (k, d)
+            x = space.round_to_valid(draw(taken) if n_draws < ALGORITHM_DRAWS else random_draw(taken))[0]
         return x
 
     def _other_points(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],
@@ -281,15 +295,16 @@ class CoreSampler(BaseSampler):
         """The other running trials of ``study``, and its completed ones not in ``known``, in this search
         space, with their encoded ``(d,)`` points: their parameters once written, else their claims."""
         key, out = _space_key(search_space), []
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
-            if t.number == trial.number or t.number in known:
+        trials = study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE))
+        own = {number for name, number in set(self._in_flight) if name == study.study_name}
+        alive = {t.number for t in _alive_running_trials(trials, self._running_trial_timeout, _now(), own)}
+        for t in trials:  # running ones not presumed dead, and completed ones the draw did not know
+            if t.number == trial.number or t.number in known or (t.state == TrialState.RUNNING and t.number not in alive):
                 continue
             if has_all_params(t, search_space):
                 out.append((t, encode_trials(space, search_space, [t])[0]))
-                continue
-            claim = t.system_attrs.get(CLAIM_KEY)
-            if isinstance(claim, dict) and claim.get("space") == key and _is_point(claim.get("x"), space.dim):
-                out.append((t, np.asarray(claim["x"], dtype=float)))
+            elif (claimed := _claimed_point(t, key, space.dim)) is not None:
+                out.append((t, claimed))
         return out
 
     def _offer_recorded_model(self, study: Study, search_space: dict[str, BaseDistribution]) -> None:
@@ -346,38 +361,40 @@ class CoreSampler(BaseSampler):
         except Exception as err:  # a record, never a reason to fail the trial
             self._warn_record_once(f"writing {VIEW_KEY} to trial {trial.number} failed: {err!r}")
 
+    def _warn_once(self, topic: str, what: str) -> None:
+        """Log ``what`` the first time something about ``topic`` goes wrong in this sampler."""
+        if topic not in self._warned_topics:
+            self._warned_topics.add(topic)
+            _logger.warning(f"{type(self).__name__}: {what}. This warning is shown once.")
+
     def _warn_record_once(self, what: str) -> None:
         if not self._record_warned:
             self._record_warned = True
             _logger.warning(f"{type(self).__name__}: {what}; the trial runs on without it (a new worker then fits "
                             "its model from scratch). This warning is shown once.")
 
-    def _heartbeat_old_running_trials(self, study: Study, trials: list[FrozenTrial]) -> None:
-        """Record one heartbeat, once per process, for each running trial of another process that started
-        more than a heartbeat interval ago. A live trial's own heartbeat thread has written one by then (an
-        extra one changes nothing); a trial whose worker died before its first heartbeat gets one here, so
-        ``fail_stale_trials`` fails it once the grace period has passed instead of never."""
+    def _heartbeat_orphaned_trials(self, study: Study, trials: list[FrozenTrial]) -> None:
+        """Give one heartbeat to each running trial of another process that may have died before its first
+        one: older than the heartbeat interval, with no parameter and no claim (``study.optimize`` starts
+        the heartbeat thread before the objective runs, and the objective writes parameters and claims; a
+        trial killed in between has neither). Once per trial in the whole study (``HEARTBEAT_GIVEN_KEY``
+        marks it), so a dead trial is not kept alive by new processes; ``fail_stale_trials`` then fails
+        it after the grace period instead of never."""
         interval = _heartbeat_interval(study)
         if interval is None:
             return
         now, name = _now(), study.study_name
-        running = {(name, t.number): t for t in trials if t.state == TrialState.RUNNING}
-        self._heartbeat_given = {key for key in self._heartbeat_given if key[0] != name or key in running}
-        for key, t in running.items():
-            if key in self._heartbeat_given or key in self._in_flight or t.datetime_start is None:
-                continue
-            if _seconds_between(t.datetime_start, now) > interval:
-                self._heartbeat_given.add(key)
-                self._record_heartbeat(study, t)
-
-    def _record_heartbeat(self, study: Study, trial: FrozenTrial) -> None:
-        try:
-            _study_storage(study).record_heartbeat(trial._trial_id)
-        except Exception as err:  # a safeguard, never a reason to fail a trial
-            if not self._heartbeat_warned:
-                self._heartbeat_warned = True
-                _logger.warning(f"{type(self).__name__}: recording a heartbeat for trial {trial.number} failed: "
-                                f"{err!r}. This warning is shown once.")
+        for t in trials:
+            orphan_like = (t.state == TrialState.RUNNING and not t.params and t.datetime_start is not None
+                           and CLAIM_KEY not in t.system_attrs and HEARTBEAT_GIVEN_KEY not in t.system_attrs)
+            if orphan_like and (name, t.number) not in self._in_flight and (name, t.number) not in self._heartbeat_given \
+                    and _seconds_between(t.datetime_start, now) > interval:
+                self._heartbeat_given.add((name, t.number))
+                try:
+                    _study_storage(study).record_heartbeat(t._trial_id)
+                    _write_trial_attr(study, t, HEARTBEAT_GIVEN_KEY, True, system=True)
+                except Exception as err:  # a safeguard, never a reason to fail a trial
+                    self._warn_once("heartbeat", f"recording a heartbeat for trial {t.number} failed: {err!r}")
 
     def _warn_uncapped_threads(self) -> None:
         if not self._threads_warned:
@@ -390,8 +407,9 @@ class CoreSampler(BaseSampler):
             )
 
     def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
-        """Encoded running trials ``(p, d)``, from the storage or from this sampler's own recent
-        suggestions, and the trials they belong to."""
+        """Encoded running trials ``(p, d)``, from the storage (parameters, or claims of trials whose
+        parameters are not written yet) or from this sampler's own recent suggestions, and the trials they
+        belong to."""
         own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
         alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
         running = {t.number: t for t in alive if t.number != trial.number}
@@ -408,6 +426,13 @@ class CoreSampler(BaseSampler):
             elif self._unwritten[key][0] == search_space and number in visible:
                 rows.append(self._unwritten[key][1][None])
                 owners.append(running[number])
+        space_key = _space_key(search_space)
+        for number, t in running.items():  # other processes' suggestions whose parameters are not written yet
+            claimed = _claimed_point(t, space_key, space.dim)
+            if number not in written and number in visible and claimed is not None \
+                    and (study.study_name, number) not in self._unwritten:
+                rows.append(claimed[None])
+                owners.append(t)
         return np.vstack(rows), owners
 
     def _visible(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
@@ -443,8 +468,6 @@ class CoreSampler(BaseSampler):
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        if _heartbeat_interval(study) is not None:  # Optuna's heartbeat thread starts only after ask returns
-            self._record_heartbeat(study, trial)
         if len(study.directions) > 1:  # reject the study before the objective runs; the new trial is failed
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
@@ -473,10 +496,23 @@ def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, Ba
     return {}
 
 
-def _is_point(value: Any, dim: int) -> bool:
-    """Whether ``value`` (read from the storage) is a list of ``dim`` finite numbers."""
-    return (isinstance(value, list) and len(value) == dim
-            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in value))
+def _settled(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:
+    """Whether ``trial`` has chosen its point: it has written a parameter of ``search_space`` that was not
+    fixed in advance (enqueued), or it has finished."""
+    fixed = trial.system_attrs.get("fixed_params") or {}
+    return trial.state != TrialState.RUNNING or any(name in search_space and name not in fixed for name in trial.params)
+
+
+def _claimed_point(trial: FrozenTrial, space_key: str, dim: int) -> np.ndarray | None:
+    """The ``(d,)`` point ``trial`` claimed in the search space ``space_key`` (see ``CoreSampler._claim``),
+    or None if it has no valid claim there."""
+    claim = trial.system_attrs.get(CLAIM_KEY)
+    if not (isinstance(claim, dict) and claim.get("space") == space_key):
+        return None
+    x = claim.get("x")
+    valid = isinstance(x, list) and len(x) == dim and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in x)
+    return np.asarray(x, dtype=float) if valid else None
 
 
 def _random_new_point(space, rng: np.random.Generator, pending: np.ndarray, observed: np.ndarray) -> np.ndarray:

@@ -17,8 +17,8 @@ from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp.sampler import (CLAIM_KEY, STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, _space_key,
-                                _write_trial_attr, stale_after_seconds)
+from optuna_egp.sampler import (CLAIM_KEY, STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, _settled,
+                                _space_key, _write_trial_attr, stale_after_seconds)
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -323,14 +323,34 @@ def _heartbeat_study(tmp_path, sampler):
 
 
 @pytest.mark.slow
-def test_a_trial_whose_worker_dies_before_optunas_heartbeat_thread_starts_is_failed_by_the_heartbeat(tmp_path):
-    """Optuna's heartbeat thread starts after ``study.ask`` returns; the sampler's first heartbeat in
-    ``before_trial`` makes a trial abandoned right after ``ask`` stale (Optuna skips trials without one)."""
-    study = _heartbeat_study(tmp_path, EGPTSSampler(seed=0))
-    abandoned = study.ask()  # the worker dies here: no objective, no heartbeat thread
-    time.sleep(2.5)  # past the 1 s grace period (the database clock counts whole seconds)
+def test_a_live_ask_and_tell_trial_is_never_given_a_heartbeat(tmp_path):
+    """Only trials without parameters and claims look orphaned: an ask-and-tell trial (no heartbeat
+    thread) that has written its parameters is left alone, so it is not failed and can be told."""
+    live = _heartbeat_study(tmp_path, EGPTSSampler(seed=0)).ask()
+    live.suggest_float("x", 0, 1)
+    time.sleep(1.5)  # older than the 1 s heartbeat interval
+    study = _heartbeat_study(tmp_path, EGPTSSampler(seed=1))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    time.sleep(2.5)
     optuna.storages.fail_stale_trials(study)
-    assert study.trials[abandoned.number].state == TrialState.FAIL
+    study.tell(live.number, 1.0)
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE, TrialState.COMPLETE]
+
+
+@pytest.mark.slow
+def test_an_orphaned_trial_gets_one_heartbeat_in_the_whole_study_not_one_per_new_process(tmp_path, monkeypatch):
+    """New processes must not keep a dead trial alive by each giving it a fresh heartbeat."""
+    orphan = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0)).ask()
+    time.sleep(1.5)
+    given = []
+    record = optuna.storages.RDBStorage.record_heartbeat
+    monkeypatch.setattr(optuna.storages.RDBStorage, "record_heartbeat",
+                        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1])
+    for seed in range(3):  # three new worker processes, one trial each
+        _heartbeat_study(tmp_path, EGPTSSampler(seed=seed)).optimize(lambda t: t.suggest_float("x", 0, 1),
+                                                                      n_trials=1)
+    study = _heartbeat_study(tmp_path, None)
+    assert given.count(study.trials[orphan.number]._trial_id) == 1
 
 
 @pytest.mark.slow
@@ -398,16 +418,117 @@ def test_two_workers_choosing_the_same_point_at_the_same_moment_end_with_differe
 
 
 def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wait(monkeypatch):
-    """A later trial whose claim equals this trial's point and that never writes parameters (its worker
-    died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""
+    """A later trial that claims this trial's point while it is being drawn and never writes parameters
+    (its worker died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""
     monkeypatch.setattr("optuna_egp.sampler.CLAIM_WAIT_SECONDS", 0.3)
-    mine, other = _two_workers([_ArgmaxStandIn(), _ArgmaxStandIn()])
+    algorithm = _ArgmaxStandIn()
+    mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
     trial = mine.ask()
-    dead = other.ask()  # killed before it wrote any parameter; it had claimed 0.5
-    _write_trial_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]}, system=True)
+    dead = other.ask()  # killed before it wrote any parameter
+    draw = algorithm.suggest
+
+    def draw_while_the_later_trial_claims_the_same_point(space, obs, n, rng):
+        if algorithm.calls == 0:
+            _write_trial_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]},
+                              system=True)
+        return draw(space, obs, n, rng)
+
+    algorithm.suggest = draw_while_the_later_trial_claims_the_same_point
     start = time.monotonic()
     assert trial.suggest_float("x", 0, 1) == 0.25
     assert time.monotonic() - start >= 0.3
+
+
+def test_points_claimed_by_other_workers_are_pending_before_their_parameters_are_written():
+    algorithm = _ArgmaxStandIn()
+    mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
+    claimed = other.ask()  # its worker has chosen 0.5 but not written the parameter yet
+    _write_trial_attr(other, _frozen(other, claimed), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]},
+                      system=True)
+    assert mine.ask().suggest_float("x", 0, 1) == 0.25
+    assert algorithm.calls == 1  # no second draw: the first one already knew
+
+
+def test_a_second_draw_counts_every_point_taken_meanwhile_not_only_the_conflicting_one():
+    algorithm = _ArgmaxStandIn()
+    mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
+    trial = mine.ask()
+    draw = algorithm.suggest
+
+    def draw_while_others_take_points(space, obs, n, rng):
+        if algorithm.calls == 0:  # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
+            other.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0))
+            _write_trial_attr(other, _frozen(other, other.ask()), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.25]},
+                              system=True)
+        return draw(space, obs, n, rng)
+
+    algorithm.suggest = draw_while_others_take_points
+    assert trial.suggest_float("x", 0, 1) == 0.75
+    assert algorithm.calls == 2
+
+
+class _StubbornStandIn:
+    """Always the centre, pending or not (as workers drawing again from the same data would agree)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def suggest(self, space, obs, n, rng):
+        self.calls += 1
+        return np.full((n, space.dim), 0.5)
+
+
+def test_after_two_draws_on_a_taken_point_the_trial_gets_a_random_free_point():
+    algorithm = _StubbornStandIn()
+    mine, other = _two_workers([algorithm, _StubbornStandIn()])
+    other.enqueue_trial({"x": 0.5})
+    other.ask().suggest_float("x", 0, 1)  # running at 0.5, parameters written
+    x = mine.ask().suggest_float("x", 0, 1)
+    assert x not in (0.5, 0.9)  # neither the running trial's point nor the completed one
+    assert algorithm.calls == 2
+
+
+def test_a_running_trial_presumed_dead_does_not_hold_its_point():
+    algorithm = _StubbornStandIn()
+    mine, other = _two_workers([algorithm, _StubbornStandIn()], running_trial_timeout=0.2)
+    other.enqueue_trial({"x": 0.5})
+    other.ask().suggest_float("x", 0, 1)  # its worker dies
+    time.sleep(0.3)
+    assert mine.ask().suggest_float("x", 0, 1) == 0.5
+    assert algorithm.calls == 1
+
+
+class _AgentStandIn(_StubbornStandIn):
+    """A stubborn agent that learns from agent 0's trials only."""
+
+    source_attribute = "agent_id"
+
+    def known_sources(self):
+        return frozenset({0})
+
+
+def test_an_agent_is_not_held_off_points_that_other_agents_completed_before_it_drew():
+    algorithm = _AgentStandIn()
+    study = optuna.create_study(sampler=CoreSampler(algorithm, n_startup_trials=1))
+    for x, agent in ((0.9, 0), (0.5, 5)):  # agent 5 (not a neighbour) evaluated the centre long ago
+        study.add_trial(optuna.trial.create_trial(params={"x": x}, distributions=_DIST, value=1.0,
+                                                  user_attrs={"agent_id": agent}))
+    assert study.ask().suggest_float("x", 0, 1) == 0.5
+    assert algorithm.calls == 1
+
+
+@pytest.mark.parametrize(("params", "fixed", "settled"), [
+    ({}, {}, False),
+    ({"k": 1}, {}, False),  # a single-valued parameter (not in the relative space) written first
+    ({"x": 0.5}, {"x": 0.5}, False),  # enqueued: fixed before the sampler ran
+    ({"x": 0.5}, {}, True),
+])
+def test_a_trial_has_settled_once_it_wrote_a_parameter_the_sampler_chose(params, fixed, settled):
+    dists = {name: FloatDistribution(0, 1) if name == "x" else optuna.distributions.IntDistribution(1, 1)
+             for name in params}
+    trial = optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists,
+                                      system_attrs={"fixed_params": fixed} if fixed else {})
+    assert _settled(trial, _DIST) == settled
 
 
 def test_startup_points_avoid_the_running_trials_points_on_a_small_discrete_space():

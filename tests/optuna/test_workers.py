@@ -417,6 +417,38 @@ def test_two_workers_choosing_the_same_point_at_the_same_moment_end_with_differe
     assert sorted(points) == [0.25, 0.5]  # both chose 0.5 from the same data; one moved
 
 
+def test_two_workers_that_both_see_each_others_claim_end_with_different_points(monkeypatch):
+    """Both claims are written before either is read back: the earlier trial waits, the later moves."""
+    draw_barrier, read_barrier, decide_barrier = threading.Barrier(2), threading.Barrier(2), threading.Barrier(2)
+    studies = _two_workers([_ArgmaxStandIn(draw_barrier), _ArgmaxStandIn(draw_barrier)])
+    read = CoreSampler._other_points
+    first_read = set()
+
+    def read_after_both_claimed(self, study, trial, *args):
+        if trial.number in first_read:
+            return read(self, study, trial, *args)
+        first_read.add(trial.number)
+        read_barrier.wait(timeout=30)  # both claims are written
+        others = read(self, study, trial, *args)
+        decide_barrier.wait(timeout=30)  # both have read the other's claim
+        return others
+
+    monkeypatch.setattr(CoreSampler, "_other_points", read_after_both_claimed)
+    points = {}
+
+    def worker(i):
+        trial = studies[i].ask()
+        points[trial.number] = trial.suggest_float("x", 0, 1)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    earlier, later = sorted(points)
+    assert (points[earlier], points[later]) == (0.5, 0.25)
+
+
 def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wait(monkeypatch):
     """A later trial that claims this trial's point while it is being drawn and never writes parameters
     (its worker died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""

@@ -91,9 +91,11 @@ class CoreSampler(BaseSampler):
     Args:
         algorithm: the core algorithm.
         seed: seed of the sampler's ``numpy.random.Generator`` and of the default independent sampler.
-        n_startup_trials: completed trials sampled by ``independent_sampler`` before the algorithm.
-        independent_sampler: sampler for the start-up phase and for parameters outside the relative
-            search space (default :class:`~optuna.samplers.RandomSampler` with ``seed``).
+        n_startup_trials: completed trials before the algorithm is used. Their points are drawn at
+            random (uniformly, like ``RandomSampler``, but away from other trials' points) or, if
+            ``independent_sampler`` is given, by it.
+        independent_sampler: sampler for parameters outside the relative search space (default
+            :class:`~optuna.samplers.RandomSampler` with ``seed``); if given, it also does the start-up.
         warn_independent_sampling: log a warning (once per parameter) when a parameter is sampled
             independently after the start-up phase.
         max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1: with several

@@ -488,14 +488,14 @@ class CoreSampler(BaseSampler):
 
 
 def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
-    """The distributions (sorted by name) of the first other running trial that has written parameters;
-    ``{}`` if none has. Used before any trial has completed: the search space is then known only from
-    the trials that are running (define-by-run), and without one every parameter is sampled
-    independently, blind to the other workers' points."""
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if t.number != trial.number and t.distributions:
-            return dict(sorted(t.distributions.items()))
-    return {}
+    """The distributions (sorted by name) of the other running trial that has written the most
+    parameters (the first such); ``{}`` if none has. Used before any trial has completed: the search
+    space is then known only from the trials that are running (define-by-run), and without one every
+    parameter is sampled independently, blind to the other workers' points. A trial still writing its
+    parameters gives part of the space; the rest is sampled independently."""
+    others = [t for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)) if t.number != trial.number]
+    fullest = max(others, key=lambda t: len(t.distributions), default=None)
+    return dict(sorted(fullest.distributions.items())) if fullest is not None else {}
 
 
 def _settled(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:

@@ -598,3 +598,12 @@ def test_a_trial_completed_while_the_point_was_drawn_counts_as_taken():
 
     algorithm.suggest = draw_while_another_trial_completes
     assert mine.ask().suggest_float("x", 0, 1) == 0.25
+
+
+def test_the_first_wave_takes_its_space_from_the_running_trial_with_most_parameters():
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0))
+    study.ask().suggest_int("a", 0, 1)  # still writing its parameters
+    writing_done = study.ask()
+    _grid_point(writing_done)
+    space = study.sampler.infer_relative_search_space(study, _frozen(study, study.ask()))
+    assert sorted(space) == ["a", "b"]

@@ -247,10 +247,14 @@ def summarise(rows: list[dict]) -> list[str]:
              "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent points "
              "| closest concurrent points | checks | median best regret, kills / clean | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+    shown = []
     for sampler, space in itertools.product(SAMPLERS, SPACES):
         rs = [r for r in rows if r["sampler"] == sampler and r.get("space", "continuous") == space]
         if not rs:
             continue
+        newest = max(rs, key=lambda r: r["date"])["commit"]
+        rs = [r for r in rs if r["commit"] == newest]  # the newest code's runs of this cell
+        shown += rs
         killed, clean = [r for r in rs if r["with_kills"]], [r for r in rs if not r["with_kills"]]
         med_k = statistics.median(r["best_regret"] for r in killed) if killed else float("nan")
         med_c = statistics.median(r["best_regret"] for r in clean) if clean else float("nan")
@@ -261,9 +265,10 @@ def summarise(rows: list[dict]) -> list[str]:
                      f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {sum(r['concurrent_pairs'] for r in rs)} "
                      f"pairs | {min(r['min_concurrent_distance'] for r in rs):.2g} | "
                      f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / {med_c:.3g} | {ratio} |")
-    dates = sorted(r["date"] for r in rows)
-    lines += ["", f"Target: ratio within 1.5. Measured {dates[0]} to {dates[-1]} (UTC) at commit "
-              f"{', '.join(sorted({r['commit'] for r in rows}))}. `benchmarks/stress.py`.", ""]
+    dates = sorted(r["date"] for r in shown)
+    lines += ["", f"Target: ratio within 1.5. Runs: kills on and off, 3 repeats each. Measured {dates[0]} to "
+              f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per row: the newest "
+              "commit's runs). `benchmarks/stress.py`.", ""]
     return lines
 
 

@@ -215,7 +215,9 @@ class CoreSampler(BaseSampler):
                 self._startup_trials.add((study.study_name, trial.number))
                 if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
                     return {}
-            X_pending, pending_trials = self._pending_points(study, trial, trials, search_space, space)
+            own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
+            alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
+            X_pending, pending_trials = self._pending_points(study, trial, alive, search_space, space)
 
             def random_draw(taken):  # taken: (k, d) points to avoid besides the pending ones
                 return _random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
@@ -239,7 +241,7 @@ class CoreSampler(BaseSampler):
                     return self._algorithm.suggest(space, obs.with_pending(extra) if len(extra) else obs, 1,
                                                    self._rng)[0]
             x = self._claim(study, trial, search_space, space, draw, random_draw,
-                            known={t.number for t in trials if t.state == TrialState.COMPLETE})
+                            known={t.number for t in trials} - {t.number for t in alive})
             self._unwritten[(study.study_name, trial.number)] = (search_space, x)
             if in_startup:
                 return decode_params(space, search_space, x)
@@ -252,7 +254,7 @@ class CoreSampler(BaseSampler):
                draw, random_draw, known: set[int]) -> np.ndarray:
         """Choose ``trial``'s point with ``draw(taken)`` (``taken`` ``(k, d)``: points to count as pending
         too) so that no other running trial has it, nor a trial that completed after the data of the draw
-        was read (``known``: the numbers of the completed trials it was drawn from).
+        was read (``known``: the numbers of the trials that were completed, or presumed dead, then).
 
         Workers asking at the same moment see the same data, and an algorithm whose choice is
         deterministic given the data (an acquisition maximum) would hand them the same point. So the point
@@ -294,14 +296,11 @@ class CoreSampler(BaseSampler):
 
     def _other_points(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],
                       space, known: set[int]) -> list[tuple[FrozenTrial, np.ndarray]]:
-        """The other running trials of ``study``, and its completed ones not in ``known``, in this search
-        space, with their encoded ``(d,)`` points: their parameters once written, else their claims."""
+        """The other running and completed trials of ``study`` not in ``known``, in this search space, with
+        their encoded ``(d,)`` points: their parameters once written, else their claims."""
         key, out = _space_key(search_space), []
-        trials = study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE))
-        own = {number for name, number in set(self._in_flight) if name == study.study_name}
-        alive = {t.number for t in _alive_running_trials(trials, self._running_trial_timeout, _now(), own)}
-        for t in trials:  # running ones not presumed dead, and completed ones the draw did not know
-            if t.number == trial.number or t.number in known or (t.state == TrialState.RUNNING and t.number not in alive):
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
+            if t.number == trial.number or t.number in known:
                 continue
             if has_all_params(t, search_space):
                 out.append((t, encode_trials(space, search_space, [t])[0]))
@@ -408,13 +407,11 @@ class CoreSampler(BaseSampler):
                 "Python instead. This warning is shown once."
             )
 
-    def _pending_points(self, study, trial, trials, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
+    def _pending_points(self, study, trial, alive, search_space, space) -> tuple[np.ndarray, list[FrozenTrial]]:
         """Encoded running trials ``(p, d)``, from the storage (parameters, or claims of trials whose
         parameters are not written yet) or from this sampler's own recent suggestions, and the trials they
         belong to."""
-        own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
-        alive = _alive_running_trials(trials, self._running_trial_timeout, _now(), own)
-        running = {t.number: t for t in alive if t.number != trial.number}
+        running = {t.number: t for t in alive if t.number != trial.number}  # alive: running, not presumed dead
         written = {number for number, t in running.items() if has_all_params(t, search_space)}
         visible = {t.number for t in self._visible(list(running.values()))}  # e.g. an agent: its neighbourhood's
         stored = [t for number, t in running.items() if number in written and number in visible]

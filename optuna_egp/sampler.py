@@ -154,7 +154,7 @@ class CoreSampler(BaseSampler):
         self._unwritten: dict[tuple[str, int], tuple[dict[str, BaseDistribution], np.ndarray]] = {}
         # Trials of this process that started during the start-up phase (never warned about).
         self._startup_trials: set[tuple[str, int]] = set()
-        # Other processes' running trials this process gave a heartbeat (see _heartbeat_old_running_trials).
+        # Other processes' running trials this process gave a heartbeat (see _heartbeat_orphaned_trials).
         self._heartbeat_given: set[tuple[str, int]] = set()
         self._warned_topics: set[str] = set()  # _warn_once
         self._startup_in_sampler = independent_sampler is None  # start-up points then avoid running trials' ones
@@ -279,8 +279,9 @@ class CoreSampler(BaseSampler):
             deadline = time.monotonic() + CLAIM_WAIT_SECONDS
             while True:
                 others = self._other_points(study, trial, search_space, space, known)
-                conflicts = [(t, p) for t, p in others if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
-                later_deciding = all(t.number > trial.number and not _settled(t, search_space) for t, _ in conflicts)
+                conflicts = [(t, p, settled) for t, p, settled in others
+                             if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+                later_deciding = all(t.number > trial.number and not settled for t, _, settled in conflicts)
                 if not conflicts or not later_deciding or time.monotonic() > deadline:
                     break
                 time.sleep(CLAIM_POLL_SECONDS)  # a later trial that has not decided: it sees this claim
@@ -288,24 +289,26 @@ class CoreSampler(BaseSampler):
                 return x
             # Draw again with every point now known to be taken (the data may be seconds old by now): the
             # conflicting ones, and the others the algorithm may learn from (e.g. an agent: its neighbours').
-            visible = {t.number for t in self._visible([t for t, _ in others])}
-            new = [p for t, p in others if t.number in visible or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+            visible = {t.number for t in self._visible([t for t, _, _ in others])}
+            new = [p for t, p, _ in others if t.number in visible or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
             taken = np.unique(np.vstack([taken, *new]), axis=0)  # (k, d)
             x = space.round_to_valid(draw(taken) if n_draws < ALGORITHM_DRAWS else random_draw(taken))[0]
         return x
 
     def _other_points(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution],
-                      space, known: set[int]) -> list[tuple[FrozenTrial, np.ndarray]]:
+                      space, known: set[int]) -> list[tuple[FrozenTrial, np.ndarray, bool]]:
         """The other running and completed trials of ``study`` not in ``known``, in this search space, with
-        their encoded ``(d,)`` points: their parameters once written, else their claims."""
+        their encoded ``(d,)`` points (their parameters once written, else their claims) and whether they
+        had settled (``_settled``) when their point was read."""
         key, out = _space_key(search_space), []
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
             if t.number == trial.number or t.number in known:
                 continue
+            settled = _settled(t, search_space)  # first: an in-memory trial's parameters may be written meanwhile
             if has_all_params(t, search_space):
-                out.append((t, encode_trials(space, search_space, [t])[0]))
+                out.append((t, encode_trials(space, search_space, [t])[0], settled))
             elif (claimed := _claimed_point(t, key, space.dim)) is not None:
-                out.append((t, claimed))
+                out.append((t, claimed, settled))
         return out
 
     def _offer_recorded_model(self, study: Study, search_space: dict[str, BaseDistribution]) -> None:
@@ -387,7 +390,7 @@ class CoreSampler(BaseSampler):
         now, name = _now(), study.study_name
         for t in trials:
             orphan_like = (t.state == TrialState.RUNNING and not t.params and t.datetime_start is not None
-                           and CLAIM_KEY not in t.system_attrs and HEARTBEAT_GIVEN_KEY not in t.system_attrs)
+                           and t.system_attrs.get(CLAIM_KEY) is None and t.system_attrs.get(HEARTBEAT_GIVEN_KEY) is None)
             if orphan_like and (name, t.number) not in self._in_flight and (name, t.number) not in self._heartbeat_given \
                     and _seconds_between(t.datetime_start, now) > interval:
                 self._heartbeat_given.add((name, t.number))
@@ -471,7 +474,7 @@ class CoreSampler(BaseSampler):
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
         self._in_flight.add((study.study_name, trial.number))
-        for key in (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY):  # a retried trial inherits the dead trial's records
+        for key in (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_KEY):  # a retried trial inherits the dead trial's records
             if trial.system_attrs.get(key) is not None:
                 _write_trial_attr(study, trial, key, None, system=True)
         self._independent_sampler.before_trial(study, trial)
@@ -497,9 +500,12 @@ def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, Ba
 
 def _settled(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:
     """Whether ``trial`` has chosen its point: it has written a parameter of ``search_space`` that was not
-    fixed in advance (enqueued), or it has finished."""
+    fixed in advance (enqueued), every parameter of ``search_space`` was fixed in advance (it never
+    chooses), or it has finished."""
     fixed = trial.system_attrs.get("fixed_params") or {}
-    return trial.state != TrialState.RUNNING or any(name in search_space and name not in fixed for name in trial.params)
+    if trial.state != TrialState.RUNNING or all(name in fixed for name in search_space):
+        return True
+    return any(name in search_space and name not in fixed for name in trial.params)
 
 
 def _claimed_point(trial: FrozenTrial, space_key: str, dim: int) -> np.ndarray | None:

@@ -17,8 +17,8 @@ from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp.sampler import (CLAIM_KEY, STALE_MIN_SECONDS, _alive_running_trials, _seconds_between, _settled,
-                                _space_key, _write_trial_attr, stale_after_seconds)
+from optuna_egp.sampler import (CLAIM_KEY, HEARTBEAT_GIVEN_KEY, STALE_MIN_SECONDS, _alive_running_trials,
+                                _seconds_between, _settled, _space_key, _write_trial_attr, stale_after_seconds)
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -552,11 +552,12 @@ def test_an_agent_is_not_held_off_points_that_other_agents_completed_before_it_d
 @pytest.mark.parametrize(("params", "fixed", "settled"), [
     ({}, {}, False),
     ({"k": 1}, {}, False),  # a single-valued parameter (not in the relative space) written first
-    ({"x": 0.5}, {"x": 0.5}, False),  # enqueued: fixed before the sampler ran
+    ({"x": 0.5}, {"x": 0.5}, True),  # enqueued with every parameter fixed: it never chooses
+    ({"y": 0.5}, {"y": 0.5}, False),  # enqueued, another parameter fixed: the sampler still chooses x
     ({"x": 0.5}, {}, True),
 ])
 def test_a_trial_has_settled_once_it_wrote_a_parameter_the_sampler_chose(params, fixed, settled):
-    dists = {name: FloatDistribution(0, 1) if name == "x" else optuna.distributions.IntDistribution(1, 1)
+    dists = {name: optuna.distributions.IntDistribution(1, 1) if name == "k" else FloatDistribution(0, 1)
              for name in params}
     trial = optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists,
                                       system_attrs={"fixed_params": fixed} if fixed else {})
@@ -607,3 +608,19 @@ def test_the_first_wave_takes_its_space_from_the_running_trial_with_most_paramet
     _grid_point(writing_done)
     space = study.sampler.infer_relative_search_space(study, _frozen(study, study.ask()))
     assert sorted(space) == ["a", "b"]
+
+
+@pytest.mark.slow
+def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_again(tmp_path, monkeypatch):
+    """Retry callbacks copy system attributes; marks cleared to None (as before_trial does) do not count."""
+    study = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0))
+    orphan = study.ask()
+    for key in (CLAIM_KEY, HEARTBEAT_GIVEN_KEY):
+        _write_trial_attr(study, _frozen(study, orphan), key, None, system=True)
+    time.sleep(1.5)
+    given = []
+    record = optuna.storages.RDBStorage.record_heartbeat
+    monkeypatch.setattr(optuna.storages.RDBStorage, "record_heartbeat",
+                        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1])
+    _heartbeat_study(tmp_path, EGPTSSampler(seed=1)).optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    assert given.count(_frozen(study, orphan)._trial_id) == 1

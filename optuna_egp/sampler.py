@@ -395,7 +395,7 @@ class CoreSampler(BaseSampler):
                     and _seconds_between(t.datetime_start, now) > interval:
                 self._heartbeat_given.add((name, t.number))
                 try:
-                    _study_storage(study).record_heartbeat(t._trial_id)
+                    _record_heartbeat(study, t)
                     _write_trial_attr(study, t, HEARTBEAT_GIVEN_KEY, True, system=True)
                 except Exception as err:  # a safeguard, never a reason to fail a trial
                     self._warn_once("heartbeat", f"recording a heartbeat for trial {t.number} failed: {err!r}")
@@ -535,8 +535,9 @@ def _random_new_point(space, rng: np.random.Generator, pending: np.ndarray, obse
 def _study_storage(study: Study) -> BaseStorage:
     """The study's storage (``Study._storage``). Optuna's public API writes a trial's attributes only
     through ``optuna.trial.Trial`` (the objective's) and its heartbeat only from ``study.optimize``;
-    samplers get a ``FrozenTrial``, so they write through the storage, as Optuna's own samplers do. The
-    one private Optuna access of this package (tested)."""
+    samplers get a ``FrozenTrial``, so they write through the storage (by ``FrozenTrial._trial_id``), as
+    Optuna's own samplers do. The one private Optuna access of this package (tested), used only by
+    :func:`_write_trial_attr` and :func:`_record_heartbeat` below."""
     return study._storage
 
 
@@ -546,6 +547,11 @@ def _write_trial_attr(study: Study, trial: FrozenTrial, key: str, value: Any, *,
         _study_storage(study).set_trial_system_attr(trial._trial_id, key, value)
     else:
         _study_storage(study).set_trial_user_attr(trial._trial_id, key, value)
+
+
+def _record_heartbeat(study: Study, trial: FrozenTrial) -> None:
+    """Record a heartbeat for a running trial (only storages with ``get_heartbeat_interval`` have one)."""
+    _study_storage(study).record_heartbeat(trial._trial_id)
 
 
 def _heartbeat_interval(study: Study) -> float | None:

@@ -136,7 +136,6 @@ class CoreSampler(BaseSampler):
         self._running_trial_timeout = _check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
         self._recorded_model: dict[str, Any] = {}  # study name -> the last model state this sampler wrote
-        self._record_warned = False
         # Trials this process is running (never presumed dead by running_trial_timeout).
         self._in_flight: set[tuple[str, int]] = set()
         self._algorithm = algorithm
@@ -168,7 +167,7 @@ class CoreSampler(BaseSampler):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
-                    "_record_warned": False, "_in_flight": set(), "_threads_warned": False,
+                    "_in_flight": set(), "_threads_warned": False,
                     "_heartbeat_given": set(), "_warned_topics": set(),
                     "_startup_in_sampler": False}  # older pickles
         self.__dict__.update({**defaults, **state})
@@ -372,10 +371,8 @@ class CoreSampler(BaseSampler):
             _logger.warning(f"{type(self).__name__}: {what}. This warning is shown once.")
 
     def _warn_record_once(self, what: str) -> None:
-        if not self._record_warned:
-            self._record_warned = True
-            _logger.warning(f"{type(self).__name__}: {what}; the trial runs on without it (a new worker then fits "
-                            "its model from scratch). This warning is shown once.")
+        self._warn_once("record", f"{what}; the trial runs on without it (a new worker then fits its model from "
+                                  "scratch)")
 
     def _heartbeat_orphaned_trials(self, study: Study, trials: list[FrozenTrial]) -> None:
         """Give one heartbeat to each running trial of another process that may have died before its first

@@ -3,6 +3,7 @@
     python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
         --samplers egp-ts,bore++,dts --spaces continuous,discrete --repeats 3
     python benchmarks/stress.py summary
+    python benchmarks/stress.py orphans --url ...   (kills every 0.2-0.5 s; counts trials left RUNNING)
 
 One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run ``study.optimize``
 on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective sleeps 0.2-0.6 s), until
@@ -213,6 +214,10 @@ def main(argv=None) -> None:
     rp.add_argument("--trials", type=int, default=60)
     rp.add_argument("--spaces", default=",".join(SPACES))
     rp.add_argument("--out", default=str(HERE / "results" / "stress.jsonl"))
+    op = sub.add_parser("orphans", help="frequent kills, counting trials left RUNNING (no other checks)")
+    op.add_argument("--url", required=True)
+    op.add_argument("--sampler", default="dts")
+    op.add_argument("--runs", type=int, default=4)
     sp = sub.add_parser("summary")
     sp.add_argument("--results", default=str(HERE / "results" / "stress.jsonl"))
     a = ap.parse_args(argv)
@@ -232,6 +237,11 @@ def main(argv=None) -> None:
                         with open(a.out, "a") as fh:
                             fh.write(json.dumps(row) + "\n")
                         print(json.dumps(row), flush=True)
+    elif a.command == "orphans":  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
+        for seed in range(a.runs):
+            row = run_study(a.url, f"orphans-{a.sampler}-{seed}-{time.time_ns()}", a.sampler, trials=80, seed=seed,
+                            trial_seconds=(0.2, 0.5), kill_every=(0.2, 0.5))
+            print(json.dumps({"kills": row["kills"], "states": row["states"]}), flush=True)
     else:
         print("\n".join(summarise([json.loads(line) for line in open(a.results)])))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,6 +56,7 @@ class DistributedTSSampler(CoreSampler):
             agent. An ``independent_sampler`` other than ``RandomSampler`` learns from the whole study
             (a warning says so).
         n_features, fantasize_pending, warp_outputs: surrogate options as in ``EGPTSSampler``.
+        constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.EGPTSSampler`.
     """
 
     def __init__(
@@ -77,6 +78,7 @@ class DistributedTSSampler(CoreSampler):
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         agent = _agent_from(agent_id)
         try:
@@ -100,7 +102,7 @@ class DistributedTSSampler(CoreSampler):
         super().__init__(
             algorithm, seed=seed, n_startup_trials=n_startup_trials, independent_sampler=independent_sampler,
             warn_independent_sampling=warn_independent_sampling, max_threads=max_threads,
-            running_trial_timeout=running_trial_timeout, share_model=share_model,
+            running_trial_timeout=running_trial_timeout, share_model=share_model, constraints_func=constraints_func,
         )
         if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
             _logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "

@@ -29,7 +29,7 @@ import math
 import numbers
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -87,6 +87,8 @@ class CoreSampler(BaseSampler):
     Relative sampling on the intersection search space of completed trials; parameters outside it
     (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
     running trials are pending points; failed and pruned trials are ignored. Single objective only.
+    Constraints are not modelled yet: ``constraints_func`` is refused, and the first trial of a study that
+    carries constraint values (``trial.set_constraint``) gets a warning that they are not used for sampling.
 
     Args:
         algorithm: the core algorithm.
@@ -112,6 +114,7 @@ class CoreSampler(BaseSampler):
             ``MODEL_KEY`` and ``WEIGHTS_KEY``) and start from the newest recorded model when this
             sampler has none yet, so a new or restarted worker skips the hyperparameter fit (default
             True; algorithms without a ``model_state`` method ignore it).
+        constraints_func: not supported yet (``ValueError`` if given): no algorithm models constraints.
     """
 
     def __init__(
@@ -125,7 +128,10 @@ class CoreSampler(BaseSampler):
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
+        if constraints_func is not None:
+            raise ValueError(_constraints_refusal(type(self).__name__, constraints_func))
         if not isinstance(algorithm, Algorithm):
             raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
         n_startup_trials = check_int("n_startup_trials", n_startup_trials, minimum=0)
@@ -156,11 +162,13 @@ class CoreSampler(BaseSampler):
         # Other processes' running trials this process gave a heartbeat (see _heartbeat_orphaned_trials).
         self._heartbeat_given: set[tuple[str, int]] = set()
         self._warned_topics: set[str] = set()  # _warn_once
+        self._warn_lock = threading.Lock()  # _warn_once from after_trial, outside self._lock
+        self._constraints_checked: dict[str, set[int]] = {}  # study name -> trials checked by _warn_if_constrained
         self._startup_in_sampler = independent_sampler is None  # start-up points then avoid running trials' ones
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["_lock"], state["_encodings"]
+        del state["_lock"], state["_encodings"], state["_warn_lock"]
         state["_in_flight"], state["_unwritten"] = set(), {}  # this process's running trials only
         state["_heartbeat_given"] = set()
         return state
@@ -168,10 +176,11 @@ class CoreSampler(BaseSampler):
     def __setstate__(self, state: dict[str, Any]) -> None:
         defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True, "_recorded_model": {},
                     "_in_flight": set(), "_threads_warned": False,
-                    "_heartbeat_given": set(), "_warned_topics": set(),
+                    "_heartbeat_given": set(), "_warned_topics": set(), "_constraints_checked": {},
                     "_startup_in_sampler": False}  # older pickles
         self.__dict__.update({**defaults, **state})
         self._lock = threading.Lock()
+        self._warn_lock = threading.Lock()
         self._encodings = CompletedTrialEncodings()
 
     @property
@@ -200,6 +209,7 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warn_uncapped_threads()
             trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
+            self._warn_if_constrained(study, [t for t in trials if t.state == TrialState.COMPLETE])
             self._heartbeat_orphaned_trials(study, trials)
             # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
             complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
@@ -364,11 +374,34 @@ class CoreSampler(BaseSampler):
         except Exception as err:  # a record, never a reason to fail the trial
             self._warn_record_once(f"writing {VIEW_KEY} to trial {trial.number} failed: {err!r}")
 
-    def _warn_once(self, topic: str, what: str) -> None:
-        """Log ``what`` the first time something about ``topic`` goes wrong in this sampler."""
-        if topic not in self._warned_topics:
+    def _warn_once(self, topic: str, what: str, *, once: str = "once") -> None:
+        """Log ``what`` the first time something about ``topic`` goes wrong in this sampler (``once``: how
+        often the message says it is shown)."""
+        with self._warn_lock:
+            if topic in self._warned_topics:
+                return
             self._warned_topics.add(topic)
-            _logger.warning(f"{type(self).__name__}: {what}. This warning is shown once.")
+        _logger.warning(f"{type(self).__name__}: {what}. This warning is shown {once}.")
+
+    def _warn_if_constrained(self, study: Study, trials: Sequence[FrozenTrial]) -> None:
+        """Warn, once per study, at the first of ``trials`` that carries constraint values: no algorithm
+        models them yet, so the study is optimised as if it had none. Each trial is looked at once."""
+        topic = f"constraints of study {study.study_name}"
+        if topic in self._warned_topics:
+            return
+        checked = self._constraints_checked.setdefault(study.study_name, set())
+        for t in trials:
+            if t.number in checked:
+                continue
+            checked.add(t.number)
+            names = sorted(_constraint_values(t))
+            if names:
+                self._warn_once(topic, f"trial {t.number} of study {study.study_name!r} has constraint values "
+                                f"{names}, but this sampler does not model constraints yet: it optimises the "
+                                "objective alone and may suggest infeasible points. Optuna's GPSampler and "
+                                "TPESampler model constraints", once="once per study")
+                self._constraints_checked.pop(study.study_name, None)
+                return
 
     def _warn_record_once(self, what: str) -> None:
         self._warn_once("record", f"{what}; the trial runs on without it (a new worker then fits its model from "
@@ -481,6 +514,7 @@ class CoreSampler(BaseSampler):
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
+        self._warn_if_constrained(study, [trial])
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
@@ -527,6 +561,27 @@ def _random_new_point(space, rng: np.random.Generator, pending: np.ndarray, obse
         if len(fresh):
             return fresh[0]
     return candidates[0]
+
+
+def _constraint_values(trial: FrozenTrial) -> dict[str, float]:
+    """``trial``'s constraint values by name (feasible when all are <= 0): ``FrozenTrial.constraints``
+    (Optuna 5: ``trial.set_constraint`` and the deprecated ``constraints_func`` of Optuna's samplers), or on
+    Optuna 4, which has no such property, the list its samplers' ``constraints_func`` stores in the system
+    attribute ``"constraints"`` (named ``"0"``, ``"1"``, ... as Optuna 5 names them). The one place that
+    knows where Optuna keeps constraint values (tested)."""
+    constraints = getattr(trial, "constraints", None)
+    if constraints is not None:
+        return dict(constraints)
+    values = trial.system_attrs.get("constraints")
+    return {str(i): value for i, value in enumerate(values)} if isinstance(values, (list, tuple)) else {}
+
+
+def _constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
+    """The error for ``constraints_func=...``, which no sampler of this package supports yet."""
+    return (f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
+            f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and may suggest "
+            "infeasible points; constraint values set with trial.set_constraint are not used for sampling "
+            "either (a warning says so). Optuna's GPSampler and TPESampler model constraints.")
 
 
 def _study_storage(study: Study) -> BaseStorage:
@@ -670,6 +725,8 @@ class EGPTSSampler(CoreSampler):
             transform when refitted) in the study, and let a new or restarted worker start from the
             newest record instead of fitting hyperparameters (default True); see :class:`CoreSampler`
             and :func:`optuna_egp.plot_model`.
+        constraints_func: not supported yet (``ValueError``): constraints are not modelled, and constraint
+            values set with ``trial.set_constraint`` get a warning once per study; see :class:`CoreSampler`.
     """
 
     def __init__(
@@ -687,6 +744,7 @@ class EGPTSSampler(CoreSampler):
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
@@ -706,6 +764,7 @@ class EGPTSSampler(CoreSampler):
             max_threads=max_threads,
             running_trial_timeout=running_trial_timeout,
             share_model=share_model,
+            constraints_func=constraints_func,
         )
 
 
@@ -752,6 +811,7 @@ class BORESampler(CoreSampler):
         running_trial_timeout: when a running trial is presumed dead and stops counting as pending
             (default ``"auto"``: 10 times the 90th percentile of completed trials' durations, at least
             30 s); see :class:`CoreSampler`.
+        constraints_func: not supported yet (``ValueError``); see :class:`EGPTSSampler`.
     """
 
     def __init__(
@@ -769,6 +829,7 @@ class BORESampler(CoreSampler):
         warn_independent_sampling: bool = True,
         max_threads: int | None = 1,
         running_trial_timeout: float | str | None = "auto",
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         algorithm = BOREAlgorithm(variant=variant, gamma=gamma, beta=beta, batch_size=batch_size, sharpness=sharpness,
                                   max_points=max_points)
@@ -780,4 +841,5 @@ class BORESampler(CoreSampler):
             warn_independent_sampling=warn_independent_sampling,
             max_threads=max_threads,
             running_trial_timeout=running_trial_timeout,
+            constraints_func=constraints_func,
         )

@@ -7,6 +7,7 @@ is several times slower (the BORE seed test: 91 s with 2 threads next to a secon
 ~6). Users get the same advice in the README.
 """
 
+import logging
 import os
 
 import optuna
@@ -39,3 +40,40 @@ def postgres_study():
         return url
 
     return make
+
+
+class OptunaLog(logging.Handler):
+    """The records that reach Optuna's library logger ``"optuna"``, each exactly once."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self, containing: str) -> list[str]:
+        """The messages that contain ``containing``, in the order they were logged."""
+        return [r.getMessage() for r in self.records if containing in r.getMessage()]
+
+
+@pytest.fixture
+def optuna_log():
+    """What Optuna's logger (and so this package's, which sits under it) logs during the test, at
+    Optuna's verbosity set to WARNING (restored afterwards).
+
+    A handler of its own on the ``"optuna"`` logger, not pytest's ``caplog``: Optuna's logger does not
+    propagate, and whether ``caplog`` sees it depends on the pytest version (from 9.1 on it attaches to
+    non-propagating loggers too, so with ``optuna.logging.enable_propagation()`` every record is
+    captured twice). This handler sees each record once on every version.
+    """
+    logger = logging.getLogger("optuna")
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # whatever an earlier test left
+    handler = OptunaLog()
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        optuna.logging.set_verbosity(verbosity)

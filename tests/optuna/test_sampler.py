@@ -1,4 +1,3 @@
-import logging
 import math
 
 import numpy as np
@@ -123,19 +122,8 @@ def test_constant_objective_and_categorical_only_and_wide_log(make):
     assert study.best_value < 3
 
 
-@pytest.fixture
-def optuna_warnings(caplog):
-    """Records what reaches Optuna's library logger (which does not propagate to pytest by default)."""
-    optuna.logging.enable_propagation()
-    try:
-        with caplog.at_level(logging.WARNING, logger="optuna"):
-            yield caplog
-    finally:
-        optuna.logging.disable_propagation()
-
-
 @each_sampler
-def test_conditional_space_warns_once(make, optuna_warnings):
+def test_conditional_space_warns_once(make, optuna_log):
     def objective(trial):
         kind = trial.suggest_categorical("kind", ["a", "b"])
         x = trial.suggest_float("x", 0, 1)
@@ -145,14 +133,14 @@ def test_conditional_space_warns_once(make, optuna_warnings):
 
     study = optuna.create_study(sampler=make(seed=0, n_startup_trials=2))
     study.optimize(objective, n_trials=10)
-    records = [r for r in optuna_warnings.records if "sampled independently" in r.getMessage()]
+    records = [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
     names = [r.getMessage().split("'")[1] for r in records]
     # once per conditional parameter name: both dynamic_* names, extra_* only if both kinds were tried
     assert {"dynamic_0", "dynamic_1"} <= set(names) and len(names) == len(set(names)) <= 4
     assert len(study.trials) == 10
 
 
-def test_trial_started_during_startup_does_not_warn(optuna_warnings):
+def test_trial_started_during_startup_does_not_warn(optuna_log):
     """A trial that began in the start-up phase is sampled independently on purpose: no warning, even
     when other workers finish the start-up phase while it is still suggesting parameters."""
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=3))
@@ -162,29 +150,29 @@ def test_trial_started_during_startup_does_not_warn(optuna_warnings):
         other = study.ask()
         study.tell(other, other.suggest_float("x0", 0, 1) + other.suggest_float("x1", 0, 1))
     study.tell(early, early.suggest_float("x1", 0, 1))
-    assert not [r for r in optuna_warnings.records if "sampled independently" in r.getMessage()]
+    assert not [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
 
 
 @each_sampler
-def test_no_startup_trials_does_not_warn_on_the_first_trial(make, optuna_warnings):
+def test_no_startup_trials_does_not_warn_on_the_first_trial(make, optuna_log):
     """With ``n_startup_trials=0`` the first trial has nothing to model: it is sampled independently
     without a "conditional or dynamic search space" warning."""
     study = optuna.create_study(sampler=make(seed=0, n_startup_trials=0))
     study.optimize(_sphere, n_trials=3)
-    assert not [r for r in optuna_warnings.records if "sampled independently" in r.getMessage()]
+    assert not [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
 
 
-def test_warnings_follow_optunas_verbosity(optuna_warnings):
+def test_warnings_follow_optunas_verbosity(optuna_log):
     def conditional(trial):
         return trial.suggest_float(f"x{trial.number % 2}", 0, 1)
 
     try:
         optuna.logging.set_verbosity(optuna.logging.ERROR)
         optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(conditional, n_trials=4)
-        assert not [r for r in optuna_warnings.records if "sampled independently" in r.getMessage()]
+        assert not [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(conditional, n_trials=4)
-        assert [r for r in optuna_warnings.records if "sampled independently" in r.getMessage()]
+        assert [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
     finally:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
 

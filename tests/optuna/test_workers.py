@@ -91,21 +91,14 @@ def test_blas_threads_are_capped_in_every_n_jobs_thread():
     assert all(seen == {1} for seen in recorder.blas_threads)
 
 
-def test_threads_are_capped_in_n_jobs_threads_or_a_warning_says_they_are_not(caplog):
+def test_threads_are_capped_in_n_jobs_threads_or_a_warning_says_they_are_not(optuna_log):
     """While the user's own threadpool_limits block in the main thread controls the pools, a worker
     thread cannot change them (threadpoolctl >= 3.8): the sampler says so once."""
     recorder = _Recorder()
     study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
-    optuna.logging.enable_propagation()
-    verbosity = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # whatever an earlier test left
-    try:
-        with threadpool_limits(limits=3), caplog.at_level("WARNING"):  # set from the main thread
-            study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=4, n_jobs=2)
-    finally:
-        optuna.logging.disable_propagation()
-        optuna.logging.set_verbosity(verbosity)
-    warned = [r for r in caplog.records if "could not cap the BLAS threads" in r.getMessage()]
+    with threadpool_limits(limits=3):  # set from the main thread
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=4, n_jobs=2)
+    warned = optuna_log.messages("could not cap the BLAS threads")
     assert len(recorder.blas_threads) >= 2
     assert all(seen == {1} for seen in recorder.blas_threads) or len(warned) == 1
 

@@ -1,0 +1,79 @@
+"""Constraint values (``trial.set_constraint``, ``constraints_func``) are not modelled yet: every sampler
+says so, once per study, instead of silently optimising a constrained study as if it had none."""
+
+from types import SimpleNamespace
+
+import optuna
+import pytest
+from optuna.distributions import FloatDistribution
+from optuna.trial import create_trial
+
+from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp.sampler import _constraint_values
+
+SAMPLERS = {
+    "egp": EGPTSSampler,
+    "bore++": BORESampler,
+    "dts": lambda **kw: DistributedTSSampler(agent_id=0, n_agents=1, **kw),
+}
+each_sampler = pytest.mark.parametrize("make", SAMPLERS.values(), ids=SAMPLERS.keys())
+NOT_MODELLED = "does not model constraints yet"
+
+
+def _constrained_from(first: int):
+    """Minimise (x-2)^2 + (y-2)^2; from trial ``first`` on, the trial also sets the constraint x + y - 2 <= 0."""
+    def objective(trial):
+        x, y = trial.suggest_float("x", 0, 3), trial.suggest_float("y", 0, 3)
+        if trial.number >= first:
+            trial.set_constraint("sum", x + y - 2)
+        return (x - 2) ** 2 + (y - 2) ** 2
+    return objective
+
+
+@each_sampler
+def test_constraints_func_is_refused_with_a_message_that_constraints_are_not_modelled(make):
+    with pytest.raises(ValueError, match=f"{NOT_MODELLED}, so constraints_func is not supported"):
+        make(constraints_func=lambda trial: [0.0])
+
+
+@each_sampler
+def test_the_first_trial_with_constraint_values_is_warned_about_once_per_study(make, optuna_log):
+    sampler = make(seed=0, n_startup_trials=2)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(_constrained_from(3), n_trials=3)
+    assert optuna_log.messages(NOT_MODELLED) == []  # no trial has constraint values yet
+    study.optimize(_constrained_from(3), n_trials=1)  # trial 3, the last one: warned when it is told
+    warned = optuna_log.messages(NOT_MODELLED)
+    assert len(warned) == 1 and "trial 3 " in warned[0] and "['sum']" in warned[0]
+    study.optimize(_constrained_from(3), n_trials=3)
+    assert len(optuna_log.messages(NOT_MODELLED)) == 1
+    other = optuna.create_study(sampler=sampler)  # the same sampler on another study warns again, once
+    other.optimize(_constrained_from(0), n_trials=4)
+    assert len(optuna_log.messages(NOT_MODELLED)) == 2
+
+
+def test_a_constrained_trial_added_by_hand_is_warned_about_at_the_next_suggestion(optuna_log):
+    """``study.add_trial`` does not pass through the sampler's ``after_trial``; the suggestion reads it."""
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study.add_trial(create_trial(params={"x": 0.5}, distributions={"x": FloatDistribution(0, 1)}, value=0.25,
+                                 constraints={"c": 1.0}))
+    assert optuna_log.messages(NOT_MODELLED) == []
+    study.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2, n_trials=1)
+    warned = optuna_log.messages(NOT_MODELLED)
+    assert len(warned) == 1 and "trial 0 " in warned[0]
+
+
+def test_an_unconstrained_study_gets_no_constraint_warning(optuna_log):
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2, n_trials=4)
+    assert optuna_log.messages(NOT_MODELLED) == []
+
+
+def test_constraint_values_are_read_from_optuna_5_and_optuna_4_trials():
+    trial = create_trial(params={}, distributions={}, value=0.0, constraints={"a": 1.5, "b": -2.0})
+    assert _constraint_values(trial) == {"a": 1.5, "b": -2.0}
+    assert _constraint_values(create_trial(params={}, distributions={}, value=0.0)) == {}
+    # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a list
+    optuna4_trial = SimpleNamespace(system_attrs={"constraints": [0.5, -1.0]})
+    assert _constraint_values(optuna4_trial) == {"0": 0.5, "1": -1.0}
+    assert _constraint_values(SimpleNamespace(system_attrs={})) == {}

@@ -14,7 +14,7 @@ from ax.core.types import TParameterization
 from ax.generation_strategy.external_generation_node import ExternalGenerationNode
 
 from ax_egp._space import AxSpace
-from shared_core.interface import UNKNOWN_SOURCE, Observations
+from shared_core.interface import UNKNOWN_SOURCE, MultiAgent, Observations
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_int
@@ -130,8 +130,9 @@ class AlgorithmNode(ExternalGenerationNode):
 
     @property
     def _n_agents(self) -> int | None:
-        """Number of agents of a multi-agent algorithm (e.g. ``"dts"``), None for the others."""
-        return getattr(self.algorithm, "n_agents", None)
+        """Number of agents of a :class:`~shared_core.interface.MultiAgent` algorithm (e.g. ``"dts"``),
+        None for the others."""
+        return self.algorithm.n_agents if isinstance(self.algorithm, MultiAgent) else None
 
     def _pending_agents(self, pending: list[TParameterization]) -> np.ndarray | None:
         """``(p,)`` agents of the pending arms (see :meth:`_plan_agents`), -1 if unknown."""

@@ -11,7 +11,7 @@ treat running trials as pending points (kriging-believer fantasies in ``EGPTSSam
 points in ``BORESampler``'s BORE++), so a dead trial at the optimum can steer a study away from the
 optimum for good. ``running_trial_timeout`` decides when a running trial stops counting:
 ``"auto"`` (default; once 5 trials completed, older than max(30 s, 10 x 90th percentile of completed
-durations), see ``optuna_egp.sampler.stale_after_seconds``), a number of seconds, or ``None``
+durations), see ``optuna_egp._timeouts.stale_after_seconds``), a number of seconds, or ``None``
 (always pending: the behaviour before the option existed).
 
 Problem: Hartmann-6 on [0, 1]^6 (``benchmarks/functions.py``; minimum -3.32237 at ``H6_ARGMIN``),
@@ -132,7 +132,7 @@ class DeadTrialProbe:
     rule counts the dead trial as pending at that moment."""
 
     def __init__(self, sampler, dead: FrozenTrial | None, timeout) -> None:
-        from optuna_egp.sampler import stale_after_seconds
+        from optuna_egp._timeouts import stale_after_seconds
 
         self.seconds, self.pending = 0.0, []
         inner = sampler.sample_relative
@@ -179,7 +179,7 @@ def make_objective(sleep: float):
 
 def run_one(sampler_name: str, condition: str, seed: int, n_trials: int, sleep: float,
             dead_age: float = DEAD_AGE_SECONDS) -> dict:
-    from optuna_egp.sampler import stale_after_seconds
+    from optuna_egp._timeouts import stale_after_seconds
 
     with_dead, timeout = CONDITIONS[condition]
     sampler = make_sampler(sampler_name, seed, timeout)

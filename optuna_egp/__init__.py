@@ -1,10 +1,13 @@
 """Optuna samplers of the egp-samplers suite."""
 
+from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY
 from optuna_egp.distributed import DistributedTSSampler
-from optuna_egp.sampler import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, BORESampler, CoreSampler, EGPTSSampler
+from optuna_egp.sampler import CoreSampler
+from optuna_egp.samplers import BORESampler, EGPTSSampler
 from optuna_egp.visualization import model_history, plot_model
 from shared_core import __version__
 
 __all__ = [
-    "BORESampler", "CoreSampler", "DistributedTSSampler", "EGPTSSampler", "MODEL_KEY", "VIEW_KEY", "WEIGHTS_KEY", "__version__", "model_history", "plot_model",
+    "BORESampler", "CoreSampler", "DistributedTSSampler", "EGPTSSampler", "MODEL_KEY", "VIEW_KEY", "WEIGHTS_KEY",
+    "__version__", "model_history", "plot_model",
 ]

@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import weakref
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+    distribution_to_json,
+)
 from optuna.study import Study
 from optuna.trial import FrozenTrial
 
 from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Param, SearchSpace
+
+
+@dataclass(frozen=True)
+class RelativeSpace:
+    """One suggestion's relative search space: the Optuna distributions, the core space with the same
+    parameter order, and a hash of both, converted once and handed to every role of the sampler."""
+
+    distributions: dict[str, BaseDistribution]
+    core: SearchSpace = field(init=False)
+    key: str = field(init=False)  # space_key(distributions): claims and model records name their space
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "core", to_core_space(self.distributions))
+        object.__setattr__(self, "key", space_key(self.distributions))
+
+    def holds(self, trial: FrozenTrial) -> bool:
+        """Whether ``trial`` has every parameter of this space, with the same distribution."""
+        return has_all_params(trial, self.distributions)
+
+    def encode(self, trials: list[FrozenTrial]) -> np.ndarray:
+        """``(n, d)`` encodings of the trials that hold every parameter (others are left out)."""
+        return encode_trials(self.core, self.distributions, trials)
+
+    def decode(self, x: np.ndarray) -> dict[str, Any]:
+        """The parameters of an encoded ``(d,)`` row."""
+        return decode_params(self.core, self.distributions, x)
+
+
+def space_key(search_space: dict[str, BaseDistribution]) -> str:
+    """A hash of the search space: parameter names and distributions, in encoding order."""
+    described = [[name, distribution_to_json(dist)] for name, dist in search_space.items()]
+    return hashlib.sha256(json.dumps(described).encode()).hexdigest()
 
 
 def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:

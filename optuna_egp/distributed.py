@@ -11,9 +11,12 @@ from optuna.samplers import BaseSampler, RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial
 
-from optuna_egp.sampler import CoreSampler, _logger, _write_trial_attr
-from shared_core.algorithms.distributed import DistributedTSAlgorithm
+from optuna_egp import _storage
+from optuna_egp._warnings import logger
+from optuna_egp.sampler import CoreSampler
+from optuna_egp.samplers import split_arguments
 from shared_core.models.kernels import KernelSpec
+from shared_core.registry import make_algorithm
 from shared_core.validation import check_int
 
 __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
@@ -80,32 +83,27 @@ class DistributedTSSampler(CoreSampler):
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
-        agent = _agent_from(agent_id)
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        agent = arguments["agent_id"] = _agent_from(agent_id)
+        algorithm_arguments, core_arguments = split_arguments("dts", arguments)
         try:
-            algorithm = DistributedTSAlgorithm(
-                graph=graph, n_agents=n_agents, agent_id=agent, surrogate=surrogate, kernels=kernels,
-                graph_seed=graph_seed, n_features=n_features, fantasize_pending=fantasize_pending,
-                warp_outputs=warp_outputs,
-            )
+            algorithm = make_algorithm("dts", **algorithm_arguments)
         except ValueError as err:
             if agent_id is None and "agent_id" in str(err):
                 raise ValueError(f"{err} (read from the environment variable {AGENT_ENV})") from None
             raise
-        if not algorithm.graph.is_connected:
-            _logger.warning(
-                f"DistributedTSSampler: the communication graph is disconnected ({len(algorithm.graph.components)} "
+        if seed is not None:  # one stream per agent
+            core_arguments["seed"] = int(np.random.SeedSequence([check_int("seed", seed, minimum=0), agent])
+                                         .generate_state(1)[0])
+        self._graph_checked: set[str] = set()
+        super().__init__(algorithm, **core_arguments)
+        if not self.graph.is_connected:
+            logger.warning(
+                f"DistributedTSSampler: the communication graph is disconnected ({len(self.graph.components)} "
                 "components); agents in different components never share data."
             )
-        if seed is not None:  # one stream per agent
-            seed = int(np.random.SeedSequence([check_int("seed", seed, minimum=0), agent]).generate_state(1)[0])
-        self._graph_checked: set[str] = set()
-        super().__init__(
-            algorithm, seed=seed, n_startup_trials=n_startup_trials, independent_sampler=independent_sampler,
-            warn_independent_sampling=warn_independent_sampling, max_threads=max_threads,
-            running_trial_timeout=running_trial_timeout, share_model=share_model, constraints_func=constraints_func,
-        )
         if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
-            _logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
+            logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
                             "sees every agent's trials, not only this agent's neighbourhood.")
 
     @property
@@ -120,7 +118,7 @@ class DistributedTSSampler(CoreSampler):
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         self._check_graph(study)
         super().before_trial(study, trial)
-        _write_trial_attr(study, trial, AGENT_ATTR, self.agent_id, system=False)  # before the objective runs
+        _storage.write_user_attr(study, trial, AGENT_ATTR, self.agent_id)  # before the objective runs
 
     def _check_graph(self, study: Study) -> None:
         """Record the graph in the study, or check it is the one recorded (every agent must agree)."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from optuna.study import Study
 
-from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY
+from optuna_egp._records import MODEL_KEY, WEIGHTS_KEY
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

@@ -11,6 +11,25 @@ Conventions:
     * ``X_pending``: ``(p, d)`` encoded points of trials still running (or already suggested in
       the same batch); algorithms should keep new suggestions away from them.
     * ``rng``: the caller's ``numpy.random.Generator``; algorithms draw every random number from it.
+
+The contract, in one place. Every algorithm is an :class:`Algorithm` (``suggest``). Optional
+capabilities are the runtime-checkable protocols below; an adapter tests ``isinstance(algorithm, P)``
+and uses the capability only then:
+
+=============================  ==========================================================================
+:class:`SharesModelState`      its fitted model can be recorded in the study and adopted by a new worker
+                               (``model_state``, ``wants_model_state``, ``offer_model_state``)
+:class:`ReadsSources`          it is given each row's source label (``Observations.source``), read from
+                               the trial attribute ``source_attribute``
+:class:`MultiAgent`            one agent of several (distributed TS; also :class:`ReadsSources`): it
+                               learns from the trials of some sources only (``known_sources``), names the agent
+                               whose records it adopts (``model_source``), reports what it conditioned on
+                               (``last_view``), and an adapter that serves every agent may switch
+                               ``agent_id`` between suggestions (``n_agents`` of them)
+=============================  ==========================================================================
+
+A new algorithm is a class with ``suggest`` (usually a :class:`OneAtATimeAlgorithm`) and a line in
+:mod:`shared_core.registry`; both adapters then serve it with no code of their own.
 """
 
 from __future__ import annotations
@@ -23,7 +42,10 @@ import numpy as np
 
 from shared_core.search_space import SearchSpace
 
-__all__ = ["UNKNOWN_SOURCE", "Observations", "Algorithm", "OneAtATimeAlgorithm", "clean_targets"]
+__all__ = [
+    "UNKNOWN_SOURCE", "Observations", "Algorithm", "MultiAgent", "OneAtATimeAlgorithm", "ReadsSources", "SharesModelState",
+    "clean_targets",
+]
 
 
 UNKNOWN_SOURCE = -1
@@ -103,18 +125,66 @@ def _labels(labels: np.ndarray | None, n: int, name: str) -> np.ndarray:
 
 @runtime_checkable
 class Algorithm(Protocol):
-    """Anything with this method can be wrapped by the Optuna sampler and the Ax node.
-
-    Optional hooks adapters look for: ``source_attribute`` (the trial attribute holding each trial's
-    source label, ``Observations.source``) and ``known_sources() -> frozenset[int]`` (the sources the
-    algorithm may learn from, e.g. an agent's neighbourhood: adapters may leave other rows out before
-    encoding them; the algorithm must not rely on it).
-    """
+    """Anything with this method can be wrapped by the Optuna sampler and the Ax node (optional
+    capabilities: :class:`SharesModelState`, :class:`MultiAgent`)."""
 
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:
         """Return ``(n_suggestions, space.dim)`` encoded candidates that ``space.decode`` accepts."""
+        ...
+
+
+@runtime_checkable
+class SharesModelState(Protocol):
+    """An algorithm whose fitted model can be shared between workers of one study: the adapter records
+    ``model_state()`` with each suggestion and offers the newest record to a worker that has no model."""
+
+    def model_state(self) -> dict[str, Any] | None:
+        """The fitted model as JSON values (``"weights"``, if present, is recorded with every
+        suggestion, the rest only when it changed); None before a fit."""
+        ...
+
+    def wants_model_state(self) -> bool:
+        """Whether a recorded state would be used now (no model fitted yet, none offered)."""
+        ...
+
+    def offer_model_state(self, state: dict[str, Any]) -> bool:
+        """Adopt ``state`` (another worker's :meth:`model_state`); False if it does not fit (kept nothing)."""
+        ...
+
+
+@runtime_checkable
+class ReadsSources(Protocol):
+    """An algorithm that is given each row's source: adapters fill ``Observations.source`` and
+    ``pending_source`` from the trial attribute ``source_attribute`` (``-1`` where a trial has none)."""
+
+    source_attribute: str  # the trial attribute holding each trial's source (e.g. its agent)
+
+
+@runtime_checkable
+class MultiAgent(ReadsSources, Protocol):
+    """One agent of several, each learning from some sources only (distributed Thompson sampling).
+
+    Adapters may leave out rows whose source is not in ``known_sources()`` before encoding them (the
+    algorithm must not rely on it).
+    """
+
+    agent_id: int  # the agent that suggests; an adapter serving every agent may set it between calls
+    last_view: dict[str, Any] | None  # what the last suggestion conditioned on (JSON values), for records
+
+    @property
+    def n_agents(self) -> int:
+        """Number of agents."""
+        ...
+
+    @property
+    def model_source(self) -> int:
+        """The source whose recorded model states this agent may adopt (:class:`SharesModelState`)."""
+        ...
+
+    def known_sources(self) -> frozenset[int]:
+        """The sources the current agent may learn from (always including ``UNKNOWN_SOURCE``)."""
         ...
 
 
@@ -134,12 +204,7 @@ class OneAtATimeAlgorithm:
     * ``_prepare(space, obs, rng) -> context``: bring the model up to date with the (clean) observations;
     * ``_suggest_one(space, obs, context, rng) -> (d,)``: one valid encoded point; ``obs.X_pending``
       holds the running trials and the earlier suggestions of this call.
-
-    ``source_attribute``: the name of the trial attribute an adapter should read each trial's source
-    label from (``Observations.source``); ``None`` (the default) asks for none.
     """
-
-    source_attribute: str | None = None
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

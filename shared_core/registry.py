@@ -10,6 +10,7 @@ them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...; o
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
 
-__all__ = ["algorithm_names", "make_algorithm", "register_algorithm"]
+__all__ = ["Preset", "algorithm_names", "algorithm_options", "make_algorithm", "register_algorithm"]
 
 _FACTORIES: dict[str, Callable[..., Algorithm]] = {}
 
@@ -34,6 +35,14 @@ def algorithm_names() -> list[str]:
     return sorted(_FACTORIES)
 
 
+def algorithm_options(name: str) -> dict[str, inspect.Parameter]:
+    """The keyword options of the algorithm registered as ``name``, with their defaults (the factory's
+    signature; a :class:`Preset`'s is its class's without the preset options)."""
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown method {name!r}; valid methods: {algorithm_names()}")
+    return dict(inspect.signature(_FACTORIES[name]).parameters)
+
+
 def make_algorithm(name: str, **options: Any) -> Algorithm:
     """Build the algorithm registered as ``name`` with ``options``."""
     if name not in _FACTORIES:
@@ -41,30 +50,33 @@ def make_algorithm(name: str, **options: Any) -> Algorithm:
     return _FACTORIES[name](**options)
 
 
-def _egp(acquisition: str) -> Callable[..., Algorithm]:
-    def factory(**options: Any) -> Algorithm:
-        if "acquisition" in options:
-            raise ValueError(f"the acquisition is chosen by the method name ('egp-ts', 'egp-ei' or 'egp-auto'), "
-                             f"got acquisition={options['acquisition']!r}")
-        return EGPAlgorithm(acquisition=acquisition, **options)
+class Preset:
+    """A factory of ``algorithm_class`` with some options fixed by the method name (e.g. ``"egp-ts"``:
+    ``EGPAlgorithm(acquisition="ts")``); its signature is the class's without them.
 
-    return factory
+    Args:
+        algorithm_class: the algorithm.
+        methods: the method names that choose the preset option, for the error when it is given anyway.
+        preset: the options the method name fixes.
+    """
+
+    def __init__(self, algorithm_class: Callable[..., Algorithm], methods: str, **preset: Any) -> None:
+        self.algorithm_class, self.methods, self.preset = algorithm_class, methods, preset
+        parameters = inspect.signature(algorithm_class).parameters.values()
+        self.__signature__ = inspect.Signature([p for p in parameters if p.name not in preset])
+
+    def __call__(self, **options: Any) -> Algorithm:
+        for name in self.preset:
+            if name in options:
+                raise ValueError(f"the {name} is chosen by the method name ({self.methods}), "
+                                 f"got {name}={options[name]!r}")
+        return self.algorithm_class(**self.preset, **options)
 
 
-register_algorithm("egp-ts", _egp("ts"))
-register_algorithm("egp-ei", _egp("ei"))
-register_algorithm("egp-auto", _egp("auto"))
-
-
-def _bore(variant: str) -> Callable[..., Algorithm]:
-    def factory(**options: Any) -> Algorithm:
-        if "variant" in options:
-            raise ValueError(f"the variant is chosen by the method name ('bore++' or 'bore'), got variant={options['variant']!r}")
-        return BOREAlgorithm(variant=variant, **options)
-
-    return factory
-
-
-register_algorithm("bore++", _bore("bore++"))
-register_algorithm("bore", _bore("bore"))
-register_algorithm("dts", lambda **options: DistributedTSAlgorithm(**options))
+_EGP_METHODS = "'egp-ts', 'egp-ei' or 'egp-auto'"
+register_algorithm("egp-ts", Preset(EGPAlgorithm, _EGP_METHODS, acquisition="ts"))
+register_algorithm("egp-ei", Preset(EGPAlgorithm, _EGP_METHODS, acquisition="ei"))
+register_algorithm("egp-auto", Preset(EGPAlgorithm, _EGP_METHODS, acquisition="auto"))
+register_algorithm("bore++", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant="bore++"))
+register_algorithm("bore", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant="bore"))
+register_algorithm("dts", DistributedTSAlgorithm)

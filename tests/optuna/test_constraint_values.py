@@ -1,15 +1,12 @@
 """Constraint values (``trial.set_constraint``, ``constraints_func``) are not modelled yet: every sampler
 says so, once per study, instead of silently optimising a constrained study as if it had none."""
 
-from types import SimpleNamespace
-
 import optuna
 import pytest
 from optuna.distributions import FloatDistribution
 from optuna.trial import create_trial
 
 from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
-from optuna_egp.sampler import _constraint_values
 
 SAMPLERS = {
     "egp": EGPTSSampler,
@@ -67,13 +64,3 @@ def test_an_unconstrained_study_gets_no_constraint_warning(optuna_log):
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
     study.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2, n_trials=4)
     assert optuna_log.messages(NOT_MODELLED) == []
-
-
-def test_constraint_values_are_read_from_optuna_5_and_optuna_4_trials():
-    trial = create_trial(params={}, distributions={}, value=0.0, constraints={"a": 1.5, "b": -2.0})
-    assert _constraint_values(trial) == {"a": 1.5, "b": -2.0}
-    assert _constraint_values(create_trial(params={}, distributions={}, value=0.0)) == {}
-    # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a list
-    optuna4_trial = SimpleNamespace(system_attrs={"constraints": [0.5, -1.0]})
-    assert _constraint_values(optuna4_trial) == {"0": 0.5, "1": -1.0}
-    assert _constraint_values(SimpleNamespace(system_attrs={})) == {}

@@ -11,7 +11,8 @@ from optuna.trial import TrialState
 
 from optuna_egp import DistributedTSSampler
 from optuna_egp.distributed import AGENT_ATTR, AGENT_ENV
-from optuna_egp.sampler import MODEL_KEY, VIEW_KEY, _write_trial_attr
+from optuna_egp._records import MODEL_KEY, VIEW_KEY
+from optuna_egp._storage import write_user_attr
 from shared_core.models.refit import RefitSchedule
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -37,7 +38,7 @@ def test_private_trial_user_attr_writer():
     """The one private Optuna call also writes user attributes (the agent tag)."""
     study = optuna.create_study()
     study.ask()
-    _write_trial_attr(study, study.get_trials(deepcopy=False)[0], "agent_id", 3, system=False)
+    write_user_attr(study, study.get_trials(deepcopy=False)[0], "agent_id", 3)
     assert study.trials[0].user_attrs == {"agent_id": 3}
 
 

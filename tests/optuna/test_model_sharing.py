@@ -5,7 +5,8 @@ import pytest
 from optuna.trial import TrialState
 
 from optuna_egp import EGPTSSampler
-from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY, _write_trial_attr
+from optuna_egp._records import MODEL_KEY, WEIGHTS_KEY
+from optuna_egp._storage import write_system_attr
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -35,7 +36,7 @@ def test_private_trial_system_attr_writer(tmp_path):
     study = optuna.create_study(storage=f"sqlite:///{tmp_path / 'a.db'}")
     trial = study.ask()
     frozen = study.get_trials(deepcopy=False)[0]
-    _write_trial_attr(study, frozen, "k", {"a": [1.5, 2]}, system=True)
+    write_system_attr(study, frozen, "k", {"a": [1.5, 2]})
     assert study.get_trials()[trial.number].system_attrs["k"] == {"a": [1.5, 2]}
 
 
@@ -78,7 +79,7 @@ def _add_record(storage, edit):
     study = optuna.load_study(study_name="s", storage=storage)
     newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     trial = study.ask()
-    _write_trial_attr(study, study.get_trials(deepcopy=False)[-1], MODEL_KEY, edit(newest), system=True)
+    write_system_attr(study, study.get_trials(deepcopy=False)[-1], MODEL_KEY, edit(newest))
     study.tell(trial, state=TrialState.FAIL)
 
 
@@ -124,7 +125,7 @@ def test_a_failing_record_write_never_fails_the_trial(tmp_path, monkeypatch, opt
     def broken(*args, **kwargs):
         raise RuntimeError("storage refuses system attributes")
 
-    monkeypatch.setattr("optuna_egp.sampler._write_trial_attr", broken)
+    monkeypatch.setattr("optuna_egp._storage.write_system_attr", broken)
     study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=9))
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
     warned = optuna_log.messages("storage refuses")
@@ -133,7 +134,7 @@ def test_a_failing_record_write_never_fails_the_trial(tmp_path, monkeypatch, opt
 
 
 def test_an_oversized_model_record_is_not_written_but_the_weights_are(tmp_path, monkeypatch):
-    monkeypatch.setattr("optuna_egp.sampler.MAX_RECORD_CHARS", 100)
+    monkeypatch.setattr("optuna_egp._records.MAX_RECORD_CHARS", 100)
     study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=8))
     assert not any(MODEL_KEY in t.system_attrs for t in study.trials)
     assert all(WEIGHTS_KEY in t.system_attrs for t in study.trials[5:])
@@ -144,7 +145,7 @@ def test_a_sampler_pickled_before_these_options_existed_loads_with_their_default
 
     sampler = EGPTSSampler(seed=0)
     state = sampler.__getstate__()
-    for name in ("_max_threads", "_running_trial_timeout", "_share_model", "_recorded_model", "_in_flight"):
+    for name in ("_max_threads", "_running_trial_timeout", "_share_model", "_records"):
         del state[name]
     old = EGPTSSampler.__new__(EGPTSSampler)
     old.__setstate__(state)

@@ -5,7 +5,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import BORESampler, CoreSampler, EGPTSSampler
+from optuna_egp import BORESampler, CoreSampler, EGPTSSampler, _agents
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -271,7 +271,7 @@ def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
     np.testing.assert_array_equal(obs.pending_source, [9])
     # labels travel with their rows: the infinite value's row (agent 5) holds the worst finite value
     assert obs.y[list(obs.source).index(5)] == obs.y.max()
-    assert CoreSampler(_RecordingAlgorithm())._sources([]) is None  # nothing asked, nothing read
+    assert _agents.sources(_RecordingAlgorithm(), []) is None  # nothing asked, nothing read
 
 
 def test_concurrent_asks_above_the_exact_gp_limit():
@@ -326,9 +326,10 @@ def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
 
 
 class _NeighbourhoodRecorder(_ObservationRecorder):
-    """Names the sources it may learn from, as a distributed-TS agent does."""
+    """An agent (``MultiAgent``) that may learn from sources 0 and 1, as a distributed-TS agent does."""
 
     source_attribute = "agent_id"
+    agent_id, n_agents, model_source, last_view = 0, 4, 0, None
 
     def known_sources(self):
         return frozenset({0, 1, -1})

@@ -9,7 +9,7 @@ from optuna.distributions import FloatDistribution
 from optuna.trial import create_trial
 
 from optuna_egp import EGPTSSampler, model_history, plot_model
-from optuna_egp.sampler import MODEL_KEY, WEIGHTS_KEY
+from optuna_egp._records import MODEL_KEY, WEIGHTS_KEY
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 

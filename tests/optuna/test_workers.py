@@ -17,8 +17,13 @@ from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp.sampler import (CLAIM_KEY, HEARTBEAT_GIVEN_KEY, STALE_MIN_SECONDS, _alive_running_trials,
-                                _seconds_between, _settled, _space_key, _write_trial_attr, stale_after_seconds)
+from optuna_egp import _claims
+from optuna_egp._claims import CLAIM_KEY
+from optuna_egp._claims import settled as has_settled
+from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY
+from optuna_egp._space import RelativeSpace, space_key
+from optuna_egp._storage import write_system_attr
+from optuna_egp._timeouts import STALE_MIN_SECONDS, alive_running_trials, seconds_between, stale_after_seconds
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -190,7 +195,7 @@ def test_durations_of_naive_local_times_count_a_daylight_saving_change(berlin_lo
     """01:55 to 03:05 on the night clocks go forward is 10 minutes, not 70: a trial spanning the change
     must not inflate the dead-trial timeout."""
     start, end = datetime.datetime(2024, 3, 31, 1, 55), datetime.datetime(2024, 3, 31, 3, 5)
-    assert _seconds_between(start, end) == 600.0
+    assert seconds_between(start, end) == 600.0
     spanning = _trial(9, TrialState.COMPLETE, start, 600.0)
     spanning.datetime_complete = end
     trials = _completed(9, 600.0, datetime.datetime(2024, 3, 30)) + [spanning]
@@ -200,7 +205,7 @@ def test_durations_of_naive_local_times_count_a_daylight_saving_change(berlin_lo
 def test_aware_start_times_are_compared_without_error():
     t0 = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=600)
     trials = _completed(10, 1.0, t0) + [_trial(10, TrialState.RUNNING, t0)]
-    assert _alive_running_trials(trials, "auto", datetime.datetime.now().astimezone()) == []
+    assert alive_running_trials(trials, "auto", datetime.datetime.now().astimezone()) == []
 
 
 def test_aware_start_times_from_the_storage_work_end_to_end():
@@ -233,7 +238,7 @@ def test_this_processs_own_running_trials_are_never_presumed_dead():
     now = datetime.datetime.now().astimezone()
     old = now - datetime.timedelta(seconds=600)
     trials = _completed(10, 1.0, old) + [_trial(10, TrialState.RUNNING, old), _trial(11, TrialState.RUNNING, old)]
-    assert [t.number for t in _alive_running_trials(trials, "auto", now, own={11})] == [11]
+    assert [t.number for t in alive_running_trials(trials, "auto", now, own={11})] == [11]
 
 
 @pytest.mark.parametrize("age, timeout, pending", [(600, "auto", 0), (5, "auto", 1), (600, None, 1), (600, 900.0, 1)])
@@ -414,19 +419,19 @@ def test_two_workers_that_both_see_each_others_claim_end_with_different_points(m
     """Both claims are written before either is read back: the earlier trial waits, the later moves."""
     draw_barrier, read_barrier, decide_barrier = threading.Barrier(2), threading.Barrier(2), threading.Barrier(2)
     studies = _two_workers([_ArgmaxStandIn(draw_barrier), _ArgmaxStandIn(draw_barrier)])
-    read = CoreSampler._other_points
+    read = _claims.other_points
     first_read = set()
 
-    def read_after_both_claimed(self, study, trial, *args):
+    def read_after_both_claimed(study, trial, *args):
         if trial.number in first_read:
-            return read(self, study, trial, *args)
+            return read(study, trial, *args)
         first_read.add(trial.number)
         read_barrier.wait(timeout=30)  # both claims are written
-        others = read(self, study, trial, *args)
+        others = read(study, trial, *args)
         decide_barrier.wait(timeout=30)  # both have read the other's claim
         return others
 
-    monkeypatch.setattr(CoreSampler, "_other_points", read_after_both_claimed)
+    monkeypatch.setattr(_claims, "other_points", read_after_both_claimed)
     points = {}
 
     def worker(i):
@@ -445,7 +450,7 @@ def test_two_workers_that_both_see_each_others_claim_end_with_different_points(m
 def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wait(monkeypatch):
     """A later trial that claims this trial's point while it is being drawn and never writes parameters
     (its worker died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""
-    monkeypatch.setattr("optuna_egp.sampler.CLAIM_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr("optuna_egp._claims.CLAIM_WAIT_SECONDS", 0.3)
     algorithm = _ArgmaxStandIn()
     mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
     trial = mine.ask()
@@ -454,8 +459,7 @@ def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wai
 
     def draw_while_the_later_trial_claims_the_same_point(space, obs, n, rng):
         if algorithm.calls == 0:
-            _write_trial_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]},
-                              system=True)
+            write_system_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]})
         return draw(space, obs, n, rng)
 
     algorithm.suggest = draw_while_the_later_trial_claims_the_same_point
@@ -468,8 +472,7 @@ def test_points_claimed_by_other_workers_are_pending_before_their_parameters_are
     algorithm = _ArgmaxStandIn()
     mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
     claimed = other.ask()  # its worker has chosen 0.5 but not written the parameter yet
-    _write_trial_attr(other, _frozen(other, claimed), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.5]},
-                      system=True)
+    write_system_attr(other, _frozen(other, claimed), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]})
     assert mine.ask().suggest_float("x", 0, 1) == 0.25
     assert algorithm.calls == 1  # no second draw: the first one already knew
 
@@ -483,8 +486,7 @@ def test_a_second_draw_counts_every_point_taken_meanwhile_not_only_the_conflicti
     def draw_while_others_take_points(space, obs, n, rng):
         if algorithm.calls == 0:  # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
             other.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0))
-            _write_trial_attr(other, _frozen(other, other.ask()), CLAIM_KEY, {"space": _space_key(_DIST), "x": [0.25]},
-                              system=True)
+            write_system_attr(other, _frozen(other, other.ask()), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.25]})
         return draw(space, obs, n, rng)
 
     algorithm.suggest = draw_while_others_take_points
@@ -554,7 +556,7 @@ def test_a_trial_has_settled_once_it_wrote_a_parameter_the_sampler_chose(params,
              for name in params}
     trial = optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists,
                                       system_attrs={"fixed_params": fixed} if fixed else {})
-    assert _settled(trial, _DIST) == settled
+    assert has_settled(trial, RelativeSpace(_DIST)) == settled
 
 
 def test_startup_points_avoid_the_running_trials_points_on_a_small_discrete_space():
@@ -609,7 +611,7 @@ def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_
     study = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0))
     orphan = study.ask()
     for key in (CLAIM_KEY, HEARTBEAT_GIVEN_KEY):
-        _write_trial_attr(study, _frozen(study, orphan), key, None, system=True)
+        write_system_attr(study, _frozen(study, orphan), key, None)
     time.sleep(1.5)
     given = []
     record = optuna.storages.RDBStorage.record_heartbeat

@@ -1,0 +1,74 @@
+"""Every private Optuna access of this package, each in one function with a test
+(``tests/optuna/test_storage_access.py``) that fails loudly when Optuna changes it.
+
+Optuna's public API writes a trial's attributes only through ``optuna.trial.Trial`` (the objective's)
+and its heartbeat only from ``study.optimize``; samplers get a ``FrozenTrial``, so they write through the
+study's storage by the trial's id, as Optuna's own samplers do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from optuna.storages import BaseStorage
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+
+__all__ = [
+    "constraint_values", "enqueued_params", "heartbeat_interval", "record_heartbeat", "write_system_attr",
+    "write_user_attr",
+]
+
+# The system attribute in which Optuna keeps the parameters of an enqueued trial (study.enqueue_trial).
+FIXED_PARAMS_KEY = "fixed_params"
+# The system attribute in which Optuna 4's constraints_func stores a trial's constraint values (a list).
+OPTUNA4_CONSTRAINTS_KEY = "constraints"
+
+
+def study_storage(study: Study) -> BaseStorage:
+    """The study's storage (``Study._storage``)."""
+    return study._storage
+
+
+def trial_id(trial: FrozenTrial) -> int:
+    """The storage's id of ``trial`` (``FrozenTrial._trial_id``)."""
+    return trial._trial_id
+
+
+def write_system_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Write a system attribute of a running trial."""
+    study_storage(study).set_trial_system_attr(trial_id(trial), key, value)
+
+
+def write_user_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Write a user attribute of a running trial."""
+    study_storage(study).set_trial_user_attr(trial_id(trial), key, value)
+
+
+def record_heartbeat(study: Study, trial: FrozenTrial) -> None:
+    """Record a heartbeat for a running trial (only storages with ``get_heartbeat_interval`` have one)."""
+    study_storage(study).record_heartbeat(trial_id(trial))
+
+
+def heartbeat_interval(study: Study) -> float | None:
+    """Seconds between the heartbeats of ``study``'s trials; None if its storage has no heartbeat (only
+    ``RDBStorage(heartbeat_interval=...)`` has one)."""
+    interval = getattr(study_storage(study), "get_heartbeat_interval", lambda: None)()
+    return None if interval is None else float(interval)
+
+
+def enqueued_params(trial: FrozenTrial) -> dict[str, Any]:
+    """The parameters fixed in advance for ``trial`` by ``study.enqueue_trial`` (``{}`` if none)."""
+    return trial.system_attrs.get(FIXED_PARAMS_KEY) or {}
+
+
+def constraint_values(trial: FrozenTrial) -> dict[str, float]:
+    """``trial``'s constraint values by name (feasible when all are <= 0): ``FrozenTrial.constraints``
+    (Optuna 5: ``trial.set_constraint`` and the deprecated ``constraints_func`` of Optuna's samplers), or on
+    Optuna 4, which has no such property, the list its samplers' ``constraints_func`` stores in a system
+    attribute (named ``"0"``, ``"1"``, ... as Optuna 5 names them)."""
+    constraints = getattr(trial, "constraints", None)
+    if constraints is not None:
+        return dict(constraints)
+    values = trial.system_attrs.get(OPTUNA4_CONSTRAINTS_KEY)
+    return {str(i): value for i, value in enumerate(values)} if isinstance(values, (list, tuple)) else {}

@@ -1,0 +1,43 @@
+"""Warnings of the samplers, each shown once, through Optuna's logger."""
+
+from __future__ import annotations
+
+import threading
+
+import optuna
+
+__all__ = ["OnceWarnings", "logger"]
+
+# Under Optuna's library logger, so that optuna.logging.set_verbosity and its handler apply to our warnings.
+logger = optuna.logging.get_logger("optuna.optuna_egp.sampler")
+
+
+class OnceWarnings:
+    """Logs a warning the first time it is given a topic, and never again for that topic (thread-safe).
+
+    Args:
+        owner: the name the messages start with (the sampler's class name).
+    """
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.topics: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {"owner": self.owner, "topics": set(self.topics)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["owner"])  # type: ignore[misc]  # re-creates the lock, which cannot be pickled
+        self.topics = set(state["topics"])
+
+    def __contains__(self, topic: str) -> bool:
+        return topic in self.topics
+
+    def warn(self, topic: str, what: str, *, once: str = "once") -> None:
+        """Log ``"<owner>: <what>. This warning is shown <once>."`` unless ``topic`` was warned about."""
+        with self._lock:
+            if topic in self.topics:
+                return
+            self.topics.add(topic)
+        logger.warning(f"{self.owner}: {what}. This warning is shown {once}.")

@@ -1,0 +1,169 @@
+"""The named Optuna samplers: a registered core algorithm (``shared_core.registry``) in a :class:`CoreSampler`.
+
+Each keeps an explicit keyword-only signature (for IDEs, docs, type checkers and pickling): the options
+the registry lists for its methods, then :class:`CoreSampler`'s. The constructor hands the first to
+``make_algorithm`` and the rest to :class:`CoreSampler`, so the two cannot disagree; a test fails when a
+signature drifts from the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from optuna.samplers import BaseSampler
+from optuna.trial import FrozenTrial
+
+from optuna_egp.sampler import CoreSampler
+from shared_core.algorithms.bore import VARIANTS
+from shared_core.algorithms.egp import ACQUISITIONS
+from shared_core.models.kernels import KernelSpec
+from shared_core.registry import algorithm_options, make_algorithm
+
+__all__ = ["BORESampler", "EGPTSSampler", "build_named_sampler", "split_arguments"]
+
+
+def split_arguments(method: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A named sampler's constructor ``arguments``, split into the options the registry lists for
+    ``method`` (the algorithm's) and the others (:class:`CoreSampler`'s)."""
+    names = algorithm_options(method)
+    return ({k: v for k, v in arguments.items() if k in names},
+            {k: v for k, v in arguments.items() if k not in names})
+
+
+def build_named_sampler(sampler: CoreSampler, method: str, arguments: dict[str, Any]) -> None:
+    """Initialise ``sampler`` from its constructor's ``arguments`` (:func:`split_arguments`)."""
+    algorithm_arguments, core_arguments = split_arguments(method, arguments)
+    CoreSampler.__init__(sampler, make_algorithm(method, **algorithm_arguments), **core_arguments)
+
+
+class EGPTSSampler(CoreSampler):
+    """Ensemble-GP Thompson sampling (EGP-TS, Lu et al. 2023) as an Optuna sampler.
+
+    Example:
+        >>> import optuna
+        >>> from optuna_egp import EGPTSSampler
+        >>> study = optuna.create_study(sampler=EGPTSSampler(seed=0))
+
+    Args:
+        kernels: kernel dictionary: names (``["rbf", "matern52-ard"]``; each of ``"rbf"``,
+            ``"matern32"``, ``"matern52"``, optionally with ``"-ard"``) and/or
+            :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF grid);
+            default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2.
+        acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
+            10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS with
+            fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI (the registry's
+            methods ``"egp-auto"``, ``"egp-ts"``, ``"egp-ei"``).
+        n_features: random Fourier features per GP (default 512).
+        fantasize_pending: condition each draw on running trials (kriging believer) so that
+            concurrent workers get diverse suggestions (default True).
+        exact_limit: above this many completed trials each GP is a random-feature posterior (default 1000).
+        warp_outputs: fit the GPs to power-warped objective values, which compresses heavy tails
+            of bad values (default True; ``False`` gives plain standardisation).
+        n_raw, n_starts: random candidates scored, and of them the best refined by L-BFGS-B, when the
+            acquisition is maximised (defaults 512 and 8).
+        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
+            running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
+            (``share_model`` records the fitted ensemble, kernel weights per trial; see
+            :func:`optuna_egp.plot_model`).
+    """
+
+    def __init__(
+        self,
+        *,
+        kernels: Sequence[KernelSpec | str] | str | None = None,
+        acquisition: str = "auto",
+        n_features: int = 512,
+        fantasize_pending: bool = True,
+        exact_limit: int = 1000,
+        warp_outputs: bool = True,
+        n_raw: int = 512,
+        n_starts: int = 8,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+    ) -> None:
+        if acquisition not in ACQUISITIONS:
+            raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "acquisition", "__class__")}
+        build_named_sampler(self, f"egp-{acquisition}", arguments)
+
+
+class BORESampler(CoreSampler):
+    """BORE++ / BORE (density-ratio BO; Oliveira et al. 2022, Tiao et al. 2021) as an Optuna sampler.
+
+    Observations better than the ``gamma``-quantile are "good"; a classifier of good vs. bad points is
+    the acquisition. With no running trial the suggestion is the acquisition's maximiser. With running
+    trials (``n_jobs``, several processes on one storage, or ask/tell batches) each suggestion is one
+    SVGD particle of ``p(x) ∝ acquisition(x)^sharpness`` whose companions are the running trials, held
+    fixed, so concurrent suggestions spread over the promising region instead of piling onto one point.
+    The particle starts at the acquisition's maximiser, and BORE++'s uncertainty already counts the
+    running trials as (soon) observed.
+
+    Example:
+        >>> import optuna
+        >>> from optuna_egp import BORESampler
+        >>> study = optuna.create_study(sampler=BORESampler(seed=0))
+
+    Args:
+        variant: ``"bore++"`` (default: least-squares kernel classifier with UCB ``pi + beta sigma``)
+            or ``"bore"`` (the original 2x32 network classifier; needs PyTorch,
+            ``python -m pip install torch``); the registry's methods of the same names.
+        gamma: fraction of completed trials labelled good, in (0, 1) (default 0.25).
+        beta: exploration weight of BORE++ (default 3; unused by ``"bore"``).
+        lam: regulariser (label-noise variance) of BORE++'s least squares (default 0.025).
+        batch_size: ``None`` (default): one SVGD particle per suggestion, companions derived from the
+            running trials. An integer ``B``: ``B`` particles are drawn jointly (the paper's
+            synchronous batch) and handed out to the next ``B`` suggestions of this process while no
+            trial completes. Meant for synchronous batches (ask ``B`` trials, then tell them): with
+            ``optimize(n_jobs=1)`` or asynchronous workers every completion starts a new batch, so
+            each suggestion costs a ``B``-particle run and is a draw, not the acquisition's maximiser.
+        kernel: kernel of BORE++'s classifier, a name (``"rbf"``, ``"matern52"``, ...) or a
+            :class:`shared_core.KernelSpec` (default: see :class:`shared_core.BOREAlgorithm`).
+        svgd_steps, svgd_step_size: SVGD iterations and step size (defaults 1000 and 0.01).
+        n_raw, n_starts: random candidates scored, and of them the best refined, when the acquisition is
+            maximised (defaults 512 and 8).
+        sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both variants,
+            also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6 dimensions
+            (the benchmarks compare the two).
+        max_points: most completed trials the classifier is trained on (default 500; above that the
+            ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the cost per
+            suggestion in long studies.
+        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
+            running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
+            (``share_model`` has no effect: BORE has no model state to share).
+    """
+
+    def __init__(
+        self,
+        *,
+        variant: str = "bore++",
+        gamma: float = 0.25,
+        beta: float = 3.0,
+        lam: float = 0.025,
+        batch_size: int | None = None,
+        kernel: KernelSpec | str | None = None,
+        svgd_steps: int = 1000,
+        svgd_step_size: float = 1e-2,
+        n_raw: int = 512,
+        n_starts: int = 8,
+        sharpness: float = 10.0,
+        max_points: int = 500,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+    ) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "variant", "__class__")}
+        build_named_sampler(self, variant, arguments)

@@ -6,7 +6,11 @@ Module map (BoTorch-style: one folder per role):
 ``interface.py``               the adapter/algorithm boundary: ``Observations`` (rows, values, pending
                                points, per-row source labels), the ``Algorithm`` protocol, and
                                ``OneAtATimeAlgorithm`` (the shared suggest loop)
-``search_space.py``            parameters and their column-wise encoding to the unit cube
+``search_space.py``            ``SearchSpace``: named parameters and their column-wise encoding to the unit cube
+``parameters.py``              the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``) and
+                               ``LinearConstraint``
+``encoding.py``                the encoding of one parameter's columns (grids, log scales, one-hot)
+``halton.py``                  scrambled Halton points for ``SearchSpace.sample``
 ``registry.py``                named algorithms for the adapters (``make_algorithm("egp-ts")``)
 ``validation.py``              argument checks shared by every constructor
 ``graphs/``                    communication graphs of distributed algorithms: ``CommunicationGraph``

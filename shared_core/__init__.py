@@ -24,6 +24,7 @@ Module map (BoTorch-style: one folder per role):
 ``models/kernels.py``          kernels, spectral densities, random Fourier features, kernel names
 ``models/ensemble.py``         the ensemble of GPs (weights, incremental updates, output warping)
 ``models/refit.py``            when to refit hyperparameters, and on which points
+``models/network.py``          float64 torch MLPs seeded by a numpy generator (torch imported lazily)
 ``acquisition/``               acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
 ``optim/``                     the acquisition maximiser (mixed spaces, constraints) and SVGD
 ``algorithms/``                EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS (``distributed.py``)

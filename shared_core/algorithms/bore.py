@@ -38,6 +38,7 @@ from shared_core.acquisition import Acquisition, UpperConfidenceBound
 from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
 from shared_core.models.kernels import KernelSpec, parse_kernel
+from shared_core.models.network import build_mlp, forward, forward_and_input_grad, require_torch
 from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition, pull_back, raw_candidates
 from shared_core.optim.svgd import svgd
@@ -123,7 +124,8 @@ class _LeastSquaresClassifier:
 
 
 class _NetworkClassifier:
-    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64 (torch).
+    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64 (torch; the network
+    comes from :mod:`shared_core.models.network`).
 
     Torch's global state is left alone (its random generator and thread count). The network is tiny,
     so with other busy processes on few cores ``torch.set_num_threads(1)`` in the user's program
@@ -132,10 +134,7 @@ class _NetworkClassifier:
     """
 
     def __init__(self, hidden: int = 32, lr: float = 3e-3, steps: int = 100, first_steps: int = 500) -> None:
-        try:
-            import torch  # noqa: F401
-        except ImportError as err:  # pragma: no cover - depends on the environment
-            raise ImportError("variant='bore' needs PyTorch: python -m pip install torch") from err
+        require_torch("variant='bore'")
         self.hidden, self.lr, self.steps, self.first_steps = hidden, lr, steps, first_steps
         self.net = None
         self.opt = None
@@ -145,17 +144,7 @@ class _NetworkClassifier:
     def _build(self, d: int, rng: np.random.Generator) -> None:
         import torch
 
-        gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
-        layers = []
-        for fan_in, fan_out in ((d, self.hidden), (self.hidden, self.hidden), (self.hidden, 1)):
-            with torch.random.fork_rng(devices=[]):  # nn.Linear's own init must not use the global RNG
-                lin = torch.nn.Linear(fan_in, fan_out, dtype=torch.float64)
-            bound = 1.0 / math.sqrt(fan_in)  # PyTorch's default uniform init, drawn from our generator
-            with torch.no_grad():
-                lin.weight.uniform_(-bound, bound, generator=gen)
-                lin.bias.uniform_(-bound, bound, generator=gen)
-            layers += [lin, torch.nn.ReLU()]
-        self.net = torch.nn.Sequential(*layers[:-1])
+        self.net = build_mlp((d, self.hidden, self.hidden, 1), rng)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
 
     def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
@@ -178,15 +167,8 @@ class _NetworkClassifier:
             self.opt.step()
 
     def _logit(self, X: np.ndarray, with_grad: bool):
-        import torch
-
-        Xt = torch.from_numpy(np.ascontiguousarray(X)).requires_grad_(with_grad)
-        with torch.set_grad_enabled(with_grad):
-            out = self.net(Xt).squeeze(-1)  # (b,)
-            if not with_grad:
-                return out.detach().numpy()
-            (grad,) = torch.autograd.grad(out.sum(), Xt)
-        return out.detach().numpy(), grad.numpy()
+        """``(b,)`` logits at ``X`` ``(b, d)``; with ``with_grad`` also their input gradients ``(b, d)``."""
+        return forward_and_input_grad(self.net, X) if with_grad else forward(self.net, X)
 
     def acquisition(self) -> Acquisition:
         """The logit of ``pi(x)`` (same maximiser as ``pi``, but not flat where ``pi`` saturates)."""

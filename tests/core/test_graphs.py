@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from shared_core import graphs
+from shared_core.graphs import cliques
 from shared_core.graphs import CommunicationGraph, erdos_renyi_edges, graph_names, make_graph
 
 # ---- topologies ----------------------------------------------------------------------------------
@@ -142,8 +142,8 @@ def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
         graph = _random_small_graph(rng)
         n = graph.n_agents
         assert (graph.largest_clique_size, graph.clique_cover_number) == _brute_force_clique_numbers(graph), graph
-        assert graphs._greedy_clique_size(graph._adjacency) <= graph.largest_clique_size
-        assert graphs._greedy_clique_cover(graph._adjacency) >= graph.clique_cover_number
+        assert cliques.greedy_clique_size(graph._adjacency) <= graph.largest_clique_size
+        assert cliques.greedy_clique_cover(graph._adjacency) >= graph.clique_cover_number
 
 
 def test_inclusion_exclusion_cover_matches_brute_force_without_bounds():
@@ -151,7 +151,7 @@ def test_inclusion_exclusion_cover_matches_brute_force_without_bounds():
     for _ in range(25):
         graph = _random_small_graph(rng)
         n = graph.n_agents
-        cover = graphs._smallest_cover_size(graph._adjacency, 1, n + 1)
+        cover = cliques._smallest_cover_size(graph._adjacency, 1, n + 1)
         assert cover == _brute_force_clique_numbers(graph)[1], graph
 
 
@@ -160,7 +160,7 @@ def test_clique_cover_between_its_lower_bounds_and_the_greedy_cover():
     edges = [(0, 1), (0, 2), (1, 3), (1, 4), (1, 5), (2, 4), (2, 7), (3, 4), (3, 5), (3, 7), (3, 8), (4, 5), (4, 6),
              (4, 8), (5, 6), (6, 8), (7, 8)]
     graph = CommunicationGraph(9, edges)
-    assert graphs._greedy_clique_cover(graph._adjacency) == 5
+    assert cliques.greedy_clique_cover(graph._adjacency) == 5
     assert graph.clique_cover_number == 4 == _brute_force_clique_numbers(graph)[1]
 
 
@@ -177,8 +177,8 @@ def test_greedy_clique_numbers_above_twenty_agents():
     # on a random graph the greedy numbers bound the exact ones (computed by the exact routines directly)
     graph = make_graph("erdos_renyi:0.5", 22, seed=3)
     assert not graph.clique_numbers_exact
-    assert graph.largest_clique_size <= graphs._max_clique_size(graph._adjacency)
-    assert graph.clique_cover_number >= graphs._min_clique_cover(graph._adjacency)
+    assert graph.largest_clique_size <= cliques.max_clique_size(graph._adjacency)
+    assert graph.clique_cover_number >= cliques.min_clique_cover(graph._adjacency)
     assert "LOWER bound" in CommunicationGraph.largest_clique_size.__doc__
     assert "UPPER bound" in CommunicationGraph.clique_cover_number.__doc__
 

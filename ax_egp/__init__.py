@@ -10,8 +10,8 @@ try:
     from ax.storage.json_store.registry import CORE_DECODER_REGISTRY, CORE_ENCODER_REGISTRY
 except ImportError as err:  # Ax is an optional dependency
     raise ImportError(
-        "ax_egp needs Ax (the ax-platform package): python -m pip install -e \".[ax]\" from a checkout of "
-        "egp-samplers, python -m pip install \"<path to the egp_samplers wheel>[ax]\", or python -m pip install "
+        'ax_egp needs Ax (the ax-platform package): python -m pip install -e ".[ax]" from a checkout of '
+        'egp-samplers, python -m pip install "<path to the egp_samplers wheel>[ax]", or python -m pip install '
         "ax-platform"
     ) from err
 
@@ -21,7 +21,13 @@ from ax_egp.node import AlgorithmNode
 from ax_egp.strategy import generation_strategy
 from shared_core.registry import algorithm_names, register_algorithm
 
-__all__ = ["AlgorithmNode", "__version__", "algorithm_names", "generation_strategy", "register_algorithm"]
+__all__ = [
+    "AlgorithmNode",
+    "__version__",
+    "algorithm_names",
+    "generation_strategy",
+    "register_algorithm",
+]
 
 
 def _node_to_json(node: AlgorithmNode) -> dict:

@@ -22,7 +22,14 @@ import numpy as np
 from ax.core.parameter import ChoiceParameter, FixedParameter, ParameterType, RangeParameter
 from ax.core.search_space import SearchSpace as AxSearchSpace
 
-from shared_core.search_space import CategoricalParam, FloatParam, IntParam, LinearConstraint, Param, SearchSpace
+from shared_core.search_space import (
+    CategoricalParam,
+    FloatParam,
+    IntParam,
+    LinearConstraint,
+    Param,
+    SearchSpace,
+)
 
 
 class AxSpace:
@@ -35,7 +42,9 @@ class AxSpace:
 
     def __init__(self, ax_space: AxSearchSpace, fixed: Mapping[str, Any] | None = None) -> None:
         if ax_space.is_hierarchical:
-            raise ValueError("hierarchical search spaces (dependent parameters) are not supported by egp-samplers' Ax nodes")
+            raise ValueError(
+                "hierarchical search spaces (dependent parameters) are not supported by egp-samplers' Ax nodes"
+            )
         self.ax_space = ax_space
         self.fixed: dict[str, Any] = {}
         self.choices: dict[str, list[Any]] = {}  # choice parameters modelled by index
@@ -61,32 +70,44 @@ class AxSpace:
                 else:
                     self.choices[name] = list(p.values)
                     k = len(p.values)
-                    params[name] = IntParam(0, k - 1) if p.is_ordered else CategoricalParam(tuple(range(k)))
+                    params[name] = (
+                        IntParam(0, k - 1) if p.is_ordered else CategoricalParam(tuple(range(k)))
+                    )
             else:
                 raise ValueError(f"parameter {name!r} has unsupported type {type(p).__name__}")
         self.core = SearchSpace(params, self._constraints(ax_space, params))
 
-    def _constraints(self, ax_space: AxSearchSpace, params: dict[str, Param]) -> list[LinearConstraint]:
+    def _constraints(
+        self, ax_space: AxSearchSpace, params: dict[str, Param]
+    ) -> list[LinearConstraint]:
         out = []
         for c in ax_space.parameter_constraints:
             if getattr(c, "is_equality", False):
                 raise ValueError(f"equality parameter constraints are not supported: {c}")
-            bound = float(c.bound) - sum(w * float(self.fixed[n]) for n, w in c.constraint_dict.items() if n in self.fixed)
+            bound = float(c.bound) - sum(
+                w * float(self.fixed[n]) for n, w in c.constraint_dict.items() if n in self.fixed
+            )
             free = tuple((n, float(w)) for n, w in c.constraint_dict.items() if n not in self.fixed)
             for name, _ in free:
                 if not isinstance(params[name], (FloatParam, IntParam)) or name in self.choices:
-                    raise ValueError(f"constraint {c} involves {name!r}, a choice parameter whose values are not evenly spaced numbers")
+                    raise ValueError(
+                        f"constraint {c} involves {name!r}, a choice parameter whose values are not evenly spaced numbers"
+                    )
             if free:
                 out.append(LinearConstraint(free, bound))
             elif bound < 0:
-                raise ValueError(f"the fixed parameter values {self.fixed} violate the constraint {c}")
+                raise ValueError(
+                    f"the fixed parameter values {self.fixed} violate the constraint {c}"
+                )
         return out
 
     def encode(self, parameterizations: list[Mapping[str, Any]]) -> np.ndarray:
         """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped)."""
         return self.encode_kept(parameterizations)[0]
 
-    def encode_kept(self, parameterizations: list[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    def encode_kept(
+        self, parameterizations: list[Mapping[str, Any]]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Encodings ``(n, d)`` of the parameterizations in the search space, and their indices ``(n,)``.
 
         Missing parameters take their backfill value (parameters added to the space later).
@@ -109,7 +130,9 @@ class AxSpace:
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 return None
             if name in self.choices:
-                index = [i for i, c in enumerate(self.choices[name]) if c == v and type(c) is type(v)]
+                index = [
+                    i for i, c in enumerate(self.choices[name]) if c == v and type(c) is type(v)
+                ]
                 if not index:
                     return None
                 v = index[0]
@@ -142,8 +165,12 @@ class AxSpace:
 
     def check(self, params: Mapping[str, Any]) -> None:
         """Raise ``RuntimeError`` unless Ax accepts ``params`` (bounds, types, choices, constraints)."""
-        if not self.ax_space.check_membership(dict(params), raise_error=False, check_all_parameters_present=True):
-            raise RuntimeError(f"internal error: candidate {params!r} is not in the search space {self.ax_space}")
+        if not self.ax_space.check_membership(
+            dict(params), raise_error=False, check_all_parameters_present=True
+        ):
+            raise RuntimeError(
+                f"internal error: candidate {params!r} is not in the search space {self.ax_space}"
+            )
 
 
 def _range_param(name: str, p: RangeParameter) -> FloatParam | IntParam:
@@ -152,7 +179,7 @@ def _range_param(name: str, p: RangeParameter) -> FloatParam | IntParam:
     if p.parameter_type == ParameterType.FLOAT:
         step = None
         if p.digits is not None and not p.log_scale:
-            grid = 10.0 ** -p.digits
+            grid = 10.0**-p.digits
             if _on_grid(p.lower, grid) and _on_grid(p.upper, grid):
                 step = grid
         return FloatParam(float(p.lower), float(p.upper), log=bool(p.log_scale), step=step)
@@ -161,7 +188,11 @@ def _range_param(name: str, p: RangeParameter) -> FloatParam | IntParam:
 
 def _evenly_spaced_param(p: ChoiceParameter) -> FloatParam | IntParam | None:
     """A stepped numeric parameter for ordered, evenly spaced int/float choices, else None."""
-    if not p.is_ordered or p.parameter_type not in (ParameterType.INT, ParameterType.FLOAT) or len(p.values) < 2:
+    if (
+        not p.is_ordered
+        or p.parameter_type not in (ParameterType.INT, ParameterType.FLOAT)
+        or len(p.values) < 2
+    ):
         return None
     values = np.array(p.values, dtype=float)
     steps = np.diff(values)

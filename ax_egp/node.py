@@ -41,62 +41,104 @@ class AlgorithmNode(ExternalGenerationNode):
     """
 
     def __init__(
-        self, method: str = "egp-ts", seed: int | None = None, options: dict[str, Any] | None = None,
-        name: str | None = None, max_threads: int | None = 1,
+        self,
+        method: str = "egp-ts",
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        name: str | None = None,
+        max_threads: int | None = 1,
     ) -> None:
         options = {key: _plain(value) for key, value in (options or {}).items()}
         try:
             json.dumps(options)
         except TypeError as err:
-            raise ValueError(f"options must be JSON values (they are saved with the strategy): {options!r}") from err
+            raise ValueError(
+                f"options must be JSON values (they are saved with the strategy): {options!r}"
+            ) from err
         seed = None if seed is None else check_int("seed", seed, minimum=0)
         if name is not None and not (isinstance(name, str) and name):
             raise ValueError(f"name must be a non-empty string or None, got {name!r}")
         self.max_threads = check_max_threads(max_threads)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
-        super().__init__(name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION)
+        super().__init__(
+            name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION
+        )
         self.method, self.seed, self.options = method, seed, options
         self._rng = np.random.default_rng(seed)
         self._experiment: Experiment | None = None
         # params, minimised y, trial indices of the evaluated arms
-        self._observed: tuple[list[TParameterization], np.ndarray, np.ndarray] = ([], np.zeros(0), np.zeros(0, int))
+        self._observed: tuple[list[TParameterization], np.ndarray, np.ndarray] = (
+            [],
+            np.zeros(0),
+            np.zeros(0, int),
+        )
         # Multi-agent algorithms: the trial index of the next candidate, and the agent of each pending arm.
         self._next_index = 0
         self._agent_of_arm: dict[str, int] = {}
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
-        self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = None  # for self._fixed
+        self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = (
+            None  # for self._fixed
+        )
 
     def json_kwargs(self) -> dict[str, Any]:
         """What Ax's JSON storage saves: the constructor arguments."""
-        return {"method": self.method, "seed": self.seed, "options": self.options, "name": self.name,
-                "max_threads": self.max_threads}
+        return {
+            "method": self.method,
+            "seed": self.seed,
+            "options": self.options,
+            "name": self.name,
+            "max_threads": self.max_threads,
+        }
 
     def update_generator_state(self, experiment: Experiment, data: Data) -> None:
         metric, sign = _objective(experiment)
         AxSpace(experiment.search_space)  # unsupported spaces fail here, with a clear error
         df = data.df
         evaluated = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
-        evaluated |= set(experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED])  # Ax uses their data too
+        evaluated |= set(
+            experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED]
+        )  # Ax uses their data too
         rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(evaluated)]
         params = [experiment.arms_by_name[arm].parameters for arm in rows["arm_name"]]
         if self.seed is not None:
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
-        self._observed = (params, sign * rows["mean"].to_numpy(dtype=float), rows["trial_index"].to_numpy(dtype=int))
+        self._observed = (
+            params,
+            sign * rows["mean"].to_numpy(dtype=float),
+            rows["trial_index"].to_numpy(dtype=int),
+        )
         self._prepared = None
 
-    def _gen(self, experiment: Experiment, data: Data | None = None, n: int | None = None,
-             pending_observations: Any = None, **kwargs: Any) -> Any:
+    def _gen(
+        self,
+        experiment: Experiment,
+        data: Data | None = None,
+        n: int | None = None,
+        pending_observations: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         """Record ``fixed_parameters`` of ``Client.get_next_trials`` (Ax passes them only to ``_gen``)."""
         fixed_features = kwargs.get("fixed_features")
         self._fixed = dict(fixed_features.parameters) if fixed_features is not None else {}
         self._plan_agents(experiment, pending_observations)
-        return super()._gen(experiment=experiment, data=data, n=n, pending_observations=pending_observations, **kwargs)
+        return super()._gen(
+            experiment=experiment,
+            data=data,
+            n=n,
+            pending_observations=pending_observations,
+            **kwargs,
+        )
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
         space, obs = self._space_and_observations()
-        obs = Observations(X=obs.X, y=obs.y, X_pending=space.encode(pending_parameters), source=obs.source,
-                           pending_source=self._pending_agents(pending_parameters))
+        obs = Observations(
+            X=obs.X,
+            y=obs.y,
+            X_pending=space.encode(pending_parameters),
+            source=obs.source,
+            pending_source=self._pending_agents(pending_parameters),
+        )
         agent = self._next_index % self._n_agents if self._n_agents else None
         if agent is not None:
             self.algorithm.agent_id = agent  # the agent of trial index i is i mod n_agents
@@ -138,7 +180,9 @@ class AlgorithmNode(ExternalGenerationNode):
         """``(p,)`` agents of the pending arms (see :meth:`_plan_agents`), -1 if unknown."""
         if not self._n_agents:
             return None
-        return np.array([self._agent_of_arm.get(_key(p), UNKNOWN_SOURCE) for p in pending], dtype=np.int64)
+        return np.array(
+            [self._agent_of_arm.get(_key(p), UNKNOWN_SOURCE) for p in pending], dtype=np.int64
+        )
 
     def _space_and_observations(self) -> tuple[AxSpace, Observations]:
         """Core space and encoded observations for the current fixed parameters (built once per call)."""
@@ -149,7 +193,11 @@ class AlgorithmNode(ExternalGenerationNode):
             params, values, indices = self._observed
             X, kept = space.encode_kept(params)  # arms outside the current space are skipped
             source = indices[kept] % self._n_agents if self._n_agents else None
-            self._prepared = (dict(self._fixed), space, Observations(X=X, y=values[kept], source=source))
+            self._prepared = (
+                dict(self._fixed),
+                space,
+                Observations(X=X, y=values[kept], source=source),
+            )
         return self._prepared[1], self._prepared[2]
 
 
@@ -171,7 +219,9 @@ def _objective(experiment: Experiment) -> tuple[str, float]:
     """The single objective's metric name and the sign that turns it into a minimisation."""
     config = experiment.optimization_config
     if config is None:
-        raise ValueError("the experiment has no optimization config: call Client.configure_optimization first")
+        raise ValueError(
+            "the experiment has no optimization config: call Client.configure_optimization first"
+        )
     objective = config.objective
     if objective.is_multi_objective or getattr(objective, "is_scalarized_objective", False):
         raise ValueError(

@@ -22,7 +22,11 @@ _NOT_COUNTED = [TrialStatus.FAILED, TrialStatus.ABANDONED]
 
 
 def generation_strategy(
-    method: str = "egp-ts", *, initialization_trials: int = 5, seed: int | None = None, max_threads: int | None = 1,
+    method: str = "egp-ts",
+    *,
+    initialization_trials: int = 5,
+    seed: int | None = None,
+    max_threads: int | None = 1,
     **options: Any,
 ) -> GenerationStrategy:
     """Sobol for ``initialization_trials`` trials, then the registered algorithm ``method``.
@@ -51,23 +55,38 @@ def generation_strategy(
     if method not in algorithm_names():
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
     initialization_trials = check_int("initialization_trials", initialization_trials, minimum=0)
-    node = AlgorithmNode(method, seed=seed, options=options, max_threads=max_threads)  # validates seed and options
+    node = AlgorithmNode(
+        method, seed=seed, options=options, max_threads=max_threads
+    )  # validates seed and options
     seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:
         return GenerationStrategy(name=method, nodes=[node])
     sobol = GenerationNode(
         name="Sobol",
-        generator_specs=[GeneratorSpec(generator_enum=Generators.SOBOL, generator_kwargs={"seed": seed})],
+        generator_specs=[
+            GeneratorSpec(generator_enum=Generators.SOBOL, generator_kwargs={"seed": seed})
+        ],
         transition_criteria=[
-            MinTrials(threshold=initialization_trials, transition_to=node.name, use_all_trials_in_exp=True,
-                      not_in_statuses=_NOT_COUNTED),
-            MinTrials(threshold=max(1, initialization_trials // 2), transition_to=node.name,
-                      use_all_trials_in_exp=True, only_in_statuses=[TrialStatus.COMPLETED],
-                      count_only_trials_with_data=True),
+            MinTrials(
+                threshold=initialization_trials,
+                transition_to=node.name,
+                use_all_trials_in_exp=True,
+                not_in_statuses=_NOT_COUNTED,
+            ),
+            MinTrials(
+                threshold=max(1, initialization_trials // 2),
+                transition_to=node.name,
+                use_all_trials_in_exp=True,
+                only_in_statuses=[TrialStatus.COMPLETED],
+                count_only_trials_with_data=True,
+            ),
         ],
         pausing_criteria=[
-            MaxTrialsAwaitingData(threshold=initialization_trials, use_all_trials_in_exp=True,
-                                  not_in_statuses=_NOT_COUNTED),
+            MaxTrialsAwaitingData(
+                threshold=initialization_trials,
+                use_all_trials_in_exp=True,
+                not_in_statuses=_NOT_COUNTED,
+            ),
         ],
         should_deduplicate=True,
         suggested_experiment_status=ExperimentStatus.INITIALIZATION,

@@ -114,8 +114,11 @@ print(json.dumps({{"seconds": seconds, "first_read_seconds": first_read, "sample
 
 
 def _child_env() -> dict:
-    return {**os.environ, **{var: "1" for var in THREAD_VARS},
-            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return {
+        **os.environ,
+        **{var: "1" for var in THREAD_VARS},
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
 
 
 def build_study(url: str, n: int, seed: int) -> None:
@@ -139,16 +142,24 @@ study.add_trials([create_trial(params=dict(zip(dist, map(float, x))), distributi
 
 def run_worker(url: str, seed: int, share: bool, asks: int) -> dict:
     code = CHILD.format(here=str(HERE))
-    out = subprocess.run([sys.executable, "-c", code, url, str(seed), "1" if share else "0", str(asks)],
-                         check=True, env=_child_env(), capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, url, str(seed), "1" if share else "0", str(asks)],
+        check=True,
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: per n and share_model, median cold and warm seconds and their ratio."""
-    lines = ["| completed trials | share_model | runs | how the first model was built | Optuna's first read of the "
-             "trials (s) | cold ask (s) | warm ask (s) | cold / warm | cold sample_relative (s) | warm sample_relative (s) "
-             "| cold / warm |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| completed trials | share_model | runs | how the first model was built | Optuna's first read of the "
+        "trials (s) | cold ask (s) | warm ask (s) | cold / warm | cold sample_relative (s) | warm sample_relative (s) "
+        "| cold / warm |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     rows = [r for r in rows if "sample_relative_seconds" in r]  # rows of the current format
     if not rows:
         return []
@@ -160,47 +171,73 @@ def summarise(rows: list[dict]) -> list[str]:
                 continue
             cold = statistics.median(r["seconds"][0] for r in cell)
             warm = statistics.median(s for r in cell for s in r["seconds"][1:])
-            built = "from the record" if all(r["n_adopted"] == 1 and r["n_refits"] == 0 for r in cell) else (
-                "fitted" if all(r["n_adopted"] == 0 for r in cell) else "mixed")
+            built = (
+                "from the record"
+                if all(r["n_adopted"] == 1 and r["n_refits"] == 0 for r in cell)
+                else ("fitted" if all(r["n_adopted"] == 0 for r in cell) else "mixed")
+            )
             read = statistics.median(r["first_read_seconds"] for r in cell)
             cold_s = statistics.median(r["sample_relative_seconds"][0] for r in cell)
             warm_s = statistics.median(s for r in cell for s in r["sample_relative_seconds"][1:])
-            lines.append(f"| {n} | {share} | {len(cell)} | {built} | {read:.3f} | {cold:.3f} | {warm:.3f} "
-                         f"| {cold / warm:.2f} | {cold_s:.3f} | {warm_s:.3f} | {cold_s / warm_s:.2f} |")
+            lines.append(
+                f"| {n} | {share} | {len(cell)} | {built} | {read:.3f} | {cold:.3f} | {warm:.3f} "
+                f"| {cold / warm:.2f} | {cold_s:.3f} | {warm_s:.3f} | {cold_s / warm_s:.2f} |"
+            )
     commits = sorted({r["commit"] for r in rows})
     dates = sorted(r["date"] for r in rows)
     lines.append("")
-    lines.append(f"Medians over runs (cold) and over asks 2..K of every run (warm). Measured {dates[0]} to {dates[-1]} "
-                 f"(UTC) at commit {', '.join(commits)}; one BLAS thread per process, one process at a time; imports "
-                 "excluded; an ask includes its storage reads and writes; Optuna's first read of the trials is timed "
-                 "on its own.")
+    lines.append(
+        f"Medians over runs (cold) and over asks 2..K of every run (warm). Measured {dates[0]} to {dates[-1]} "
+        f"(UTC) at commit {', '.join(commits)}; one BLAS thread per process, one process at a time; imports "
+        "excluded; an ask includes its storage reads and writes; Optuna's first read of the trials is timed "
+        "on its own."
+    )
     return lines
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n-complete", default="1000", help="comma-separated study sizes")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--asks", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(HERE / "results" / "cold_start.jsonl"))
     a = ap.parse_args(argv)
-    base = {"bench": "cold_start", "commit": commit(), "python": platform.python_version(),
-            "cpu_count": os.cpu_count(), "threads": 1, "asks": a.asks, "seed": a.seed}
+    base = {
+        "bench": "cold_start",
+        "commit": commit(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "threads": 1,
+        "asks": a.asks,
+        "seed": a.seed,
+    }
     rows = []
     for n in [int(v) for v in a.n_complete.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{tmp}/cold.db"
             build_study(url, n, a.seed)
             for repeat in range(a.repeats):
-                for share in ((True, False) if repeat % 2 == 0 else (False, True)):
+                for share in (True, False) if repeat % 2 == 0 else (False, True):
                     rec = run_worker(url, a.seed, share, a.asks)
-                    row = {**base, "date": utc_now(), "n_complete": n, "share_model": share, "repeat": repeat, **rec}
+                    row = {
+                        **base,
+                        "date": utc_now(),
+                        "n_complete": n,
+                        "share_model": share,
+                        "repeat": repeat,
+                        **rec,
+                    }
                     rows.append(row)
                     with open(a.out, "a") as f:
                         f.write(json.dumps(row) + "\n")
-                    print(f"n={n} share_model={share} repeat={repeat}: asks {[round(s, 3) for s in rec['seconds']]} "
-                          f"(adopted {rec['n_adopted']}, refits {rec['n_refits']})", flush=True)
+                    print(
+                        f"n={n} share_model={share} repeat={repeat}: asks {[round(s, 3) for s in rec['seconds']]} "
+                        f"(adopted {rec['n_adopted']}, refits {rec['n_refits']})",
+                        flush=True,
+                    )
     print("\n".join(summarise(rows)))
 
 

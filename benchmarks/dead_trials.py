@@ -80,7 +80,9 @@ from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT))  # the checkout whose commit is recorded, even if another one is installed
+sys.path.insert(
+    1, str(ROOT)
+)  # the checkout whose commit is recorded, even if another one is installed
 from functions import FUNCTIONS, hartmann6  # noqa: E402
 from provenance import commit, utc_now  # noqa: E402
 
@@ -91,12 +93,19 @@ F_MIN = FUNCTIONS["hartmann6"][2]  # -3.32237
 # Minimiser of Hartmann-6 (Surjanovic & Bingham, Virtual Library of Simulation Experiments).
 H6_ARGMIN = np.array([0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573])
 NAMES = [f"x{i}" for i in range(6)]
-DEAD_AGE_SECONDS = 60.0  # default --dead-age: the dead trial's worker was killed this long before the study
+DEAD_AGE_SECONDS = (
+    60.0  # default --dead-age: the dead trial's worker was killed this long before the study
+)
 
 # condition -> (dead trial added?, running_trial_timeout)
 CONDITIONS = {"clean": (False, "auto"), "dead-none": (True, None), "dead-auto": (True, "auto")}
-SAMPLER_LABELS = {"egp-auto": "EGPTSSampler", "egp-ts": "EGPTSSampler (TS)", "egp-ei": "EGPTSSampler (EI)",
-                  "bore++": "BORESampler", "bore": "BORESampler (BORE)"}
+SAMPLER_LABELS = {
+    "egp-auto": "EGPTSSampler",
+    "egp-ts": "EGPTSSampler (TS)",
+    "egp-ei": "EGPTSSampler (EI)",
+    "bore++": "BORESampler",
+    "bore": "BORESampler (BORE)",
+}
 DEFAULT_SAMPLERS = "egp-auto,bore++"
 KEY_FIELDS = ("sampler", "condition", "seed", "commit", "n_trials", "sleep", "dead_age_at_start")
 
@@ -158,11 +167,21 @@ def _age(trial: FrozenTrial) -> float:
 def add_dead_trial(study: optuna.Study, age: float) -> FrozenTrial:
     """A RUNNING trial at the minimiser, started ``age`` seconds ago, that will never finish."""
     start = datetime.datetime.now() - datetime.timedelta(seconds=age)
-    study.add_trial(FrozenTrial(
-        number=0, trial_id=0, state=TrialState.RUNNING, value=None, datetime_start=start, datetime_complete=None,
-        params=dict(zip(NAMES, map(float, H6_ARGMIN))), distributions={n: FloatDistribution(0.0, 1.0) for n in NAMES},
-        user_attrs={}, system_attrs={}, intermediate_values={},
-    ))
+    study.add_trial(
+        FrozenTrial(
+            number=0,
+            trial_id=0,
+            state=TrialState.RUNNING,
+            value=None,
+            datetime_start=start,
+            datetime_complete=None,
+            params=dict(zip(NAMES, map(float, H6_ARGMIN))),
+            distributions={n: FloatDistribution(0.0, 1.0) for n in NAMES},
+            user_attrs={},
+            system_attrs={},
+            intermediate_values={},
+        )
+    )
     (dead,) = study.get_trials(states=(TrialState.RUNNING,))
     assert dead.datetime_start == start, "add_trial did not keep the start time"
     return dead
@@ -177,8 +196,14 @@ def make_objective(sleep: float):
     return objective
 
 
-def run_one(sampler_name: str, condition: str, seed: int, n_trials: int, sleep: float,
-            dead_age: float = DEAD_AGE_SECONDS) -> dict:
+def run_one(
+    sampler_name: str,
+    condition: str,
+    seed: int,
+    n_trials: int,
+    sleep: float,
+    dead_age: float = DEAD_AGE_SECONDS,
+) -> dict:
     from optuna_egp._timeouts import stale_after_seconds
 
     with_dead, timeout = CONDITIONS[condition]
@@ -189,28 +214,50 @@ def run_one(sampler_name: str, condition: str, seed: int, n_trials: int, sleep: 
     t0 = time.perf_counter()
     study.optimize(make_objective(sleep), n_trials=n_trials, n_jobs=1)
     wall = time.perf_counter() - t0
-    row = {"bench": BENCH, "function": "hartmann6", "sampler": sampler_name, "condition": condition, "seed": seed,
-           "n_trials": n_trials, "sleep": sleep, "dead_age_at_start": dead_age, "running_trial_timeout": timeout,
-           **_trajectory(study),
-           "wall_seconds": wall, "seconds_per_trial": wall / n_trials, "sampler_seconds": probe.seconds}
+    row = {
+        "bench": BENCH,
+        "function": "hartmann6",
+        "sampler": sampler_name,
+        "condition": condition,
+        "seed": seed,
+        "n_trials": n_trials,
+        "sleep": sleep,
+        "dead_age_at_start": dead_age,
+        "running_trial_timeout": timeout,
+        **_trajectory(study),
+        "wall_seconds": wall,
+        "seconds_per_trial": wall / n_trials,
+        "sampler_seconds": probe.seconds,
+    }
     if dead is not None:
         trials = study.get_trials(deepcopy=False)
         rule, auto = stale_after_seconds(trials, timeout), stale_after_seconds(trials, "auto")
         age = _age(dead)
-        row.update(dead_pending=probe.pending, dead_age_seconds=age, stale_after_seconds=_finite(rule),
-                   stale_after_seconds_auto=_finite(auto), dead_pending_at_end=age <= rule,
-                   dead_still_running=study.trials[dead.number].state == TrialState.RUNNING)
+        row.update(
+            dead_pending=probe.pending,
+            dead_age_seconds=age,
+            stale_after_seconds=_finite(rule),
+            stale_after_seconds_auto=_finite(auto),
+            dead_pending_at_end=age <= rule,
+            dead_still_running=study.trials[dead.number].state == TrialState.RUNNING,
+        )
     return row
 
 
 def _trajectory(study: optuna.Study) -> dict:
     """Regret after each completed trial (in trial order) and each point's distance to the minimiser."""
-    done = sorted(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)), key=lambda t: t.number)
+    done = sorted(
+        study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)), key=lambda t: t.number
+    )
     values = np.array([t.value for t in done], dtype=float)
     X = np.array([[t.params[n] for n in NAMES] for t in done])
     regret = np.minimum.accumulate(values) - F_MIN
-    return {"n_complete": len(done), "regret": regret.tolist(), "final_regret": float(regret[-1]),
-            "distance": np.linalg.norm(X - H6_ARGMIN, axis=1).tolist()}
+    return {
+        "n_complete": len(done),
+        "regret": regret.tolist(),
+        "final_regret": float(regret[-1]),
+        "distance": np.linalg.norm(X - H6_ARGMIN, axis=1).tolist(),
+    }
 
 
 def _finite(x: float) -> float | None:
@@ -254,32 +301,47 @@ def summarise(rows: list[dict]) -> list[str]:
         cells[(sampler, condition)].append(r)
     lines = _intro(last)
     for sampler in _ordered(s for s, _ in cells):
-        lines += _sampler_table(sampler, [(c, cells[(sampler, c)]) for c in CONDITIONS if (sampler, c) in cells])
+        lines += _sampler_table(
+            sampler, [(c, cells[(sampler, c)]) for c in CONDITIONS if (sampler, c) in cells]
+        )
     return lines
 
 
 def _intro(last: dict) -> list[str]:
     age = last.get("dead_age_at_start", DEAD_AGE_SECONDS)
-    return [f"### Dead trial at the optimum (Hartmann-6, {last['n_trials']} trials, objective {last['sleep']} s)", "",
-            f"A trial left RUNNING at the minimiser (its worker killed {age:g} s before the study starts). "
-            "`clean`: no dead trial; `dead-none`: `running_trial_timeout=None` (it stays pending, the old "
-            "behaviour); `dead-auto`: the default `\"auto\"`. Regret = best value - known minimum after the last "
-            "trial. Pending asks: median number of asks at which the sampler counted the dead trial as pending.",
-            ""]
+    return [
+        f"### Dead trial at the optimum (Hartmann-6, {last['n_trials']} trials, objective {last['sleep']} s)",
+        "",
+        f"A trial left RUNNING at the minimiser (its worker killed {age:g} s before the study starts). "
+        "`clean`: no dead trial; `dead-none`: `running_trial_timeout=None` (it stays pending, the old "
+        'behaviour); `dead-auto`: the default `"auto"`. Regret = best value - known minimum after the last '
+        "trial. Pending asks: median number of asks at which the sampler counted the dead trial as pending.",
+        "",
+    ]
 
 
 def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[str]:
     label = SAMPLER_LABELS.get(sampler, sampler)
-    lines = [f"#### {label} (`{sampler}`)", "",
-             "| condition | median final regret | min-max | seeds | pending asks (median) | pending at end | "
-             "s/trial (median) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"#### {label} (`{sampler}`)",
+        "",
+        "| condition | median final regret | min-max | seeds | pending asks (median) | pending at end | "
+        "s/trial (median) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for condition, rs in cells:
         final = [r["final_regret"] for r in rs]
         dead = [r for r in rs if "dead_pending" in r]
-        asks = f"{np.median([sum(r['dead_pending']) for r in dead]):.3g} of {rs[0]['n_trials']}" if dead else "-"
+        asks = (
+            f"{np.median([sum(r['dead_pending']) for r in dead]):.3g} of {rs[0]['n_trials']}"
+            if dead
+            else "-"
+        )
         at_end = f"{sum(r['dead_pending_at_end'] for r in dead)}/{len(dead)}" if dead else "-"
-        lines.append(f"| {condition} | {np.median(final):.3g} | {min(final):.3g}-{max(final):.3g} | {len(rs)} | "
-                     f"{asks} | {at_end} | {np.median([r['seconds_per_trial'] for r in rs]):.3g} |")
+        lines.append(
+            f"| {condition} | {np.median(final):.3g} | {min(final):.3g}-{max(final):.3g} | {len(rs)} | "
+            f"{asks} | {at_end} | {np.median([r['seconds_per_trial'] for r in rs]):.3g} |"
+        )
     all_rows = [r for _, rs in cells for r in rs]
     return lines + ["", f"Rows: {_provenance(all_rows)}.", ""]
 
@@ -315,15 +377,27 @@ def _names(arg: str, known, what: str) -> list[str]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--samplers", default=DEFAULT_SAMPLERS, help=f"comma-separated (default {DEFAULT_SAMPLERS})")
-    p.add_argument("--conditions", default=",".join(CONDITIONS), help="comma-separated (default all three)")
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--samplers", default=DEFAULT_SAMPLERS, help=f"comma-separated (default {DEFAULT_SAMPLERS})"
+    )
+    p.add_argument(
+        "--conditions", default=",".join(CONDITIONS), help="comma-separated (default all three)"
+    )
     p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
+    p.add_argument(
+        "--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1"
+    )
     p.add_argument("--trials", type=int, default=40)
     p.add_argument("--sleep", type=float, default=0.3, help="seconds each objective call sleeps")
-    p.add_argument("--dead-age", type=float, default=DEAD_AGE_SECONDS,
-                   help="seconds between the worker's death and the study's start (default 60)")
+    p.add_argument(
+        "--dead-age",
+        type=float,
+        default=DEAD_AGE_SECONDS,
+        help="seconds between the worker's death and the study's start (default 60)",
+    )
     p.add_argument("--out", default=str(HERE / "results" / "dead_trials.jsonl"))
     p.add_argument("--force", action="store_true", help="run again the runs already in --out")
     a = p.parse_args(argv)
@@ -333,19 +407,44 @@ def main(argv=None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     code = commit()  # once, before this run appends anything
     done = set() if a.force else {run_key(r) for r in load_rows(out)}
-    jobs = [(s, c, seed) for seed in range(a.first_seed, a.first_seed + a.seeds)  # seeds outermost
-            for s in samplers for c in conditions]
-    todo = [j for j in jobs if run_key({"sampler": j[0], "condition": j[1], "seed": j[2], "commit": code,
-                                        "n_trials": a.trials, "sleep": a.sleep,
-                                        "dead_age_at_start": a.dead_age}) not in done]
-    print(f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}", flush=True)
+    jobs = [
+        (s, c, seed)
+        for seed in range(a.first_seed, a.first_seed + a.seeds)  # seeds outermost
+        for s in samplers
+        for c in conditions
+    ]
+    todo = [
+        j
+        for j in jobs
+        if run_key(
+            {
+                "sampler": j[0],
+                "condition": j[1],
+                "seed": j[2],
+                "commit": code,
+                "n_trials": a.trials,
+                "sleep": a.sleep,
+                "dead_age_at_start": a.dead_age,
+            }
+        )
+        not in done
+    ]
+    print(
+        f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}",
+        flush=True,
+    )
     for sampler, condition, seed in todo:
         row = run_one(sampler, condition, seed, a.trials, a.sleep, a.dead_age)
         row.update(commit=code, date=utc_now(), egp_path=_egp_path())
         append(out, row)
-        extra = f", dead pending at {sum(row['dead_pending'])} asks" if "dead_pending" in row else ""
-        print(f"{sampler} {condition} seed={seed}: regret {row['final_regret']:.4g}, "
-              f"{row['wall_seconds']:.1f} s{extra}", flush=True)
+        extra = (
+            f", dead pending at {sum(row['dead_pending'])} asks" if "dead_pending" in row else ""
+        )
+        print(
+            f"{sampler} {condition} seed={seed}: regret {row['final_regret']:.4g}, "
+            f"{row['wall_seconds']:.1f} s{extra}",
+            flush=True,
+        )
     print("\n".join(summarise(load_rows(out))))
 
 

@@ -118,7 +118,9 @@ import numpy as np  # noqa: E402
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT))  # the checkout whose commit is recorded, even if another one is installed
+sys.path.insert(
+    1, str(ROOT)
+)  # the checkout whose commit is recorded, even if another one is installed
 from functions import FUNCTIONS, SUITE, ackley, rosenbrock  # noqa: E402
 from provenance import commit, utc_now  # noqa: E402
 
@@ -133,8 +135,19 @@ REPRODUCE_FUNCTIONS = {
     "rosenbrock2": (np.array([[-2.0, 2.0], [-1.0, 3.0]]), rosenbrock, 0.0),
 }
 TOPOLOGIES = ("complete", "star", "ring", "line", "disconnected", SHARED)
-REPRODUCE_KEY = ("bench", "function", "graph", "n_agents", "seed", "rounds", "n_init", "init", "surrogate", "noise",
-                 "commit")
+REPRODUCE_KEY = (
+    "bench",
+    "function",
+    "graph",
+    "n_agents",
+    "seed",
+    "rounds",
+    "n_init",
+    "init",
+    "surrogate",
+    "noise",
+    "commit",
+)
 ASYNC_KEY = ("bench", "function", "sampler", "seed", "workers", "n_evaluations", "commit")
 ASYNC_SAMPLERS = "dts-complete,dts-star,dts-ring,egp-ts,tpe"
 STARTUP_TRIALS = 10  # the samplers' default n_startup_trials: asks before it are random, not timed in the summary
@@ -144,11 +157,22 @@ STARTUP_TRIALS = 10  # the samplers' default n_startup_trials: asks before it ar
 def _space(bounds: np.ndarray):
     from shared_core.search_space import FloatParam, SearchSpace
 
-    return SearchSpace({f"x{i}": FloatParam(float(lo), float(hi)) for i, (lo, hi) in enumerate(bounds)})
+    return SearchSpace(
+        {f"x{i}": FloatParam(float(lo), float(hi)) for i, (lo, hi) in enumerate(bounds)}
+    )
 
 
-def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: int, n_init: int = 2,
-                  surrogate: str = "gp", init: str = "private", noise: float = 0.0) -> dict:
+def run_reproduce(
+    function: str,
+    graph: str,
+    n_agents: int,
+    seed: int,
+    rounds: int,
+    n_init: int = 2,
+    surrogate: str = "gp",
+    init: str = "private",
+    noise: float = 0.0,
+) -> dict:
     """One run of Algorithm 1 (or the shared-EGP reference) for ``rounds`` synchronous rounds."""
     from shared_core.algorithms.distributed import DistributedTSAlgorithm
     from shared_core.algorithms.egp import EGPAlgorithm
@@ -168,7 +192,9 @@ def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: i
 
     # D_{1,i}: agent i's own random points, the same in every configuration of this seed.
     init_U = [np.random.default_rng([seed, a, 0]).random((n_init, d)) for a in range(M)]
-    init_values, init_y = zip(*(evaluate(U) for U in init_U)) if n_init else ([np.zeros(0)] * M, [np.zeros(0)] * M)
+    init_values, init_y = (
+        zip(*(evaluate(U) for U in init_U)) if n_init else ([np.zeros(0)] * M, [np.zeros(0)] * M)
+    )
     agent_rngs = [np.random.default_rng([seed, a, 1]) for a in range(M)]
     if graph == SHARED:
         algo, surrogate_used = EGPAlgorithm(acquisition="ts"), "egp"
@@ -179,16 +205,25 @@ def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: i
         surrogate_used = surrogate
         clique, cover = algo.graph.largest_clique_size, algo.graph.clique_cover_number
 
-    rows_U, rows_y, rows_src = np.zeros((0, d)), np.zeros(0), np.zeros(0, dtype=np.int64)  # the rounds' data
+    rows_U, rows_y, rows_src = (
+        np.zeros((0, d)),
+        np.zeros(0),
+        np.zeros(0, dtype=np.int64),
+    )  # the rounds' data
     all_init = (np.vstack(init_U), np.concatenate(init_y), np.repeat(np.arange(M), n_init))
 
     def observations(agent: int | None) -> Observations:
-        if agent is None or init == "neighbours":  # every agent's initial points (visible() filters them)
+        if (
+            agent is None or init == "neighbours"
+        ):  # every agent's initial points (visible() filters them)
             U0, y0, s0 = all_init
         else:  # Algorithm 1: D_{1,i} is agent i's alone
             U0, y0, s0 = init_U[agent], init_y[agent], np.full(n_init, agent, dtype=np.int64)
-        return Observations(np.vstack([U0, rows_U]), np.concatenate([y0, rows_y]),
-                            source=np.concatenate([s0, rows_src]))
+        return Observations(
+            np.vstack([U0, rows_U]),
+            np.concatenate([y0, rows_y]),
+            source=np.concatenate([s0, rows_src]),
+        )
 
     regret = np.zeros((rounds, M))
     suggest_seconds = 0.0
@@ -196,7 +231,9 @@ def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: i
     for t in range(rounds):
         t0 = time.perf_counter()
         if graph == SHARED:
-            points = algo.suggest(space, observations(None), M, shared_rng)  # (M, d), each later one sees the earlier
+            points = algo.suggest(
+                space, observations(None), M, shared_rng
+            )  # (M, d), each later one sees the earlier
         else:
             points = []
             for a in range(M):
@@ -213,20 +250,38 @@ def run_reproduce(function: str, graph: str, n_agents: int, seed: int, rounds: i
     R_A, R_W = regret.mean(axis=1), regret.max(axis=1)
     R_B = np.minimum.accumulate(regret.min(axis=1))
     init_best = float(np.min(np.concatenate(init_values)) - f_min) if n_init else None
-    return {"bench": BENCH_REPRODUCE, "function": function, "bounds": bounds.tolist(), "graph": graph,
-            "n_agents": M, "seed": seed, "rounds": rounds, "n_init": n_init, "init": init,
-            "surrogate": surrogate_used, "noise": noise, "largest_clique": int(clique), "clique_cover": int(cover),
-            "R_A": _rounded(R_A), "R_B": _rounded(R_B), "R_W": _rounded(R_W),
-            "regret": [_rounded(r) for r in regret], "init_best_regret": init_best,
-            "seconds": seconds, "suggest_seconds": suggest_seconds,
-            "seconds_per_suggestion": suggest_seconds / (rounds * M)}
+    return {
+        "bench": BENCH_REPRODUCE,
+        "function": function,
+        "bounds": bounds.tolist(),
+        "graph": graph,
+        "n_agents": M,
+        "seed": seed,
+        "rounds": rounds,
+        "n_init": n_init,
+        "init": init,
+        "surrogate": surrogate_used,
+        "noise": noise,
+        "largest_clique": int(clique),
+        "clique_cover": int(cover),
+        "R_A": _rounded(R_A),
+        "R_B": _rounded(R_B),
+        "R_W": _rounded(R_W),
+        "regret": [_rounded(r) for r in regret],
+        "init_best_regret": init_best,
+        "seconds": seconds,
+        "suggest_seconds": suggest_seconds,
+        "seconds_per_suggestion": suggest_seconds / (rounds * M),
+    }
 
 
 def _rounded(a) -> list[float]:
     return [float(f"{v:.6g}") for v in np.asarray(a, dtype=float)]
 
 
-def reproduce_configs(graphs: list[str], agents: list[int], topologies: list[str], topology_agents: int):
+def reproduce_configs(
+    graphs: list[str], agents: list[int], topologies: list[str], topology_agents: int
+):
     configs = [(g, m) for m in agents for g in graphs] + [(g, topology_agents) for g in topologies]
     return list(dict.fromkeys(configs))  # in order, without repeats (star at 8 may be in both)
 
@@ -239,12 +294,22 @@ def make_async_samplers(name: str, seed: int, workers: int) -> list:
     from optuna_egp import DistributedTSSampler, EGPTSSampler
 
     if name.startswith("dts-"):
-        graph, _, variant = name[len("dts-"):].partition("-")
+        graph, _, variant = name[len("dts-") :].partition("-")
         if variant not in ("", "egp"):
-            raise ValueError(f"unknown sampler {name!r}; dts samplers are dts-<graph> or dts-<graph>-egp")
-        return [DistributedTSSampler(agent_id=slot, graph=graph, n_agents=workers, seed=1000 * seed + slot,
-                                     surrogate=variant or "gp", running_trial_timeout=None)
-                for slot in range(workers)]
+            raise ValueError(
+                f"unknown sampler {name!r}; dts samplers are dts-<graph> or dts-<graph>-egp"
+            )
+        return [
+            DistributedTSSampler(
+                agent_id=slot,
+                graph=graph,
+                n_agents=workers,
+                seed=1000 * seed + slot,
+                surrogate=variant or "gp",
+                running_trial_timeout=None,
+            )
+            for slot in range(workers)
+        ]
     if name == "egp-ts":
         sampler = EGPTSSampler(seed=seed, acquisition="ts")
     elif name == "tpe":
@@ -254,11 +319,15 @@ def make_async_samplers(name: str, seed: int, workers: int) -> list:
     elif name == "random":
         sampler = optuna.samplers.RandomSampler(seed=seed)
     else:
-        raise ValueError(f"unknown sampler {name!r}; known: dts-<graph>[-egp], egp-ts, tpe, tpe-cl, random")
+        raise ValueError(
+            f"unknown sampler {name!r}; known: dts-<graph>[-egp], egp-ts, tpe, tpe-cl, random"
+        )
     return [sampler] * workers
 
 
-def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, workers: int) -> dict:
+def run_async(
+    function: str, sampler_name: str, seed: int, n_evaluations: int, workers: int
+) -> dict:
     import optuna
 
     from optuna_egp import CoreSampler
@@ -271,7 +340,9 @@ def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, w
     pending: list[tuple] = []  # (trial, x, slot)
     ask_seconds: list[float] = []
     complete_at_ask: list[int] = []
-    model_at_ask: list[bool] = []  # did the ask's suggestion come from the model (not the start-up sampler)?
+    model_at_ask: list[
+        bool
+    ] = []  # did the ask's suggestion come from the model (not the start-up sampler)?
     modelled: list[bool] = []
     for sampler in set(samplers):
         _probe_relative(sampler, modelled)
@@ -288,7 +359,9 @@ def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, w
         complete_at_ask.append(told)
         # CoreSampler subclasses return {} from sample_relative during their start-up; others (TPE, random)
         # sample independently: count them as modelled once STARTUP_TRIALS trials completed
-        model_at_ask.append(any(modelled) if isinstance(samplers[slot], CoreSampler) else told >= STARTUP_TRIALS)
+        model_at_ask.append(
+            any(modelled) if isinstance(samplers[slot], CoreSampler) else told >= STARTUP_TRIALS
+        )
         agent_of[trial.number] = slot
         pending.append((trial, x, slot))
 
@@ -308,11 +381,22 @@ def run_async(function: str, sampler_name: str, seed: int, n_evaluations: int, w
     trials = sorted(study.trials, key=lambda t: t.number)
     values = np.array([t.value for t in trials], dtype=float)
     regret = np.minimum.accumulate(values) - f_min
-    return {"bench": BENCH_ASYNC, "function": function, "sampler": sampler_name, "seed": seed, "workers": workers,
-            "n_evaluations": n_evaluations, "regret": regret.tolist(), "instant_regret": (values - f_min).tolist(),
-            "agent": [agent_of[t.number] for t in trials], "ask_seconds": ask_seconds,
-            "complete_at_ask": complete_at_ask, "model_at_ask": model_at_ask, "seconds": seconds,
-            "seconds_per_trial": seconds / n_evaluations}
+    return {
+        "bench": BENCH_ASYNC,
+        "function": function,
+        "sampler": sampler_name,
+        "seed": seed,
+        "workers": workers,
+        "n_evaluations": n_evaluations,
+        "regret": regret.tolist(),
+        "instant_regret": (values - f_min).tolist(),
+        "agent": [agent_of[t.number] for t in trials],
+        "ask_seconds": ask_seconds,
+        "complete_at_ask": complete_at_ask,
+        "model_at_ask": model_at_ask,
+        "seconds": seconds,
+        "seconds_per_trial": seconds / n_evaluations,
+    }
 
 
 def _probe_relative(sampler, modelled: list[bool]) -> None:
@@ -381,14 +465,19 @@ def _summarise_reproduce(rows: list[dict]) -> list[str]:
         settings[(r["rounds"], r["n_init"], r["init"], r["noise"])].append(r)
     lines = []
     for (rounds, n_init, init, noise), rs in sorted(settings.items()):
-        lines += [f"### Distributed Thompson sampling, synchronous rounds (Zerefa et al. 2024, Sec. D): T = {rounds}, "
-                  f"{n_init} initial points per agent ({init}), noise {noise:g}", "",
-                  "Regret = f(x) - f_min of each agent's round-t point. ΣR = sum over rounds 1..T (the paper's "
-                  "R̄), R(T) = value at round T; medians over seeds. R_A: mean over agents, R_W: worst agent, "
-                  "R_B: best point of any agent so far. `shared-egp`: one EGP-TS ensemble seeing all data, M "
-                  "suggestions per round (the reference).", ""]
-        for function in [fn for fn in REPRODUCE_FUNCTIONS if any(r["function"] == fn for r in rs)] + \
-                sorted({r["function"] for r in rs} - set(REPRODUCE_FUNCTIONS)):
+        lines += [
+            f"### Distributed Thompson sampling, synchronous rounds (Zerefa et al. 2024, Sec. D): T = {rounds}, "
+            f"{n_init} initial points per agent ({init}), noise {noise:g}",
+            "",
+            "Regret = f(x) - f_min of each agent's round-t point. ΣR = sum over rounds 1..T (the paper's "
+            "R̄), R(T) = value at round T; medians over seeds. R_A: mean over agents, R_W: worst agent, "
+            "R_B: best point of any agent so far. `shared-egp`: one EGP-TS ensemble seeing all data, M "
+            "suggestions per round (the reference).",
+            "",
+        ]
+        for function in [
+            fn for fn in REPRODUCE_FUNCTIONS if any(r["function"] == fn for r in rs)
+        ] + sorted({r["function"] for r in rs} - set(REPRODUCE_FUNCTIONS)):
             frs = [r for r in rs if r["function"] == function]
             lines += _reproduce_table(function, frs)
         lines += [f"Rows: {_provenance(rs)}.", ""]
@@ -401,17 +490,23 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
     cells = defaultdict(list)
     for r in rows:
         cells[(r["graph"], r["n_agents"], r["surrogate"])].append(r)
-    lines = [f"#### {function} on {box}", "",
-             "| graph | agents | surrogate | largest clique | clique cover | seeds | ΣR_A | ΣR_B | ΣR_W | R_A(T) | "
-             "R_B(T) | R_W(T) | s/suggestion |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"#### {function} on {box}",
+        "",
+        "| graph | agents | surrogate | largest clique | clique cover | seeds | ΣR_A | ΣR_B | ΣR_W | R_A(T) | "
+        "R_B(T) | R_W(T) | s/suggestion |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     order = sorted(cells, key=lambda c: (_config_order(c[0], c[1]), c[2]))
     for (graph, m, surrogate), rs in ((c, cells[c]) for c in order):
         sums = {k: _med([np.sum(r[k]) for r in rs]) for k in ("R_A", "R_B", "R_W")}
         last = {k: _med([r[k][-1] for r in rs]) for k in ("R_A", "R_B", "R_W")}
-        lines.append(f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} | "
-                     f"{len(rs)} | "
-                     f"{sums['R_A']:.4g} | {sums['R_B']:.4g} | {sums['R_W']:.4g} | {last['R_A']:.3g} | "
-                     f"{last['R_B']:.3g} | {last['R_W']:.3g} | {_med([r['seconds_per_suggestion'] for r in rs]):.3g} |")
+        lines.append(
+            f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} | "
+            f"{len(rs)} | "
+            f"{sums['R_A']:.4g} | {sums['R_B']:.4g} | {sums['R_W']:.4g} | {last['R_A']:.3g} | "
+            f"{last['R_B']:.3g} | {last['R_W']:.3g} | {_med([r['seconds_per_suggestion'] for r in rs]):.3g} |"
+        )
     lines.append("")
     for surrogate in sorted({s for (_, _, s) in cells}):
         lines += _reproduce_checks(cells, surrogate)
@@ -420,30 +515,53 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
 
 def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
     """(a) the 1-agent star against 3/5/7 agents; (b) 8 disconnected agents against 1 agent (median ΣR_A)."""
+
     def sum_ra(rs):
         return _med([np.sum(r["R_A"]) for r in rs])
 
-    single = next((rs for (g, m, s), rs in cells.items() if m == 1 and s == surrogate and g != SHARED), None)
+    single = next(
+        (rs for (g, m, s), rs in cells.items() if m == 1 and s == surrogate and g != SHARED), None
+    )
     lines = []
     if single is None:
         return lines
     base = sum_ra(single)
-    stars = sorted(((m, sum_ra(rs)) for (g, m, s), rs in cells.items() if g == "star" and s == surrogate and m > 1))
+    stars = sorted(
+        (
+            (m, sum_ra(rs))
+            for (g, m, s), rs in cells.items()
+            if g == "star" and s == surrogate and m > 1
+        )
+    )
     if stars:
         better = [m for m, v in stars if v < base]
-        verdict = "yes" if len(better) == len(stars) else "no" if not better else f"partly ({len(better)}/{len(stars)})"
+        verdict = (
+            "yes"
+            if len(better) == len(stars)
+            else "no"
+            if not better
+            else f"partly ({len(better)}/{len(stars)})"
+        )
         ratios = ", ".join(f"{m} agents {v / base:.2f}" for m, v in stars)
-        lines.append(f"- ({surrogate}) (a) Average regret per agent improves with the largest clique (1 agent: "
-                     f"clique 1, ΣR_A {base:.4g}; star with more agents: clique 2, ΣR_A relative to 1 agent: "
-                     f"{ratios}): **{verdict}**.")
-    disc = [(m, rs) for (g, m, s), rs in cells.items() if g == "disconnected" and s == surrogate and m > 1]
+        lines.append(
+            f"- ({surrogate}) (a) Average regret per agent improves with the largest clique (1 agent: "
+            f"clique 1, ΣR_A {base:.4g}; star with more agents: clique 2, ΣR_A relative to 1 agent: "
+            f"{ratios}): **{verdict}**."
+        )
+    disc = [
+        (m, rs)
+        for (g, m, s), rs in cells.items()
+        if g == "disconnected" and s == surrogate and m > 1
+    ]
     for m, rs in disc:
         ratio = sum_ra(rs) / base
         best = _med([np.sum(r["R_B"]) for r in rs]) / _med([np.sum(r["R_B"]) for r in single])
         verdict = "holds" if ratio >= 0.9 else "does NOT hold"
-        lines.append(f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: ΣR_A ratio "
-                     f"{ratio:.2f} (>= 0.9 expected: each is a single agent) **{verdict}**; ΣR_B ratio {best:.2f} "
-                     f"(best of {m} independent agents).")
+        lines.append(
+            f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: ΣR_A ratio "
+            f"{ratio:.2f} (>= 0.9 expected: each is a single agent) **{verdict}**; ΣR_B ratio {best:.2f} "
+            f"(best of {m} independent agents)."
+        )
     return lines
 
 
@@ -459,17 +577,33 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         final = defaultdict(list)
         for r in rs:
             final[(r["function"], r["sampler"])].append(r["regret"][-1])
-        floor = {fn: SOLVED_FRACTION * _med([r["regret"][min(STARTUP_TRIALS, len(r["regret"])) - 1]
-                                              for r in rs if r["function"] == fn]) for fn in functions}
+        floor = {
+            fn: SOLVED_FRACTION
+            * _med(
+                [
+                    r["regret"][min(STARTUP_TRIALS, len(r["regret"])) - 1]
+                    for r in rs
+                    if r["function"] == fn
+                ]
+            )
+            for fn in functions
+        }
         compared = [c for c in ("dts-complete", "dts-complete-egp") if c in samplers]
-        lines += [f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} evaluations)", "",
-                  "Median final regret (best value - known minimum) over seeds (their number in brackets); "
-                  "`dts-<graph>`: `DistributedTSSampler`, one agent per worker slot. Ratios to egp-ts: raw, and "
-                  f"with regrets below the function's *solved* level ({SOLVED_FRACTION:g} x the median regret "
-                  f"after the {STARTUP_TRIALS} random start-up trials, shown) counted as that level.", "",
-                  "| function | " + " | ".join(samplers + ["solved level"]
-                                              + [f"{c} / egp-ts (raw, floored)" for c in compared]) + " |",
-                  "|---|" + "---|" * (len(samplers) + 1 + len(compared))]
+        lines += [
+            f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} evaluations)",
+            "",
+            "Median final regret (best value - known minimum) over seeds (their number in brackets); "
+            "`dts-<graph>`: `DistributedTSSampler`, one agent per worker slot. Ratios to egp-ts: raw, and "
+            f"with regrets below the function's *solved* level ({SOLVED_FRACTION:g} x the median regret "
+            f"after the {STARTUP_TRIALS} random start-up trials, shown) counted as that level.",
+            "",
+            "| function | "
+            + " | ".join(
+                samplers + ["solved level"] + [f"{c} / egp-ts (raw, floored)" for c in compared]
+            )
+            + " |",
+            "|---|" + "---|" * (len(samplers) + 1 + len(compared)),
+        ]
         ratios, floored, beats_tpe = {}, {}, {}
         for fn in functions:
             med = {s: _med(final[(fn, s)]) for s in samplers if final[(fn, s)]}
@@ -477,8 +611,11 @@ def _summarise_async(rows: list[dict]) -> list[str]:
             pairs = []
             for c in compared:
                 raw = _ratio(med.get(c), med.get("egp-ts"))
-                low = (_ratio(max(med[c], floor[fn]), max(med["egp-ts"], floor[fn]))
-                       if c in med and "egp-ts" in med and floor[fn] > 0 else None)
+                low = (
+                    _ratio(max(med[c], floor[fn]), max(med["egp-ts"], floor[fn]))
+                    if c in med and "egp-ts" in med and floor[fn] > 0
+                    else None
+                )
                 pairs.append(f"{_fmt(raw)}, {_fmt(low)}")
                 if c == "dts-complete" and raw is not None:
                     ratios[fn] = raw
@@ -488,35 +625,52 @@ def _summarise_async(rows: list[dict]) -> list[str]:
                 beats_tpe[fn] = med["dts-complete"] < med["tpe"]
             lines.append(f"| {fn} | " + " | ".join(cells + [f"{floor[fn]:.2g}"] + pairs) + " |")
         sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
-        lines += ["", "Seconds per suggestion (median over runs of the mean time of the asks whose suggestion came "
-                  f"from the model; TPE: once {STARTUP_TRIALS} trials completed). An agent's start-up counts its "
-                  "neighbourhood's trials, so star and ring agents search randomly for longer:", "",
-                  "| " + " | ".join(samplers) + " | dts-ring / egp-ts |", "|" + "---|" * (len(samplers) + 1),
-                  "| " + " | ".join(f"{sec[s]:.3g}" for s in samplers)
-                  + f" | {_fmt(_ratio(sec.get('dts-ring'), sec.get('egp-ts')))} |", ""]
+        lines += [
+            "",
+            "Seconds per suggestion (median over runs of the mean time of the asks whose suggestion came "
+            f"from the model; TPE: once {STARTUP_TRIALS} trials completed). An agent's start-up counts its "
+            "neighbourhood's trials, so star and ring agents search randomly for longer:",
+            "",
+            "| " + " | ".join(samplers) + " | dts-ring / egp-ts |",
+            "|" + "---|" * (len(samplers) + 1),
+            "| "
+            + " | ".join(f"{sec[s]:.3g}" for s in samplers)
+            + f" | {_fmt(_ratio(sec.get('dts-ring'), sec.get('egp-ts')))} |",
+            "",
+        ]
         speed = _ratio(sec.get("dts-ring"), sec.get("egp-ts"))
         if workers == 16 and speed is not None:
-            lines.append(f"- Target, 16 agents on a ring: seconds per suggestion at most half of egp-ts's: ratio "
-                         f"{speed:.2f}: **{'met' if speed <= 0.5 else 'not met'}**.")
+            lines.append(
+                f"- Target, 16 agents on a ring: seconds per suggestion at most half of egp-ts's: ratio "
+                f"{speed:.2f}: **{'met' if speed <= 0.5 else 'not met'}**."
+            )
         elif speed is not None:
-            lines.append(f"- Ring / egp-ts seconds per suggestion at {workers} agents: {speed:.2f} (the target, "
-                         "<= 0.5, is for 16 agents).")
+            lines.append(
+                f"- Ring / egp-ts seconds per suggestion at {workers} agents: {speed:.2f} (the target, "
+                "<= 0.5, is for 16 agents)."
+            )
         if ratios:
             within = [fn for fn, v in ratios.items() if v <= 1.2]
             within_floored = [fn for fn, v in floored.items() if v <= 1.2]
-            lines.append(f"- Target, complete graph: regret within 1.2x egp-ts's: on {len(within)}/{len(ratios)} "
-                         f"functions raw (geometric mean ratio {_gmean(ratios.values()):.2f}), "
-                         f"{len(within_floored)}/{len(floored)} with the solved level: "
-                         f"**{'met' if len(within) == len(ratios) else 'not met'}** (raw).")
+            lines.append(
+                f"- Target, complete graph: regret within 1.2x egp-ts's: on {len(within)}/{len(ratios)} "
+                f"functions raw (geometric mean ratio {_gmean(ratios.values()):.2f}), "
+                f"{len(within_floored)}/{len(floored)} with the solved level: "
+                f"**{'met' if len(within) == len(ratios) else 'not met'}** (raw)."
+            )
         if beats_tpe:
             wins = sum(beats_tpe.values())
-            lines.append(f"- Target, dts-complete better than TPE on most functions: {wins}/{len(beats_tpe)}: "
-                         f"**{'met' if wins > len(beats_tpe) / 2 else 'not met'}**.")
+            lines.append(
+                f"- Target, dts-complete better than TPE on most functions: {wins}/{len(beats_tpe)}: "
+                f"**{'met' if wins > len(beats_tpe) / 2 else 'not met'}**."
+            )
         lines += ["", f"Rows: {_provenance(rs)}.", ""]
     return lines
 
 
-SOLVED_FRACTION = 1e-3  # regret below this fraction of the start-up regret counts as solved (async tables)
+SOLVED_FRACTION = (
+    1e-3  # regret below this fraction of the start-up regret counts as solved (async tables)
+)
 
 
 def _model_ask_seconds(row: dict) -> float:
@@ -528,8 +682,17 @@ def _model_ask_seconds(row: dict) -> float:
 
 
 def _sampler_order(names) -> list[str]:
-    known = ["dts-complete", "dts-star", "dts-ring", "dts-line", "dts-disconnected", "egp-ts", "tpe", "tpe-cl",
-             "random"]
+    known = [
+        "dts-complete",
+        "dts-star",
+        "dts-ring",
+        "dts-line",
+        "dts-disconnected",
+        "egp-ts",
+        "tpe",
+        "tpe-cl",
+        "random",
+    ]
     return [s for s in known if s in names] + sorted(set(names) - set(known))
 
 
@@ -559,7 +722,9 @@ def _provenance(rows: list[dict]) -> str:
 
 
 # ============================================================================= plots
-def plot(reproduce_rows: list[dict], async_rows: list[dict], out_dir: pathlib.Path) -> list[pathlib.Path]:
+def plot(
+    reproduce_rows: list[dict], async_rows: list[dict], out_dir: pathlib.Path
+) -> list[pathlib.Path]:
     """PNGs: R_A/R_B/R_W against rounds for the star sweep and for the topology comparison (median over
     seeds; one row of panels per function; the setting of the last row), and async regret curves."""
     import matplotlib
@@ -575,17 +740,34 @@ def plot(reproduce_rows: list[dict], async_rows: list[dict], out_dir: pathlib.Pa
         setting = ("rounds", "n_init", "init", "noise")
         rows = [r for r in rows if all(r[k] == last[k] for k in setting)]
         star = [r for r in rows if r["graph"] == "star"]
-        m_top = max((r["n_agents"] for r in rows if r["graph"] in ("complete", "disconnected", SHARED)), default=None)
-        single = [r for r in rows if r["n_agents"] == 1 and r["graph"] != SHARED]  # the reference of the comparison
-        topo = [r for r in rows if m_top is not None and r["n_agents"] == m_top] + (single if m_top else [])
+        m_top = max(
+            (r["n_agents"] for r in rows if r["graph"] in ("complete", "disconnected", SHARED)),
+            default=None,
+        )
+        single = [
+            r for r in rows if r["n_agents"] == 1 and r["graph"] != SHARED
+        ]  # the reference of the comparison
+        topo = [r for r in rows if m_top is not None and r["n_agents"] == m_top] + (
+            single if m_top else []
+        )
         for name, subset, label in (
-                ("star", star, lambda r: f"{r['n_agents']} agent{'s' * (r['n_agents'] > 1)}"),
-                ("topology", topo, lambda r: "1 agent" if r["n_agents"] == 1 else f"{r['graph']} x{r['n_agents']}")):
+            ("star", star, lambda r: f"{r['n_agents']} agent{'s' * (r['n_agents'] > 1)}"),
+            (
+                "topology",
+                topo,
+                lambda r: "1 agent" if r["n_agents"] == 1 else f"{r['graph']} x{r['n_agents']}",
+            ),
+        ):
             if not subset:
                 continue
             path = out_dir / f"dts_reproduce_{name}.png"
-            _plot_reproduce(plt, subset, label, path, f"{name} (T={last['rounds']}, {last['n_init']} initial points, "
-                                                         f"{last['init']})")
+            _plot_reproduce(
+                plt,
+                subset,
+                label,
+                path,
+                f"{name} (T={last['rounds']}, {last['n_init']} initial points, {last['init']})",
+            )
             written.append(path)
     arows = _latest([r for r in async_rows if r.get("bench") == BENCH_ASYNC], ASYNC_KEY)
     for workers in sorted({r["workers"] for r in arows}):
@@ -602,13 +784,19 @@ def _plot_reproduce(plt, rows, label, path, title) -> None:
         cells = defaultdict(list)
         for r in rows:
             if r["function"] == fn:
-                cells[(_config_order(r["graph"], r["n_agents"]), r["surrogate"], label(r))].append(r)
+                cells[(_config_order(r["graph"], r["n_agents"]), r["surrogate"], label(r))].append(
+                    r
+                )
         for j, metric in enumerate(("R_A", "R_W", "R_B")):
             ax = axes[i][j]
             for (_, surrogate, name), rs in sorted(cells.items()):
                 curve = np.median(np.array([r[metric] for r in rs]), axis=0)
                 suffix = f" [{surrogate}]" if len({s for _, s, _ in cells}) > 1 else ""
-                ax.plot(np.arange(1, len(curve) + 1), np.maximum(curve, 1e-8), label=f"{name}{suffix} ({len(rs)})")
+                ax.plot(
+                    np.arange(1, len(curve) + 1),
+                    np.maximum(curve, 1e-8),
+                    label=f"{name}{suffix} ({len(rs)})",
+                )
             ax.set_yscale("log")
             ax.set_title(f"{fn}: {metric}")
             ax.set_xlabel("round t")
@@ -629,9 +817,13 @@ def _plot_async(plt, rows, path, workers) -> None:
     for k, fn in enumerate(functions):
         ax = axes[k // cols][k % cols]
         for s in _sampler_order({r["sampler"] for r in rows if r["function"] == fn}):
-            curves = np.array([r["regret"] for r in rows if r["function"] == fn and r["sampler"] == s])
+            curves = np.array(
+                [r["regret"] for r in rows if r["function"] == fn and r["sampler"] == s]
+            )
             curve = np.median(curves, axis=0)
-            ax.plot(np.arange(1, len(curve) + 1), np.maximum(curve, 1e-8), label=f"{s} ({len(curves)})")
+            ax.plot(
+                np.arange(1, len(curve) + 1), np.maximum(curve, 1e-8), label=f"{s} ({len(curves)})"
+            )
         ax.set_yscale("log")
         ax.set_title(fn)
         ax.set_xlabel("evaluations")
@@ -659,15 +851,24 @@ def _ints(arg: str) -> list[int]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
-    rp = sub.add_parser("reproduce", help="Section D of the paper with the core algorithm (synchronous rounds)")
+    rp = sub.add_parser(
+        "reproduce", help="Section D of the paper with the core algorithm (synchronous rounds)"
+    )
     rp.add_argument("--functions", default=",".join(REPRODUCE_FUNCTIONS))
     rp.add_argument("--graphs", default="star", help="graphs of the agent sweep (default star)")
-    rp.add_argument("--agents", default="1,3,5,7", help="agent counts of the sweep (default 1,3,5,7)")
-    rp.add_argument("--topologies", default=",".join(TOPOLOGIES),
-                    help=f"topology comparison (default {','.join(TOPOLOGIES)}; 'none' skips it)")
+    rp.add_argument(
+        "--agents", default="1,3,5,7", help="agent counts of the sweep (default 1,3,5,7)"
+    )
+    rp.add_argument(
+        "--topologies",
+        default=",".join(TOPOLOGIES),
+        help=f"topology comparison (default {','.join(TOPOLOGIES)}; 'none' skips it)",
+    )
     rp.add_argument("--topology-agents", type=int, default=8)
     rp.add_argument("--rounds", type=int, default=100)
     rp.add_argument("--n-init", type=int, default=2)
@@ -698,7 +899,10 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
 
     if a.command in ("summary", "plot"):
-        rep, asy = load_rows(pathlib.Path(a.reproduce_results)), load_rows(pathlib.Path(a.async_results))
+        rep, asy = (
+            load_rows(pathlib.Path(a.reproduce_results)),
+            load_rows(pathlib.Path(a.async_results)),
+        )
         if a.command == "summary":
             print("\n".join(summarise(rep + asy)))
         else:
@@ -709,8 +913,14 @@ def main(argv=None) -> None:
     out = pathlib.Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     code = commit()  # once, before this run appends anything
-    done = set() if a.force else {_key(r, REPRODUCE_KEY if a.command == "reproduce" else ASYNC_KEY)
-                                  for r in load_rows(out)}
+    done = (
+        set()
+        if a.force
+        else {
+            _key(r, REPRODUCE_KEY if a.command == "reproduce" else ASYNC_KEY)
+            for r in load_rows(out)
+        }
+    )
     seeds = range(a.first_seed, a.first_seed + a.seeds)
     if a.command == "reproduce":
         from shared_core.graphs import graph_names
@@ -723,16 +933,29 @@ def main(argv=None) -> None:
 
         def key(job):
             fn, g, m, s = job
-            return (BENCH_REPRODUCE, fn, g, m, s, a.rounds, a.n_init, a.init, "egp" if g == SHARED else a.surrogate,
-                    a.noise, code)
+            return (
+                BENCH_REPRODUCE,
+                fn,
+                g,
+                m,
+                s,
+                a.rounds,
+                a.n_init,
+                a.init,
+                "egp" if g == SHARED else a.surrogate,
+                a.noise,
+                code,
+            )
 
         def run(job):
             fn, g, m, s = job
             return run_reproduce(fn, g, m, s, a.rounds, a.n_init, a.surrogate, a.init, a.noise)
 
         def describe(row):
-            return (f"{row['function']} {row['graph']} x{row['n_agents']} seed={row['seed']}: sum R_A "
-                    f"{np.sum(row['R_A']):.4g}, R_B(T) {row['R_B'][-1]:.3g}, {row['seconds']:.1f} s")
+            return (
+                f"{row['function']} {row['graph']} x{row['n_agents']} seed={row['seed']}: sum R_A "
+                f"{np.sum(row['R_A']):.4g}, R_B(T) {row['R_B'][-1]:.3g}, {row['seconds']:.1f} s"
+            )
     else:
         functions = _names(a.functions, FUNCTIONS, "function")
         samplers = _names(a.samplers, None, "sampler")
@@ -749,11 +972,16 @@ def main(argv=None) -> None:
             return run_async(fn, s, seed, a.evaluations, a.workers)
 
         def describe(row):
-            return (f"{row['function']} {row['sampler']} seed={row['seed']}: regret {row['regret'][-1]:.4g}, "
-                    f"{row['seconds']:.1f} s, mean ask {np.mean(row['ask_seconds']):.3f} s")
+            return (
+                f"{row['function']} {row['sampler']} seed={row['seed']}: regret {row['regret'][-1]:.4g}, "
+                f"{row['seconds']:.1f} s, mean ask {np.mean(row['ask_seconds']):.3f} s"
+            )
 
     todo = [j for j in jobs if key(j) not in done]
-    print(f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}", flush=True)
+    print(
+        f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}",
+        flush=True,
+    )
     egp_path = _egp_path()
     for job in todo:
         row = run(job)

@@ -67,8 +67,15 @@ def make_sampler(name: str, seed: int, agents: int):
 
 def trials(n: int, agents: int, seed: int) -> list:
     X = np.random.default_rng(1000 + seed).random((n, 6))
-    return [create_trial(params=dict(zip(DIST, map(float, x))), distributions=DIST, value=float(hartmann6(x)),
-                         user_attrs={"agent_id": i % agents}) for i, x in enumerate(X)]
+    return [
+        create_trial(
+            params=dict(zip(DIST, map(float, x))),
+            distributions=DIST,
+            value=float(hartmann6(x)),
+            user_attrs={"agent_id": i % agents},
+        )
+        for i, x in enumerate(X)
+    ]
 
 
 def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[float], list[float]]:
@@ -101,34 +108,56 @@ def summarise(rows: list[dict]) -> list[str]:
         return []
     rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]
     agents = rows[-1]["agents"]
-    lines = [f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS", "",
-             "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / gp-ts (s) "
-             "| warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model part: dts-ring / egp-ts (s) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS",
+        "",
+        "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / gp-ts (s) "
+        "| warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model part: dts-ring / egp-ts (s) |",
+        "|---|---|---|---|---|---|",
+    ]
     for n in sorted({r["n_complete"] for r in rows}):
-        cell = {s: [r for r in rows if r["n_complete"] == n and r["sampler"] == s] for s in SAMPLERS}
+        cell = {
+            s: [r for r in rows if r["n_complete"] == n and r["sampler"] == s] for s in SAMPLERS
+        }
         if not all(cell.values()):
             continue
         cold = {s: statistics.median(r["seconds"][0] for r in c) for s, c in cell.items()}
-        warm = {s: statistics.median(statistics.mean(r["seconds"][1:]) for r in c) for s, c in cell.items()}
-        model = {s: statistics.median(statistics.mean(r["model_seconds"][1:]) for r in c)
-                 for s, c in cell.items() if all("model_seconds" in r for r in c)}
-        model_cell = (f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} ({model['dts-ring'] / model['egp-ts']:.2f})"
-                      if {"dts-ring", "egp-ts"} <= model.keys() else "-")
-        lines.append(f"| {n} | {' / '.join(f'{cold[s]:.3f}' for s in SAMPLERS)} "
-                     f"| {' / '.join(f'{warm[s]:.3f}' for s in SAMPLERS)} "
-                     f"| {warm['dts-ring'] / warm['egp-ts']:.2f} | {warm['dts-ring'] / warm['gp-ts']:.2f} "
-                     f"| {model_cell} |")
+        warm = {
+            s: statistics.median(statistics.mean(r["seconds"][1:]) for r in c)
+            for s, c in cell.items()
+        }
+        model = {
+            s: statistics.median(statistics.mean(r["model_seconds"][1:]) for r in c)
+            for s, c in cell.items()
+            if all("model_seconds" in r for r in c)
+        }
+        model_cell = (
+            f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} ({model['dts-ring'] / model['egp-ts']:.2f})"
+            if {"dts-ring", "egp-ts"} <= model.keys()
+            else "-"
+        )
+        lines.append(
+            f"| {n} | {' / '.join(f'{cold[s]:.3f}' for s in SAMPLERS)} "
+            f"| {' / '.join(f'{warm[s]:.3f}' for s in SAMPLERS)} "
+            f"| {warm['dts-ring'] / warm['egp-ts']:.2f} | {warm['dts-ring'] / warm['gp-ts']:.2f} "
+            f"| {model_cell} |"
+        )
     dates = sorted(r["date"] for r in rows)
-    lines += ["", f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean of asks "
-              f"2..K (warm). Measured {dates[0]} to "
-              f"{dates[-1]} (UTC) at commit {rows[-1]['commit']}; one process, one BLAS thread. "
-              "`benchmarks/dts_speed.py`.", ""]
+    lines += [
+        "",
+        f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean of asks "
+        f"2..K (warm). Measured {dates[0]} to "
+        f"{dates[-1]} (UTC) at commit {rows[-1]['commit']}; one process, one BLAS thread. "
+        "`benchmarks/dts_speed.py`.",
+        "",
+    ]
     return lines
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n-complete", default="150,500,900,3000")
     ap.add_argument("--agents", type=int, default=16)
     ap.add_argument("--asks", type=int, default=20)
@@ -139,10 +168,17 @@ def main(argv=None) -> None:
     rows = []
     for repeat in range(a.repeats):
         for n in [int(v) for v in a.n_complete.split(",")]:
-            for name in (SAMPLERS if repeat % 2 == 0 else SAMPLERS[::-1]):  # interleaved
+            for name in SAMPLERS if repeat % 2 == 0 else SAMPLERS[::-1]:  # interleaved
                 seconds, model_seconds = run(name, n, a.agents, repeat, a.asks)
-                row = {**base, "date": utc_now(), "sampler": name, "n_complete": n, "repeat": repeat, "seconds": seconds,
-                       "model_seconds": model_seconds}
+                row = {
+                    **base,
+                    "date": utc_now(),
+                    "sampler": name,
+                    "n_complete": n,
+                    "repeat": repeat,
+                    "seconds": seconds,
+                    "model_seconds": model_seconds,
+                }
                 rows.append(row)
                 with open(a.out, "a") as f:
                     f.write(json.dumps(row) + "\n")

@@ -12,7 +12,12 @@ import numpy as np
 
 def ackley(x):
     d = len(x)
-    return float(-20 * np.exp(-0.2 * np.sqrt(np.sum(x**2) / d)) - np.exp(np.sum(np.cos(2 * np.pi * x)) / d) + 20 + math.e)
+    return float(
+        -20 * np.exp(-0.2 * np.sqrt(np.sum(x**2) / d))
+        - np.exp(np.sum(np.cos(2 * np.pi * x)) / d)
+        + 20
+        + math.e
+    )
 
 
 def zakharov(x):
@@ -28,17 +33,37 @@ def drop_wave(x):
 
 def eggholder(x):
     x1, x2 = x
-    return float(-(x2 + 47) * math.sin(math.sqrt(abs(x2 + x1 / 2 + 47))) - x1 * math.sin(math.sqrt(abs(x1 - (x2 + 47)))))
+    return float(
+        -(x2 + 47) * math.sin(math.sqrt(abs(x2 + x1 / 2 + 47)))
+        - x1 * math.sin(math.sqrt(abs(x1 - (x2 + 47))))
+    )
 
 
 def branin(x):
     x1, x2 = x
-    return float((x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10)
+    return float(
+        (x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2
+        + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1)
+        + 10
+    )
 
 
-_H6_A = np.array([[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]])
-_H6_P = 1e-4 * np.array([[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-                         [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_A = np.array(
+    [
+        [10, 3, 17, 3.5, 1.7, 8],
+        [0.05, 10, 17, 0.1, 8, 14],
+        [3, 3.5, 1.7, 10, 17, 8],
+        [17, 8, 0.05, 10, 0.1, 14],
+    ]
+)
+_H6_P = 1e-4 * np.array(
+    [
+        [1312, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
 
 
@@ -48,8 +73,11 @@ def hartmann6(x):
 
 def levy(x):
     w = 1 + (x - 1) / 4
-    return float(np.sin(np.pi * w[0]) ** 2 + np.sum((w[:-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:-1] + 1) ** 2))
-                 + (w[-1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[-1]) ** 2))
+    return float(
+        np.sin(np.pi * w[0]) ** 2
+        + np.sum((w[:-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:-1] + 1) ** 2))
+        + (w[-1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[-1]) ** 2)
+    )
 
 
 def rosenbrock(x):

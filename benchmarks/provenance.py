@@ -11,8 +11,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", "--no-optional-locks", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
+        return subprocess.run(
+            ["git", "--no-optional-locks", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 

@@ -42,17 +42,25 @@ def regret_table(records, title: str) -> list[str]:
     table = final_regret(records)
     samplers = sorted({r["sampler"] for r in records})
     n_seeds = min(len(v) for row in table.values() for v in row.values())
-    lines = [f"### {title}", "",
-             f"Median final regret over seeds (min seeds per cell: {n_seeds}; {records[0]['n_trials']} trials). "
-             "Bold = best in row.", "",
-             "| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    lines = [
+        f"### {title}",
+        "",
+        f"Median final regret over seeds (min seeds per cell: {n_seeds}; {records[0]['n_trials']} trials). "
+        "Bold = best in row.",
+        "",
+        "| function | " + " | ".join(samplers) + " |",
+        "|---" * (len(samplers) + 1) + "|",
+    ]
     for fn in sorted(table):
         meds = {s: float(np.median(table[fn][s])) if table[fn][s] else np.nan for s in samplers}
         best = np.nanmin(list(meds.values()))
         cells = [(f"**{v:.3g}**" if v == best else f"{v:.3g}") for v in meds.values()]
         lines.append(f"| {fn} | " + " | ".join(cells) + " |")
     secs = seconds(records)
-    lines += ["| s/trial (median) | " + " | ".join(f"{secs.get(s, np.nan):.3f}" for s in samplers) + " |", ""]
+    lines += [
+        "| s/trial (median) | " + " | ".join(f"{secs.get(s, np.nan):.3f}" for s in samplers) + " |",
+        "",
+    ]
     return lines
 
 
@@ -62,7 +70,9 @@ def _commits(rows) -> str:
     for r in rows:
         counts[r.get("commit", "unrecorded")] += 1
     dates = sorted({r["date"][:10] for r in rows if "date" in r})
-    return ", ".join(f"{c} ({n})" for c, n in sorted(counts.items())) + (f", {', '.join(dates)}" if dates else "")
+    return ", ".join(f"{c} ({n})" for c, n in sorted(counts.items())) + (
+        f", {', '.join(dates)}" if dates else ""
+    )
 
 
 def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
@@ -76,14 +86,18 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
     old, new = [old[k] for k in sorted(same)], [new[k] for k in sorted(same)]
     before, after = final_regret(old), final_regret(new)
     samplers = sorted({r["sampler"] for r in new})
-    lines = [f"#### {title}", "",
-             f"The same functions, samplers and seeds run by both versions. New rows: {_commits(new)}; old rows: "
-             f"{_commits(old)} (unrecorded: rows written before runs recorded their commit; see the code versions "
-             "above). Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above "
-             f"{limit}; p: one-sided Mann-Whitney U test that the new final regrets are larger (uncorrected for the "
-             "number of cells: expect about one p below 0.1 in 18 by chance).", "",
-             "| function | " + " | ".join(f"{s} old | {s} new | ratio | p" for s in samplers) + " |",
-             "|---" * (4 * len(samplers) + 1) + "|"]
+    lines = [
+        f"#### {title}",
+        "",
+        f"The same functions, samplers and seeds run by both versions. New rows: {_commits(new)}; old rows: "
+        f"{_commits(old)} (unrecorded: rows written before runs recorded their commit; see the code versions "
+        "above). Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above "
+        f"{limit}; p: one-sided Mann-Whitney U test that the new final regrets are larger (uncorrected for the "
+        "number of cells: expect about one p below 0.1 in 18 by chance).",
+        "",
+        "| function | " + " | ".join(f"{s} old | {s} new | ratio | p" for s in samplers) + " |",
+        "|---" * (4 * len(samplers) + 1) + "|",
+    ]
     worse = []
     for fn in sorted(after):
         row = []
@@ -97,14 +111,24 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
             if flag:
                 worse.append(f"{s} on {fn}")
             p_worse = mannwhitneyu(b, a, alternative="greater").pvalue
-            row += [f"{np.median(a):.3g} ({len(a)})", f"{np.median(b):.3g} ({len(b)})", f"{ratio:.2f}{flag}",
-                    f"{p_worse:.2f}"]
+            row += [
+                f"{np.median(a):.3g} ({len(a)})",
+                f"{np.median(b):.3g} ({len(b)})",
+                f"{ratio:.2f}{flag}",
+                f"{p_worse:.2f}",
+            ]
         lines.append(f"| {fn} | " + " | ".join(row) + " |")
     secs_old, secs_new = seconds(old), seconds(new)
-    lines += ["", "Median seconds per trial, old -> new: "
-              + "; ".join(f"{s} {secs_old.get(s, np.nan):.3f} -> {secs_new[s]:.3f}" for s in samplers), "",
-              (f"- worse by more than {limit}x: " + ", ".join(worse)) if worse
-              else f"- no function's median regret is worse by more than {limit}x", ""]
+    lines += [
+        "",
+        "Median seconds per trial, old -> new: "
+        + "; ".join(f"{s} {secs_old.get(s, np.nan):.3f} -> {secs_new[s]:.3f}" for s in samplers),
+        "",
+        (f"- worse by more than {limit}x: " + ", ".join(worse))
+        if worse
+        else f"- no function's median regret is worse by more than {limit}x",
+        "",
+    ]
     return lines
 
 
@@ -126,7 +150,7 @@ def plot(records, name: str, title: str) -> None:
     ncol = min(3, len(fns))
     nrow = -(-len(fns) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.5 * ncol, 3.4 * nrow), squeeze=False)
-    for ax in axes.flat[len(fns):]:
+    for ax in axes.flat[len(fns) :]:
         ax.axis("off")
     for ax, fn in zip(axes.flat, fns):
         curves = defaultdict(list)
@@ -137,7 +161,12 @@ def plot(records, name: str, title: str) -> None:
             c = np.array(cs)
             med = np.median(c, axis=0)
             ax.plot(np.arange(1, len(med) + 1), med, label=s)
-            ax.fill_between(np.arange(1, len(med) + 1), np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0), alpha=0.15)
+            ax.fill_between(
+                np.arange(1, len(med) + 1),
+                np.quantile(c, 0.25, 0),
+                np.quantile(c, 0.75, 0),
+                alpha=0.15,
+            )
         ax.set_yscale("symlog", linthresh=1e-3)
         ax.set_title(fn)
         ax.set_xlabel("trials")
@@ -155,25 +184,41 @@ def parallel_section(seq, par, workers, label) -> list[str]:
         return []
     lines = regret_table(par, f"{label}: {workers} concurrent workers")
     seeds = {r["seed"] for r in par}
-    seq_t, par_t = final_regret([r for r in seq if r["seed"] in seeds]), final_regret(par)  # same seeds
+    seq_t, par_t = (
+        final_regret([r for r in seq if r["seed"] in seeds]),
+        final_regret(par),
+    )  # same seeds
     ratios = []
     # With busy workers "auto" always runs TS, so the default's parallel runs are the egp-ts runs.
-    pairs = [(s, {"egp-ts-nofant": "egp-ts"}.get(s, s)) for s in sorted({r["sampler"] for r in par})]
+    pairs = [
+        (s, {"egp-ts-nofant": "egp-ts"}.get(s, s)) for s in sorted({r["sampler"] for r in par})
+    ]
     pairs.append(("egp-ts", "egp-auto"))
     for s, base in pairs:
-        rs = [np.median(par_t[fn][s]) / max(np.median(seq_t[fn][base]), 1e-12)
-              for fn in sorted(par_t) if par_t[fn][s] and seq_t.get(fn, {}).get(base)]
+        rs = [
+            np.median(par_t[fn][s]) / max(np.median(seq_t[fn][base]), 1e-12)
+            for fn in sorted(par_t)
+            if par_t[fn][s] and seq_t.get(fn, {}).get(base)
+        ]
         if rs:
-            ratios.append(f"{s} / sequential {base}: median ratio {np.median(rs):.2f} (per function: "
-                          + ", ".join(f"{v:.2f}" for v in rs) + ")")
+            ratios.append(
+                f"{s} / sequential {base}: median ratio {np.median(rs):.2f} (per function: "
+                + ", ".join(f"{v:.2f}" for v in rs)
+                + ")"
+            )
     if ratios:
-        lines += [f"Regret with {workers} workers / own sequential regret at equal evaluations (same seeds):", ""]
+        lines += [
+            f"Regret with {workers} workers / own sequential regret at equal evaluations (same seeds):",
+            "",
+        ]
         lines += [f"- {r}" for r in ratios] + [""]
     for ours in ("egp-auto", "egp-ts", "bore++"):
         for peer in ("gp", "tpe"):
             w, n = wins(par, ours, peer)
             if n:
-                lines.append(f"- {ours} better than {peer} ({workers} workers) on {w}/{n} functions")
+                lines.append(
+                    f"- {ours} better than {peer} ({workers} workers) on {w}/{n} functions"
+                )
     return lines + [""]
 
 
@@ -186,17 +231,30 @@ def spread_table(par, workers) -> list[str]:
     if not rows:
         return []
     samplers = sorted({s for row in rows.values() for s in row})
-    lines = [f"Mean pairwise distance between the {workers} pending points at each ask (unit-cube coordinates; "
-             "median over seeds; recorded only by runs made after this metric was added):", "",
-             "| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    lines = [
+        f"Mean pairwise distance between the {workers} pending points at each ask (unit-cube coordinates; "
+        "median over seeds; recorded only by runs made after this metric was added):",
+        "",
+        "| function | " + " | ".join(samplers) + " |",
+        "|---" * (len(samplers) + 1) + "|",
+    ]
     for fn in sorted(rows):
-        lines.append(f"| {fn} | " + " | ".join(f"{np.median(rows[fn][s]):.3f} ({len(rows[fn][s])})" if rows[fn][s] else "–"
-                                             for s in samplers) + " |")
+        lines.append(
+            f"| {fn} | "
+            + " | ".join(
+                f"{np.median(rows[fn][s]):.3f} ({len(rows[fn][s])})" if rows[fn][s] else "–"
+                for s in samplers
+            )
+            + " |"
+        )
     return lines + ["", "(seeds in brackets)", ""]
 
 
-def bore_section(records, title="BORE vs BORE++, synchronous batches (Oliveira et al., NeurIPS 2022, Fig. E.1)",
-                 png="bore_rosenbrock.png") -> list[str]:
+def bore_section(
+    records,
+    title="BORE vs BORE++, synchronous batches (Oliveira et al., NeurIPS 2022, Fig. E.1)",
+    png="bore_rosenbrock.png",
+) -> list[str]:
     """Fig. E.1 of Oliveira, Tiao, Ramos, "Batch Bayesian optimisation via density-ratio estimation with guarantees"
     (NeurIPS 2022): batch BORE vs batch BORE++ on Rosenbrock, cumulative regret."""
     if not records:
@@ -206,17 +264,24 @@ def bore_section(records, title="BORE vs BORE++, synchronous batches (Oliveira e
         by[r["function"]][r["sampler"]].append(np.cumsum(r["instant_regret"]))
     fns = sorted(by, key=lambda f: int(f.replace("rosenbrock", "")))
     samplers = sorted({r["sampler"] for r in records})
-    ratios = {"bore++ / bore": ("bore++", "bore"),  # our two variants (least squares over network)
-              "paper: k=1, beta 3 / beta 0": ("bore++-sharp1", "bore++-beta0-sharp1"),  # Fig. E.1's pair
-              "k=10, beta 3 / beta 0": ("bore++", "bore++-beta0")}  # same classifier, default sharpness
+    ratios = {
+        "bore++ / bore": ("bore++", "bore"),  # our two variants (least squares over network)
+        "paper: k=1, beta 3 / beta 0": ("bore++-sharp1", "bore++-beta0-sharp1"),  # Fig. E.1's pair
+        "k=10, beta 3 / beta 0": ("bore++", "bore++-beta0"),
+    }  # same classifier, default sharpness
     ratios = {k: v for k, v in ratios.items() if set(v) <= set(samplers)}
-    lines = [f"### {title}", "",
-             f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} evaluations "
-             "(the first 10 random). Final cumulative regret: mean ± 95 % CI half-width over seeds (seeds in "
-             "brackets); lower is better. Names: `-beta<b>` sets beta, `-sharp<k>` the SVGD target's exponent "
-             "(default 10; the paper's is 1). The paper's Fig. E.1 compares beta = 3 with beta = 0 for one "
-             "classifier.", "",
-             "| d | " + " | ".join(samplers + list(ratios)) + " |", "|---" * (len(samplers) + len(ratios) + 1) + "|"]
+    lines = [
+        f"### {title}",
+        "",
+        f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} evaluations "
+        "(the first 10 random). Final cumulative regret: mean ± 95 % CI half-width over seeds (seeds in "
+        "brackets); lower is better. Names: `-beta<b>` sets beta, `-sharp<k>` the SVGD target's exponent "
+        "(default 10; the paper's is 1). The paper's Fig. E.1 compares beta = 3 with beta = 0 for one "
+        "classifier.",
+        "",
+        "| d | " + " | ".join(samplers + list(ratios)) + " |",
+        "|---" * (len(samplers) + len(ratios) + 1) + "|",
+    ]
     for fn in fns:
         cells, means = [], {}
         for s in samplers:
@@ -227,7 +292,10 @@ def bore_section(records, title="BORE vs BORE++, synchronous batches (Oliveira e
             means[s] = finals.mean()
             half = 1.96 * finals.std(ddof=1) / np.sqrt(len(finals)) if len(finals) > 1 else np.nan
             cells.append(f"{finals.mean():.4g} ± {half:.2g} ({len(finals)})")
-        cells += [f"{means[a] / means[b]:.2f}" if {a, b} <= means.keys() else "–" for a, b in ratios.values()]
+        cells += [
+            f"{means[a] / means[b]:.2f}" if {a, b} <= means.keys() else "–"
+            for a, b in ratios.values()
+        ]
         lines.append(f"| {fn.replace('rosenbrock', '')} | " + " | ".join(cells) + " |")
     _plot_cumulative(by, fns, png)
     return lines + [""]
@@ -267,10 +335,16 @@ def ax_section(records) -> list[str]:
     if "ax-default" not in secs:
         return lines
     for ours in sorted({r["sampler"] for r in records} - {"ax-default"}):
-        ratios = [np.median(table[fn][ours]) / max(np.median(table[fn]["ax-default"]), 1e-12)
-                  for fn in sorted(table) if table[fn][ours] and table[fn]["ax-default"]]
-        lines.append(f"- {ours}: regret / ax-default regret per function: " + ", ".join(f"{v:.2f}" for v in ratios)
-                     + f"; ax-default s/trial / {ours} s/trial = {secs['ax-default'] / secs[ours]:.1f}x")
+        ratios = [
+            np.median(table[fn][ours]) / max(np.median(table[fn]["ax-default"]), 1e-12)
+            for fn in sorted(table)
+            if table[fn][ours] and table[fn]["ax-default"]
+        ]
+        lines.append(
+            f"- {ours}: regret / ax-default regret per function: "
+            + ", ".join(f"{v:.2f}" for v in ratios)
+            + f"; ax-default s/trial / {ours} s/trial = {secs['ax-default'] / secs[ours]:.1f}x"
+        )
     return lines + [""]
 
 
@@ -280,11 +354,19 @@ def overhead_section(records) -> list[str]:
     sizes = sorted({r["n_complete"] for r in records})
     samplers = sorted({r["sampler"] for r in records})
     by = {(r["sampler"], r["n_complete"]): r for r in records}
-    lines = ["### Seconds per suggestion (Hartmann-6, random completed trials)", "",
-             "Mean of 5 consecutive suggestions (the first includes a full refit); first one in brackets.", "",
-             "| completed trials | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    lines = [
+        "### Seconds per suggestion (Hartmann-6, random completed trials)",
+        "",
+        "Mean of 5 consecutive suggestions (the first includes a full refit); first one in brackets.",
+        "",
+        "| completed trials | " + " | ".join(samplers) + " |",
+        "|---" * (len(samplers) + 1) + "|",
+    ]
     for n in sizes:
-        cells = [f"{by[(s, n)]['mean']:.3f} ({by[(s, n)]['first']:.2f})" if (s, n) in by else "–" for s in samplers]
+        cells = [
+            f"{by[(s, n)]['mean']:.3f} ({by[(s, n)]['first']:.2f})" if (s, n) in by else "–"
+            for s in samplers
+        ]
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     return lines + [""]
 
@@ -320,7 +402,11 @@ def _label(s: str) -> str:
 
 
 def _problems(rows) -> list[str]:
-    out = [f"- problem ({r['sampler']}, d={r.get('d')}, n={r.get('n_complete')}): {p}" for r in rows for p in r.get("problems", [])]
+    out = [
+        f"- problem ({r['sampler']}, d={r.get('d')}, n={r.get('n_complete')}): {p}"
+        for r in rows
+        for p in r.get("problems", [])
+    ]
     return out + [""] if out else []
 
 
@@ -328,23 +414,45 @@ def speed_dims_section(records) -> list[str]:
     """``speed.py dims``: seconds per suggestion at d = 20, 50, 100 and the ratios to GPSampler."""
     if not records:
         return []
-    rows = list(_latest(records, "d", "sampler", same=("n_complete", "asks", "function", "bounds", "order")).values())
+    rows = list(
+        _latest(
+            records, "d", "sampler", same=("n_complete", "asks", "function", "bounds", "order")
+        ).values()
+    )
     samplers, dims = _speed_samplers(rows), sorted({r["d"] for r in rows})
     by = {(r["d"], r["sampler"]): r for r in rows}
-    ratios = [(f"{SPEED_LABELS[a]} / GPSampler", a) for a in ("egp-auto", "bore++") if a in samplers and "gp" in samplers]
+    ratios = [
+        (f"{SPEED_LABELS[a]} / GPSampler", a)
+        for a in ("egp-auto", "bore++")
+        if a in samplers and "gp" in samplers
+    ]
     r0 = rows[0]
-    lines = ["### Seconds per suggestion by dimension", "",
-             f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} on [{r0['bounds'][0]:g}, {r0['bounds'][1]:g}]^d, float parameters, "
-             f"{r0['n_complete']} random completed trials added with `add_trials`, then {r0['asks']} consecutive "
-             "`ask(fixed_distributions)` + `tell`, refits included: mean seconds per ask+tell (first in brackets). "
-             f"Samplers {'interleaved ask by ask' if r0['order'] == 'interleaved' else 'one after the other'} in "
-             "one process. " + _provenance(rows), "",
-             "| d | " + " | ".join(_label(s) for s in samplers) + "".join(f" | {t}" for t, _ in ratios) + " |",
-             "|---" * (len(samplers) + len(ratios) + 1) + "|"]
+    lines = [
+        "### Seconds per suggestion by dimension",
+        "",
+        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} on [{r0['bounds'][0]:g}, {r0['bounds'][1]:g}]^d, float parameters, "
+        f"{r0['n_complete']} random completed trials added with `add_trials`, then {r0['asks']} consecutive "
+        "`ask(fixed_distributions)` + `tell`, refits included: mean seconds per ask+tell (first in brackets). "
+        f"Samplers {'interleaved ask by ask' if r0['order'] == 'interleaved' else 'one after the other'} in "
+        "one process. " + _provenance(rows),
+        "",
+        "| d | "
+        + " | ".join(_label(s) for s in samplers)
+        + "".join(f" | {t}" for t, _ in ratios)
+        + " |",
+        "|---" * (len(samplers) + len(ratios) + 1) + "|",
+    ]
     for d in dims:
-        cells = [f"{by[(d, s)]['mean']:.3f} ({by[(d, s)]['first']:.2f})" if (d, s) in by else "–" for s in samplers]
-        cells += [f"{by[(d, a)]['mean'] / by[(d, 'gp')]['mean']:.2f}" if {(d, a), (d, "gp")} <= by.keys() else "–"
-                  for _, a in ratios]
+        cells = [
+            f"{by[(d, s)]['mean']:.3f} ({by[(d, s)]['first']:.2f})" if (d, s) in by else "–"
+            for s in samplers
+        ]
+        cells += [
+            f"{by[(d, a)]['mean'] / by[(d, 'gp')]['mean']:.2f}"
+            if {(d, a), (d, "gp")} <= by.keys()
+            else "–"
+            for _, a in ratios
+        ]
         lines.append(f"| {d} | " + " | ".join(cells) + " |")
     return lines + [""] + _problems(rows)
 
@@ -353,18 +461,25 @@ def speed_many_section(records) -> list[str]:
     """``speed.py many``: large studies with rounds of concurrent asks."""
     if not records:
         return []
-    rows = list(_latest(records, "n_complete", "sampler", same=("rounds", "batch", "function")).values())
+    rows = list(
+        _latest(records, "n_complete", "sampler", same=("rounds", "batch", "function")).values()
+    )
     samplers, sizes = _speed_samplers(rows), sorted({r["n_complete"] for r in rows})
     by = {(r["n_complete"], r["sampler"]): r for r in rows}
     r0 = rows[0]
     b = r0["batch"]
-    lines = ["### Seconds per ask with many completed trials and concurrent asks", "",
-             f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} (d = {r0['d']}), random completed trials added with `add_trials`, then "
-             f"{r0['rounds']} rounds of {b} asks before any tell (then {b} tells). Ask 1 of a round refits on the "
-             f"new completions; asks 2-{b} have 1-{b - 1} running trials. Seconds per ask; "
-             f"medians and maxima over the {r0['rounds']} rounds. " + _provenance(rows), "",
-             f"| completed trials | sampler | ask 1 (median) | asks 2-{b} (median) | asks 2-{b} (max) | all asks (mean) "
-             "| all asks (max) | mean / GPSampler |", "|---" * 8 + "|"]
+    lines = [
+        "### Seconds per ask with many completed trials and concurrent asks",
+        "",
+        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} (d = {r0['d']}), random completed trials added with `add_trials`, then "
+        f"{r0['rounds']} rounds of {b} asks before any tell (then {b} tells). Ask 1 of a round refits on the "
+        f"new completions; asks 2-{b} have 1-{b - 1} running trials. Seconds per ask; "
+        f"medians and maxima over the {r0['rounds']} rounds. " + _provenance(rows),
+        "",
+        f"| completed trials | sampler | ask 1 (median) | asks 2-{b} (median) | asks 2-{b} (max) | all asks (mean) "
+        "| all asks (max) | mean / GPSampler |",
+        "|---" * 8 + "|",
+    ]
     checks = []
     for n in sizes:
         gp = by.get((n, "gp"))
@@ -376,16 +491,22 @@ def speed_many_section(records) -> list[str]:
             flat = [x for a in r["ask_seconds"] for x in a]
             later = [x for a in r["ask_seconds"] for x in a[1:]]
             ratio = f"{r['mean'] / gp['mean']:.2f}" if gp else "–"
-            lines.append(f"| {n} | {_label(s)} | {np.median(first):.3f} | "
-                         + (f"{np.median(later):.3f} | {max(later):.3f}" if later else "– | –")
-                         + f" | {np.mean(flat):.3f} | {max(flat):.3f} | {ratio} |")
+            lines.append(
+                f"| {n} | {_label(s)} | {np.median(first):.3f} | "
+                + (f"{np.median(later):.3f} | {max(later):.3f}" if later else "– | –")
+                + f" | {np.mean(flat):.3f} | {max(flat):.3f} | {ratio} |"
+            )
             if s != "gp" and later:
-                checks.append(f"- {n} trials, {SPEED_LABELS.get(s, s)}: asks 2-{b} of every round under 1 s: "
-                              f"{'yes' if max(later) < 1 else 'no'} (max {max(later):.2f} s); every ask under 1 s: "
-                              f"{'yes' if max(flat) < 1 else 'no'} (max {max(flat):.2f} s)")
+                checks.append(
+                    f"- {n} trials, {SPEED_LABELS.get(s, s)}: asks 2-{b} of every round under 1 s: "
+                    f"{'yes' if max(later) < 1 else 'no'} (max {max(later):.2f} s); every ask under 1 s: "
+                    f"{'yes' if max(flat) < 1 else 'no'} (max {max(flat):.2f} s)"
+                )
             if s == "bore++" and gp:
-                checks.append(f"- {n} trials: BORESampler mean seconds per ask / GPSampler's = {r['mean'] / gp['mean']:.2f} "
-                              "(target: at most 0.20)")
+                checks.append(
+                    f"- {n} trials: BORESampler mean seconds per ask / GPSampler's = {r['mean'] / gp['mean']:.2f} "
+                    "(target: at most 0.20)"
+                )
     return lines + [""] + checks + [""] + _problems(rows)
 
 
@@ -394,37 +515,53 @@ def speed_imports_section(records) -> list[str]:
     if not records:
         return []
     rows = _latest(records, "kind")
-    lines = ["### Import cost and first suggestion (fresh processes)", "",
-             "Median over fresh interpreters (runs in brackets; one discarded warm-up). Heavy modules: which of "
-             "scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are in `sys.modules` "
-             "after the step (for a suggestion: the ones it imported). " + _provenance(list(rows.values())), "",
-             "| step | seconds (median) | heavy modules |", "|---|---|---|"]
+    lines = [
+        "### Import cost and first suggestion (fresh processes)",
+        "",
+        "Median over fresh interpreters (runs in brackets; one discarded warm-up). Heavy modules: which of "
+        "scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are in `sys.modules` "
+        "after the step (for a suggestion: the ones it imported). "
+        + _provenance(list(rows.values())),
+        "",
+        "| step | seconds (median) | heavy modules |",
+        "|---|---|---|",
+    ]
 
     def mods(ms):
         return ", ".join(f"`{m}`" for m in ms) or "none"
 
     if ("optuna",) in rows:
         r = rows[("optuna",)]
-        lines.append(f"| `import optuna` | {r['median']['import_optuna']:.3f} ({r['runs']}) | "
-                     f"{mods(r['modules']['modules_after_optuna'])} |")
+        lines.append(
+            f"| `import optuna` | {r['median']['import_optuna']:.3f} ({r['runs']}) | "
+            f"{mods(r['modules']['modules_after_optuna'])} |"
+        )
     if ("optuna+optuna_egp",) in rows:
         r = rows[("optuna+optuna_egp",)]
-        lines.append(f"| `import optuna_egp` after `import optuna` (extra) | "
-                     f"{r['median']['import_optuna_egp_extra']:.3f} ({r['runs']}) | "
-                     f"{mods(r['modules']['modules_after_optuna_egp'])} |")
+        lines.append(
+            f"| `import optuna_egp` after `import optuna` (extra) | "
+            f"{r['median']['import_optuna_egp_extra']:.3f} ({r['runs']}) | "
+            f"{mods(r['modules']['modules_after_optuna_egp'])} |"
+        )
     for (kind,), r in sorted(rows.items()):
         if not kind.startswith("first:"):
             continue
-        s = kind[len("first:"):]
+        s = kind[len("first:") :]
         m, n = r["modules"], r["n_startup_trials"]
         new1 = [x for x in m["modules_after_ask1"] if x not in m["modules_before_first_ask"]]
         new2 = [x for x in m["modules_after_ask2"] if x not in m["modules_after_ask1"]]
-        model = all(x.get("ask1_relative_params") == 6 for x in r["raw"])  # else: not from the model
-        lines.append(f"| first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, Hartmann-6)"
-                     f"{'' if model else ' (NOT model-based: sample_relative returned too few parameters)'} | "
-                     f"{r['median']['ask1']:.3f} ({r['runs']}) | {mods(new1)} |")
-        lines.append(f"| next suggestion, {_label(s)} (ask {n + 2}) | {r['median']['ask2']:.3f} ({r['runs']}) | "
-                     f"{mods(new2)} |")
+        model = all(
+            x.get("ask1_relative_params") == 6 for x in r["raw"]
+        )  # else: not from the model
+        lines.append(
+            f"| first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, Hartmann-6)"
+            f"{'' if model else ' (NOT model-based: sample_relative returned too few parameters)'} | "
+            f"{r['median']['ask1']:.3f} ({r['runs']}) | {mods(new1)} |"
+        )
+        lines.append(
+            f"| next suggestion, {_label(s)} (ask {n + 2}) | {r['median']['ask2']:.3f} ({r['runs']}) | "
+            f"{mods(new2)} |"
+        )
     return lines + [""]
 
 
@@ -433,24 +570,39 @@ def speed_encoding_section(records) -> list[str]:
     if not records:
         return []
     rows = list(_latest(records, "api", same=("rows",)).values())
-    api_text = {"columns": "`encode_columns` + `decode_columns`", "rows": "`encode_many` + `[decode(x) for x in X]`"}
+    api_text = {
+        "columns": "`encode_columns` + `decode_columns`",
+        "rows": "`encode_many` + `[decode(x) for x in X]`",
+    }
     r0 = rows[0]
     k = r0["kinds"]
-    lines = ["### Search-space encoding", "",
-             f"Encode + decode of {r0['rows']} rows of a {r0['n_params']}-parameter `shared_core.SearchSpace` "
-             f"({k['float']} float: {k['float_log']} log, {k['float_step']} with `step`; {k['int']} int: {k['int_log']} "
-             f"log, {k['int_step']} with `step`; {k['categorical']} categorical with 3-5 choices of mixed types; "
-             f"{r0['encoded_dim']} encoded columns). Median over runs (in brackets) after a warm-up. " + _provenance(rows), "",
-             "| API | round trip (ms) | encode (ms) | decode (ms) | round trip returns the input |", "|---" * 5 + "|"]
+    lines = [
+        "### Search-space encoding",
+        "",
+        f"Encode + decode of {r0['rows']} rows of a {r0['n_params']}-parameter `shared_core.SearchSpace` "
+        f"({k['float']} float: {k['float_log']} log, {k['float_step']} with `step`; {k['int']} int: {k['int_log']} "
+        f"log, {k['int_step']} with `step`; {k['categorical']} categorical with 3-5 choices of mixed types; "
+        f"{r0['encoded_dim']} encoded columns). Median over runs (in brackets) after a warm-up. "
+        + _provenance(rows),
+        "",
+        "| API | round trip (ms) | encode (ms) | decode (ms) | round trip returns the input |",
+        "|---" * 5 + "|",
+    ]
     for r in sorted(rows, key=lambda r: r["api"]):
         ok = "yes" if r["roundtrip_ok"] else f"no ({r['roundtrip_mismatches']} values differ)"
-        lines.append(f"| {api_text.get(r['api'], r['api'])} | {r['median'] * 1e3:.1f} ({r['runs']}) | {r['encode_median'] * 1e3:.1f} | "
-                     f"{r['decode_median'] * 1e3:.1f} | {ok} |")
+        lines.append(
+            f"| {api_text.get(r['api'], r['api'])} | {r['median'] * 1e3:.1f} ({r['runs']}) | {r['encode_median'] * 1e3:.1f} | "
+            f"{r['decode_median'] * 1e3:.1f} | {ok} |"
+        )
     return lines + [""]
 
 
-SPEED = (("speed_dims", speed_dims_section), ("speed_many", speed_many_section),
-         ("speed_imports", speed_imports_section), ("speed_encoding", speed_encoding_section))
+SPEED = (
+    ("speed_dims", speed_dims_section),
+    ("speed_many", speed_many_section),
+    ("speed_imports", speed_imports_section),
+    ("speed_encoding", speed_encoding_section),
+)
 
 
 def speed_sections() -> list[str]:
@@ -502,17 +654,32 @@ def workers_sections(only: tuple[str, ...] | None = None) -> list[str]:
 def _update_block(path: pathlib.Path, name: str, lines: list[str], heading: str) -> None:
     """Replace the generated block ``name`` of the Markdown file ``path`` with ``lines`` (their ``###``
     headings become ``heading``)."""
-    start, end = f"<!-- {name}:start (generated by benchmarks/report.py) -->", f"<!-- {name}:end -->"
+    start, end = (
+        f"<!-- {name}:start (generated by benchmarks/report.py) -->",
+        f"<!-- {name}:end -->",
+    )
     text = path.read_text()
     if start in text and end in text:
         head, rest = text.split(start, 1)
-        path.write_text(head + start + "\n" + "\n".join(lines).replace("### ", heading + " ") + "\n" + end
-                        + rest.split(end, 1)[1])
+        path.write_text(
+            head
+            + start
+            + "\n"
+            + "\n".join(lines).replace("### ", heading + " ")
+            + "\n"
+            + end
+            + rest.split(end, 1)[1]
+        )
 
 
 def main() -> None:
     seq = load("suite_seq.jsonl")
-    out = ["# Benchmark results", "", "Generated by `python benchmarks/report.py` from `benchmarks/results/*.jsonl`.", ""]
+    out = [
+        "# Benchmark results",
+        "",
+        "Generated by `python benchmarks/report.py` from `benchmarks/results/*.jsonl`.",
+        "",
+    ]
     out += regret_table(seq, "Sequential suite")
     for ours in ("egp-auto", "egp-ts", "egp-ei", "egp-ts-nowarp", "bore++"):
         for peer in ("tpe", "gp"):
@@ -520,11 +687,19 @@ def main() -> None:
             if n:
                 out.append(f"- {ours} better than {peer} (sequential) on {w}/{n} functions")
     out.append("")
-    out += rerun_section(seq + load("suite_seq_prev_extra.jsonl"), load("suite_seq_core_v2.jsonl"), "Sequential suite re-run after the core rewrite (surrogate "
-                         "contract, column-wise encoding, scrambled Halton candidates, BORE refit schedule)")
+    out += rerun_section(
+        seq + load("suite_seq_prev_extra.jsonl"),
+        load("suite_seq_core_v2.jsonl"),
+        "Sequential suite re-run after the core rewrite (surrogate "
+        "contract, column-wise encoding, scrambled Halton candidates, BORE refit schedule)",
+    )
     plot(seq, "suite_seq.png", "Sequential")
-    for name, workers, label in [("suite_async4.jsonl", 4, "Async ask/tell"), ("suite_async8.jsonl", 8, "Async ask/tell"),
-                                 ("suite_threads4.jsonl", 4, "n_jobs threads"), ("suite_threads8.jsonl", 8, "n_jobs threads")]:
+    for name, workers, label in [
+        ("suite_async4.jsonl", 4, "Async ask/tell"),
+        ("suite_async8.jsonl", 8, "Async ask/tell"),
+        ("suite_threads4.jsonl", 4, "n_jobs threads"),
+        ("suite_threads8.jsonl", 8, "n_jobs threads"),
+    ]:
         par = load(name)
         out += parallel_section(seq, par, workers, label)
         out += spread_table(par, workers)
@@ -534,8 +709,15 @@ def main() -> None:
     sharp8 = load("bore_sharpness_async8.jsonl")
     if sharp8:  # the paper's SVGD target (sharpness 1) against the default (10), same seeds
         cells = {(r["function"], r["seed"]) for r in sharp8}
-        peers = [r for r in load("suite_async8.jsonl") if r["sampler"] in ("bore++", "tpe") and (r["function"], r["seed"]) in cells]
-        out += regret_table(peers + sharp8, "BORE++ SVGD target sharpness (default 10, paper 1), 8 async workers (same seeds)")
+        peers = [
+            r
+            for r in load("suite_async8.jsonl")
+            if r["sampler"] in ("bore++", "tpe") and (r["function"], r["seed"]) in cells
+        ]
+        out += regret_table(
+            peers + sharp8,
+            "BORE++ SVGD target sharpness (default 10, paper 1), 8 async workers (same seeds)",
+        )
         out += spread_table(peers + sharp8, 8)
     abl = load("ablation.jsonl")
     out += regret_table(abl, "Ablation (paper Fig. 1): EGP-TS vs single-kernel GP-TS")
@@ -549,7 +731,9 @@ def main() -> None:
     (RESULTS / "summary.md").write_text("\n".join(out) + "\n")
     root = RESULTS.parent.parent
     _update_block(root / "README.md", "bench", out[4:], "####")
-    _update_block(root / "docs" / "running_at_scale.md", "scale", workers_sections(only=AT_SCALE), "###")
+    _update_block(
+        root / "docs" / "running_at_scale.md", "scale", workers_sections(only=AT_SCALE), "###"
+    )
     print("\n".join(out))
 
 

@@ -60,7 +60,7 @@ def make_sampler(name: str, seed: int):
     if name == "egp-ts-nofant":
         return EGPTSSampler(seed=seed, acquisition="ts", fantasize_pending=False)
     if name.startswith("gp-ts-"):  # single-kernel GP-TS for the Fig. 1 ablation
-        spec = {k.name: k for k in default_dictionary()}[name[len("gp-ts-"):]]
+        spec = {k.name: k for k in default_dictionary()}[name[len("gp-ts-") :]]
         return EGPTSSampler(seed=seed, acquisition="ts", kernels=(spec,))
     if name == "gp":
         import torch
@@ -84,7 +84,9 @@ def _bore_options(name: str) -> dict:
         m = re.fullmatch(r"(beta|sharp)(\d+(?:\.\d+)?)", option)
         key = {"beta": "beta", "sharp": "sharpness"}.get(m.group(1)) if m else None
         if key is None or key in out:
-            raise ValueError(f"bad or repeated BORE option {option!r} in {name!r}; known: beta<x>, sharp<x>")
+            raise ValueError(
+                f"bad or repeated BORE option {option!r} in {name!r}; known: beta<x>, sharp<x>"
+            )
         out[key] = float(m.group(2))
     return out
 
@@ -93,7 +95,9 @@ def _suggest(trial, bounds):
     return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
 
 
-def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int) -> dict:
+def run_one(
+    function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int
+) -> dict:
     bounds, f, f_min = FUNCTIONS[function]
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
     rng = np.random.default_rng(seed + 1000)
@@ -102,6 +106,7 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
     if mode == "seq":
         study.optimize(lambda t: f(_suggest(t, bounds)), n_trials=n_trials)
     elif mode == "threads":  # n_jobs workers; objective takes 0.05-0.3 s so evaluations overlap
+
         def objective(t):
             x = _suggest(t, bounds)
             time.sleep(float(np.random.default_rng(t.number + 7 * seed).uniform(0.05, 0.3)))
@@ -138,10 +143,18 @@ def run_one(function: str, sampler_name: str, seed: int, n_trials: int, mode: st
     values = np.array([t.value for t in trials], dtype=float)
     regret = np.minimum.accumulate(values) - f_min
     spread = [s for s in spreads if s == s]  # NaN: fewer than two pending points
-    return {"function": function, "sampler": sampler_name, "seed": seed, "mode": mode, "workers": workers,
-            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials,
-            "instant_regret": (values - f_min).tolist(),
-            "pending_spread": float(np.mean(spread)) if spread else None}
+    return {
+        "function": function,
+        "sampler": sampler_name,
+        "seed": seed,
+        "mode": mode,
+        "workers": workers,
+        "n_trials": n_trials,
+        "regret": regret.tolist(),
+        "seconds_per_trial": wall / n_trials,
+        "instant_regret": (values - f_min).tolist(),
+        "pending_spread": float(np.mean(spread)) if spread else None,
+    }
 
 
 def _spread(xs, bounds) -> float:
@@ -156,7 +169,9 @@ def _spread(xs, bounds) -> float:
 AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
 
 
-def run_ax(function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int) -> dict:
+def run_ax(
+    function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int
+) -> dict:
     """Ax ``Client`` loop, one trial at a time: Ax's default strategy or ours (``ax-<method>``)."""
     import logging
     import warnings
@@ -171,15 +186,21 @@ def run_ax(function: str, sampler_name: str, seed: int, n_trials: int, mode: str
     torch.set_num_threads(1)
     bounds, f, f_min = FUNCTIONS[function]
     client = Client(random_seed=seed)
-    client.configure_experiment(parameters=[
-        RangeParameterConfig(name=f"x{i}", bounds=(float(lo), float(hi)), parameter_type="float")
-        for i, (lo, hi) in enumerate(bounds)
-    ])
+    client.configure_experiment(
+        parameters=[
+            RangeParameterConfig(
+                name=f"x{i}", bounds=(float(lo), float(hi)), parameter_type="float"
+            )
+            for i, (lo, hi) in enumerate(bounds)
+        ]
+    )
     client.configure_optimization(objective="-loss")
     if sampler_name == "ax-default":
         client.configure_generation_strategy(initialization_random_seed=seed)
     else:
-        client.set_generation_strategy(ax_egp.generation_strategy(sampler_name[len("ax-"):], seed=seed))
+        client.set_generation_strategy(
+            ax_egp.generation_strategy(sampler_name[len("ax-") :], seed=seed)
+        )
     values = []
     t0 = time.perf_counter()
     while len(values) < n_trials:
@@ -188,8 +209,16 @@ def run_ax(function: str, sampler_name: str, seed: int, n_trials: int, mode: str
             client.complete_trial(index, raw_data={"loss": values[-1]})
     wall = time.perf_counter() - t0
     regret = np.minimum.accumulate(values) - f_min
-    return {"function": function, "sampler": sampler_name, "seed": seed, "mode": mode, "workers": workers,
-            "n_trials": n_trials, "regret": regret.tolist(), "seconds_per_trial": wall / n_trials}
+    return {
+        "function": function,
+        "sampler": sampler_name,
+        "seed": seed,
+        "mode": mode,
+        "workers": workers,
+        "n_trials": n_trials,
+        "regret": regret.tolist(),
+        "seconds_per_trial": wall / n_trials,
+    }
 
 
 def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) -> dict:
@@ -197,10 +226,18 @@ def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) 
     bounds, f, _ = FUNCTIONS["hartmann6"]
     rng = np.random.default_rng(seed)
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
-    dists = {f"x{i}": optuna.distributions.FloatDistribution(lo, hi) for i, (lo, hi) in enumerate(bounds)}
+    dists = {
+        f"x{i}": optuna.distributions.FloatDistribution(lo, hi) for i, (lo, hi) in enumerate(bounds)
+    }
     X = rng.uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))
-    study.add_trials([optuna.trial.create_trial(params={f"x{i}": float(v) for i, v in enumerate(x)},
-                                                distributions=dists, value=f(x)) for x in X])
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=dists, value=f(x)
+            )
+            for x in X
+        ]
+    )
     times = []
     for _ in range(n_suggest):
         t0 = time.perf_counter()
@@ -208,8 +245,14 @@ def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) 
         x = _suggest(trial, bounds)
         times.append(time.perf_counter() - t0)
         study.tell(trial, f(x))
-    return {"sampler": sampler_name, "n_complete": n_complete, "seconds": times,
-            "first": times[0], "mean": float(np.mean(times)), "median": float(np.median(times))}
+    return {
+        "sampler": sampler_name,
+        "n_complete": n_complete,
+        "seconds": times,
+        "first": times[0],
+        "mean": float(np.mean(times)),
+        "median": float(np.median(times)),
+    }
 
 
 def _done(out: pathlib.Path) -> set:
@@ -218,7 +261,20 @@ def _done(out: pathlib.Path) -> set:
     keys = set()
     for line in out.read_text().splitlines():
         r = json.loads(line)
-        keys.add(tuple(r.get(k) for k in ("function", "sampler", "seed", "mode", "workers", "n_trials", "n_complete")))
+        keys.add(
+            tuple(
+                r.get(k)
+                for k in (
+                    "function",
+                    "sampler",
+                    "seed",
+                    "mode",
+                    "workers",
+                    "n_trials",
+                    "n_complete",
+                )
+            )
+        )
     return keys
 
 
@@ -230,12 +286,16 @@ def _job(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("what", choices=["suite", "ablation", "overhead", "ax"])
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None)
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
+    p.add_argument(
+        "--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1"
+    )
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--mode", choices=["seq", "threads", "async", "batch"], default="seq")
     p.add_argument("--workers", type=int, default=1)
@@ -268,13 +328,26 @@ def main(argv=None):
         if a.what != "ax":
             for s in samplers:  # a bad name fails here, not inside a worker process
                 make_sampler(s, 0)
-        for seed in range(a.first_seed, a.first_seed + a.seeds):  # seeds outermost: partial results cover every cell
+        for seed in range(
+            a.first_seed, a.first_seed + a.seeds
+        ):  # seeds outermost: partial results cover every cell
             for fn in a.functions.split(","):
                 for s in samplers:
                     key = (fn, s, seed, a.mode, a.workers, a.trials, None)
                     if key not in done:
-                        jobs.append(("run", {"function": fn, "sampler_name": s, "seed": seed, "n_trials": a.trials,
-                                             "mode": a.mode, "workers": a.workers}))
+                        jobs.append(
+                            (
+                                "run",
+                                {
+                                    "function": fn,
+                                    "sampler_name": s,
+                                    "seed": seed,
+                                    "n_trials": a.trials,
+                                    "mode": a.mode,
+                                    "workers": a.workers,
+                                },
+                            )
+                        )
     print(f"{len(jobs)} runs to do, {len(done)} already in {out}", flush=True)
     import multiprocessing as mp
 

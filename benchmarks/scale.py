@@ -34,7 +34,9 @@ from __future__ import annotations
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported, here and in the child processes
+    os.environ[_var] = (
+        "1"  # before numpy (and its BLAS) is imported, here and in the child processes
+    )
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -50,7 +52,12 @@ sys.path.insert(1, str(ROOT))
 from provenance import commit, utc_now  # noqa: E402
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
-TARGET_SECONDS = {"egp-ts": 0.5, "dts-ring": 0.5, "bore++": 2.0, "bore": 2.0}  # warm, at 10 000 trials, d = 6
+TARGET_SECONDS = {
+    "egp-ts": 0.5,
+    "dts-ring": 0.5,
+    "bore++": 2.0,
+    "bore": 2.0,
+}  # warm, at 10 000 trials, d = 6
 TARGET_RSS_MB = 2048
 AGENTS = 16
 
@@ -78,8 +85,15 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
     low, high, f = (0.0, 1.0, hartmann6) if d == 6 else (-10.0, 10.0, levy)
     dist = {f"x{i}": FloatDistribution(low, high) for i in range(d)}
     X = np.random.default_rng(n + d).uniform(low, high, size=(n, d))
-    trials = [create_trial(params=dict(zip(dist, map(float, x))), distributions=dist, value=float(f(x)),
-                           user_attrs={"agent_id": i % AGENTS}) for i, x in enumerate(X)]
+    trials = [
+        create_trial(
+            params=dict(zip(dist, map(float, x))),
+            distributions=dist,
+            value=float(f(x)),
+            user_attrs={"agent_id": i % AGENTS},
+        )
+        for i, x in enumerate(X)
+    ]
     study = optuna.create_study(sampler=_make(sampler_name))
     study.add_trials(trials)
 
@@ -97,8 +111,15 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
         seconds.append(time.perf_counter() - t0)
         study.tell(trial, value(trial))
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kilobytes
-    return {"sampler": sampler_name, "n": n, "d": d, "asks": asks, "cold_seconds": cold, "seconds": seconds,
-            "peak_rss_mb": rss_mb}
+    return {
+        "sampler": sampler_name,
+        "n": n,
+        "d": d,
+        "asks": asks,
+        "cold_seconds": cold,
+        "seconds": seconds,
+        "peak_rss_mb": rss_mb,
+    }
 
 
 def _make(name: str):
@@ -127,18 +148,35 @@ def run(samplers, sizes, dims, asks, out: pathlib.Path, timeout: float, gp_limit
                 with open(out, "a") as fh:
                     fh.write(json.dumps(row) + "\n")
                 print(_line(row), flush=True)
-                if name == "gp" and (row.get("timed_out") or max([row["cold_seconds"], *row["seconds"]]) > gp_limit):
+                if name == "gp" and (
+                    row.get("timed_out") or max([row["cold_seconds"], *row["seconds"]]) > gp_limit
+                ):
                     break  # GPSampler: larger studies only take longer
 
 
 def _child(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
-    code = (f"import sys, json; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]; import scale; "
-            f"print(json.dumps(scale.measure({name!r}, {n}, {d}, {asks})))")
+    code = (
+        f"import sys, json; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]; import scale; "
+        f"print(json.dumps(scale.measure({name!r}, {n}, {d}, {asks})))"
+    )
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                              cwd=HERE, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=HERE,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
-        return {"sampler": name, "n": n, "d": d, "asks": asks, "timed_out": True, "timeout": timeout}
+        return {
+            "sampler": name,
+            "n": n,
+            "d": d,
+            "asks": asks,
+            "timed_out": True,
+            "timeout": timeout,
+        }
     except subprocess.CalledProcessError as err:
         raise RuntimeError(f"{name} n={n} d={d} failed:\n{err.stderr}") from None
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -147,8 +185,10 @@ def _child(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
 def _line(row: dict) -> str:
     if row.get("timed_out"):
         return f"{row['sampler']} n={row['n']} d={row['d']}: timed out after {row['timeout']:.0f} s"
-    return (f"{row['sampler']} n={row['n']} d={row['d']}: cold {row['cold_seconds']:.2f} s, warm median "
-            f"{statistics.median(row['seconds']):.3f} s, peak RSS {row['peak_rss_mb']:.0f} MB")
+    return (
+        f"{row['sampler']} n={row['n']} d={row['d']}: cold {row['cold_seconds']:.2f} s, warm median "
+        f"{statistics.median(row['seconds']):.3f} s, peak RSS {row['peak_rss_mb']:.0f} MB"
+    )
 
 
 # ------------------------------------------------------------------------------------------- report
@@ -167,16 +207,25 @@ def summarise(rows: list[dict]) -> list[str]:
     rows = _latest(rows)
     if not rows:
         return []
-    lines = ["### Scale: seconds per suggestion and peak memory with many completed trials", "",
-             "4 trials running during every timed ask; warm = median of the timed asks; one BLAS/torch thread; "
-             "one process per configuration. `benchmarks/scale.py`.", "",
-             "| d | sampler | trials | cold ask (s) | warm ask (s) | peak RSS (MB) |", "|---|---|---|---|---|---|"]
+    lines = [
+        "### Scale: seconds per suggestion and peak memory with many completed trials",
+        "",
+        "4 trials running during every timed ask; warm = median of the timed asks; one BLAS/torch thread; "
+        "one process per configuration. `benchmarks/scale.py`.",
+        "",
+        "| d | sampler | trials | cold ask (s) | warm ask (s) | peak RSS (MB) |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in sorted(rows, key=lambda r: (r["d"], SAMPLERS.index(r["sampler"]), r["n"])):
         if r.get("timed_out"):
-            lines.append(f"| {r['d']} | {r['sampler']} | {r['n']} | timed out (> {r['timeout']:.0f} s in all) | | |")
+            lines.append(
+                f"| {r['d']} | {r['sampler']} | {r['n']} | timed out (> {r['timeout']:.0f} s in all) | | |"
+            )
             continue
-        lines.append(f"| {r['d']} | {r['sampler']} | {r['n']} | {r['cold_seconds']:.2f} | "
-                     f"{statistics.median(r['seconds']):.3f} | {r['peak_rss_mb']:.0f} |")
+        lines.append(
+            f"| {r['d']} | {r['sampler']} | {r['n']} | {r['cold_seconds']:.2f} | "
+            f"{statistics.median(r['seconds']):.3f} | {r['peak_rss_mb']:.0f} |"
+        )
     lines += [""] + _checks(rows)
     dates = sorted(r["date"] for r in rows)
     commits = sorted({r["commit"] for r in rows})
@@ -187,25 +236,45 @@ def summarise(rows: list[dict]) -> list[str]:
 def _checks(rows: list[dict]) -> list[str]:
     out = []
     for name, limit in TARGET_SECONDS.items():
-        cell = [r for r in rows if r["sampler"] == name and r["n"] == 10_000 and r["d"] == 6 and "seconds" in r]
+        cell = [
+            r
+            for r in rows
+            if r["sampler"] == name and r["n"] == 10_000 and r["d"] == 6 and "seconds" in r
+        ]
         if cell:
             warm = statistics.median(cell[0]["seconds"])
-            out.append(f"- Target, {name} warm ask at 10 000 trials (d = 6) under {limit:g} s: {warm:.3f} s: "
-                       f"**{'met' if warm < limit else 'not met'}**.")
+            out.append(
+                f"- Target, {name} warm ask at 10 000 trials (d = 6) under {limit:g} s: {warm:.3f} s: "
+                f"**{'met' if warm < limit else 'not met'}**."
+            )
     measured = [r for r in rows if "peak_rss_mb" in r and r["sampler"] != "gp"]
     if measured:
         worst = max(measured, key=lambda r: r["peak_rss_mb"])
-        out.append(f"- Target, peak RSS under {TARGET_RSS_MB} MB for every sampler of this package: largest "
-                   f"{worst['peak_rss_mb']:.0f} MB ({worst['sampler']}, n = {worst['n']}, d = {worst['d']}): "
-                   f"**{'met' if worst['peak_rss_mb'] < TARGET_RSS_MB else 'not met'}**.")
+        out.append(
+            f"- Target, peak RSS under {TARGET_RSS_MB} MB for every sampler of this package: largest "
+            f"{worst['peak_rss_mb']:.0f} MB ({worst['sampler']}, n = {worst['n']}, d = {worst['d']}): "
+            f"**{'met' if worst['peak_rss_mb'] < TARGET_RSS_MB else 'not met'}**."
+        )
     gp = [r for r in rows if r["sampler"] == "gp"]
     if gp:
         done = [r for r in gp if "seconds" in r]
-        out.append("- Reference, Optuna's GPSampler: " + "; ".join(
-            f"n = {r['n']}, d = {r['d']}: " + (f"timed out (> {r['timeout']:.0f} s)" if r.get("timed_out") else
-                                               f"warm {statistics.median(r['seconds']):.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB")
-            for r in sorted(gp, key=lambda r: (r["d"], r["n"]))) + (" (only sizes whose smaller size finished within "
-                                                                   "the limit are run)." if done else "."))
+        out.append(
+            "- Reference, Optuna's GPSampler: "
+            + "; ".join(
+                f"n = {r['n']}, d = {r['d']}: "
+                + (
+                    f"timed out (> {r['timeout']:.0f} s)"
+                    if r.get("timed_out")
+                    else f"warm {statistics.median(r['seconds']):.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB"
+                )
+                for r in sorted(gp, key=lambda r: (r["d"], r["n"]))
+            )
+            + (
+                " (only sizes whose smaller size finished within the limit are run)."
+                if done
+                else "."
+            )
+        )
     return out
 
 
@@ -220,14 +289,18 @@ def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
     fig, axes = plt.subplots(2, len(dims), figsize=(5.5 * len(dims), 7), squeeze=False)
     for col, d in enumerate(dims):
         for name in SAMPLERS:
-            cell = sorted((r for r in rows if r["sampler"] == name and r["d"] == d and "seconds" in r),
-                          key=lambda r: r["n"])
+            cell = sorted(
+                (r for r in rows if r["sampler"] == name and r["d"] == d and "seconds" in r),
+                key=lambda r: r["n"],
+            )
             if not cell:
                 continue
             n = [r["n"] for r in cell]
             axes[0][col].plot(n, [statistics.median(r["seconds"]) for r in cell], "o-", label=name)
             axes[1][col].plot(n, [r["peak_rss_mb"] for r in cell], "o-", label=name)
-        axes[0][col].set(title=f"d = {d}: warm seconds per suggestion", xlabel="completed trials", yscale="log")
+        axes[0][col].set(
+            title=f"d = {d}: warm seconds per suggestion", xlabel="completed trials", yscale="log"
+        )
         axes[1][col].set(title=f"d = {d}: peak RSS", xlabel="completed trials", ylabel="MB")
         axes[0][col].legend()
     fig.tight_layout()
@@ -236,15 +309,21 @@ def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     rp = sub.add_parser("run")
     rp.add_argument("--samplers", default="egp-ts,dts-ring,bore++,bore")
     rp.add_argument("--n", default="1000,5000,10000")
     rp.add_argument("--dims", default="6,20")
     rp.add_argument("--asks", type=int, default=20)
-    rp.add_argument("--timeout", type=float, default=3600.0, help="seconds per configuration (child process)")
-    rp.add_argument("--gp-limit", type=float, default=600.0, help="GPSampler: stop growing n past this ask time")
+    rp.add_argument(
+        "--timeout", type=float, default=3600.0, help="seconds per configuration (child process)"
+    )
+    rp.add_argument(
+        "--gp-limit", type=float, default=600.0, help="GPSampler: stop growing n past this ask time"
+    )
     rp.add_argument("--out", default=str(HERE / "results" / "scale.jsonl"))
     for name in ("summary", "plot"):
         p = sub.add_parser(name)
@@ -255,8 +334,15 @@ def main(argv=None) -> None:
         unknown = set(samplers) - set(SAMPLERS)
         if unknown:
             ap.error(f"unknown samplers {sorted(unknown)}; known: {SAMPLERS}")
-        run(samplers, [int(v) for v in a.n.split(",")], [int(v) for v in a.dims.split(",")], a.asks,
-            pathlib.Path(a.out), a.timeout, a.gp_limit)
+        run(
+            samplers,
+            [int(v) for v in a.n.split(",")],
+            [int(v) for v in a.dims.split(",")],
+            a.asks,
+            pathlib.Path(a.out),
+            a.timeout,
+            a.gp_limit,
+        )
     elif a.command == "summary":
         print("\n".join(summarise(load(pathlib.Path(a.results)))))
     else:

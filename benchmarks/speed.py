@@ -85,7 +85,15 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 DEFAULT_SAMPLERS = "egp-auto,bore++,gp"
-HEAVY_MODULES = ("scipy", "scipy.stats", "scipy.optimize", "scipy.linalg", "torch", "sklearn", "pandas")
+HEAVY_MODULES = (
+    "scipy",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.linalg",
+    "torch",
+    "sklearn",
+    "pandas",
+)
 
 
 # ----------------------------------------------------------------------------- provenance
@@ -94,11 +102,15 @@ _COMMIT = commit()  # once, before this run appends anything
 
 def thread_settings() -> dict:
     out = {"threads": _THREADS, **{var: os.environ.get(var) for var in _THREAD_VARS}}
-    out["torch_num_threads"] = sys.modules["torch"].get_num_threads() if "torch" in sys.modules else None
+    out["torch_num_threads"] = (
+        sys.modules["torch"].get_num_threads() if "torch" in sys.modules else None
+    )
     try:
         from threadpoolctl import threadpool_info
 
-        out["threadpools"] = sorted({f"{p['internal_api']}={p['num_threads']}" for p in threadpool_info()})
+        out["threadpools"] = sorted(
+            {f"{p['internal_api']}={p['num_threads']}" for p in threadpool_info()}
+        )
     except ImportError:
         pass
     return out
@@ -110,10 +122,17 @@ def header(bench: str) -> dict:
     versions = {"optuna": optuna.__version__, "numpy": np.__version__}
     if "torch" in sys.modules:
         versions["torch"] = sys.modules["torch"].__version__
-    return {"bench": bench, "date": utc_now(),
-            "commit": _COMMIT, "python": platform.python_version(), "machine": platform.machine(),
-            "cpu_count": os.cpu_count(), "thread_settings": thread_settings(), "versions": versions,
-            "egp_path": str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent)}
+    return {
+        "bench": bench,
+        "date": utc_now(),
+        "commit": _COMMIT,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "thread_settings": thread_settings(),
+        "versions": versions,
+        "egp_path": str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent),
+    }
 
 
 def _set_torch_threads(needed: bool) -> None:
@@ -130,8 +149,23 @@ def _set_torch_threads(needed: bool) -> None:
 class Output:
     """Append-only JSONL with resumption: ``key(row)`` identifies a cell."""
 
-    KEY_FIELDS = ("bench", "commit", "sampler", "d", "n_complete", "asks", "rounds", "batch", "seed", "kind",
-                  "runs", "rows", "api", "function", "n_startup_trials")
+    KEY_FIELDS = (
+        "bench",
+        "commit",
+        "sampler",
+        "d",
+        "n_complete",
+        "asks",
+        "rounds",
+        "batch",
+        "seed",
+        "kind",
+        "runs",
+        "rows",
+        "api",
+        "function",
+        "n_startup_trials",
+    )
 
     def __init__(self, path: str, force: bool) -> None:
         self.path = pathlib.Path(path)
@@ -143,10 +177,15 @@ class Output:
                     self.done.add(self.key(json.loads(line)))
 
     def key(self, row: dict) -> tuple:
-        return tuple(json.dumps(row.get(k)) for k in self.KEY_FIELDS) + (row.get("thread_settings", {}).get("threads"),)
+        return tuple(json.dumps(row.get(k)) for k in self.KEY_FIELDS) + (
+            row.get("thread_settings", {}).get("threads"),
+        )
 
     def is_done(self, row: dict) -> bool:
-        return self.key({"commit": _COMMIT, "thread_settings": {"threads": _THREADS}, **row}) in self.done
+        return (
+            self.key({"commit": _COMMIT, "thread_settings": {"threads": _THREADS}, **row})
+            in self.done
+        )
 
     def write(self, row: dict) -> None:
         with self.path.open("a") as fh:
@@ -174,10 +213,21 @@ def make_study(name: str, seed: int, f, bounds: np.ndarray, n_complete: int):
     sampler = make_sampler(name, seed)
     probe = RelativeProbe(sampler)
     study = optuna.create_study(sampler=sampler)
-    dists = {f"x{i}": optuna.distributions.FloatDistribution(float(lo), float(hi)) for i, (lo, hi) in enumerate(bounds)}
-    X = np.random.default_rng(seed + 1000).uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))
-    study.add_trials([optuna.trial.create_trial(params={f"x{i}": float(v) for i, v in enumerate(x)},
-                                                distributions=dists, value=f(x)) for x in X])
+    dists = {
+        f"x{i}": optuna.distributions.FloatDistribution(float(lo), float(hi))
+        for i, (lo, hi) in enumerate(bounds)
+    }
+    X = np.random.default_rng(seed + 1000).uniform(
+        bounds[:, 0], bounds[:, 1], (n_complete, len(bounds))
+    )
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=dists, value=f(x)
+            )
+            for x in X
+        ]
+    )
     return study, probe, dists
 
 
@@ -206,17 +256,26 @@ class Timed:
             t0 = time.perf_counter()
             self.study.tell(trial, value)
             tells.append(time.perf_counter() - t0)
-        for store, values in ((self.ask, asks), (self.tell, tells), (self.relative, relative), (self.calls, calls),
-                              (self.n_params, n_params)):
+        for store, values in (
+            (self.ask, asks),
+            (self.tell, tells),
+            (self.relative, relative),
+            (self.calls, calls),
+            (self.n_params, n_params),
+        ):
             store.append(values)  # one list per round
 
     def check(self) -> list[str]:
         problems = []
         if any(c != 1 for r in self.calls for c in r):
-            problems.append(f"{self.name}: sample_relative calls per ask {self.calls} (expected 1 each)")
+            problems.append(
+                f"{self.name}: sample_relative calls per ask {self.calls} (expected 1 each)"
+            )
         if any(n != self.d for r in self.n_params for n in r):
-            problems.append(f"{self.name}: sample_relative returned {self.n_params} params (expected {self.d}): "
-                            "not every parameter came from the model")
+            problems.append(
+                f"{self.name}: sample_relative returned {self.n_params} params (expected {self.d}): "
+                "not every parameter came from the model"
+            )
         return problems
 
 
@@ -247,8 +306,14 @@ def cmd_dims(a) -> None:
     names = _samplers(a.samplers)
     _set_torch_threads("gp" in names)
     for d in map(int, a.dims.split(",")):
-        base = {"bench": "dims", "d": d, "n_complete": a.n_complete, "asks": a.asks, "seed": a.seed,
-                "function": "levy"}
+        base = {
+            "bench": "dims",
+            "d": d,
+            "n_complete": a.n_complete,
+            "asks": a.asks,
+            "seed": a.seed,
+            "function": "levy",
+        }
         todo = [s for s in names if not out.is_done({**base, "sampler": s})]
         if not todo:
             print(f"dims d={d}: done already in {out.path}", flush=True)
@@ -261,15 +326,31 @@ def cmd_dims(a) -> None:
             ask, tell, relative = ([r[0] for r in rounds] for rounds in (c.ask, c.tell, c.relative))
             total = [x + y for x, y in zip(ask, tell)]
             problems = c.check()
-            row = {**header("dims"), **base, "sampler": c.name, "sampler_class": type(c.study.sampler).__name__,
-                   "bounds": [-5.0, 5.0], "order": a.order, "seconds": total, "ask_seconds": ask,
-                   "tell_seconds": tell, "relative_seconds": relative, "relative_calls": [r[0] for r in c.calls],
-                   "relative_params": [r[0] for r in c.n_params], "mean": float(np.mean(total)), "first": total[0],
-                   "median": float(np.median(total)), "problems": problems}
+            row = {
+                **header("dims"),
+                **base,
+                "sampler": c.name,
+                "sampler_class": type(c.study.sampler).__name__,
+                "bounds": [-5.0, 5.0],
+                "order": a.order,
+                "seconds": total,
+                "ask_seconds": ask,
+                "tell_seconds": tell,
+                "relative_seconds": relative,
+                "relative_calls": [r[0] for r in c.calls],
+                "relative_params": [r[0] for r in c.n_params],
+                "mean": float(np.mean(total)),
+                "first": total[0],
+                "median": float(np.median(total)),
+                "problems": problems,
+            }
             out.write(row)
-            print(f"  {c.name:10s} d={d}: mean {row['mean']:.3f} s, first {row['first']:.3f} s, "
-                  f"in sample_relative {np.mean(relative):.3f} s" + (f"  PROBLEMS: {problems}" if problems else ""),
-                  flush=True)
+            print(
+                f"  {c.name:10s} d={d}: mean {row['mean']:.3f} s, first {row['first']:.3f} s, "
+                f"in sample_relative {np.mean(relative):.3f} s"
+                + (f"  PROBLEMS: {problems}" if problems else ""),
+                flush=True,
+            )
 
         _interleave(cells, a.asks, 1, a.order, done)
 
@@ -281,8 +362,15 @@ def cmd_many(a) -> None:
     _set_torch_threads("gp" in names)
     bounds = np.array([[0.0, 1.0]] * 6)
     for n in map(int, a.n_complete.split(",")):
-        base = {"bench": "many", "d": 6, "n_complete": n, "rounds": a.rounds, "batch": a.batch, "seed": a.seed,
-                "function": "hartmann6"}
+        base = {
+            "bench": "many",
+            "d": 6,
+            "n_complete": n,
+            "rounds": a.rounds,
+            "batch": a.batch,
+            "seed": a.seed,
+            "function": "hartmann6",
+        }
         todo = [s for s in names if not out.is_done({**base, "sampler": s})]
         if not todo:
             print(f"many n={n}: done already in {out.path}", flush=True)
@@ -294,16 +382,34 @@ def cmd_many(a) -> None:
             flat = [x for r in c.ask for x in r]
             later = [x for r in c.ask for x in r[1:]]
             problems = c.check()
-            row = {**header("many"), **base, "sampler": c.name, "sampler_class": type(c.study.sampler).__name__,
-                   "order": a.order, "ask_seconds": c.ask, "tell_seconds": c.tell,
-                   "relative_seconds": c.relative, "relative_calls": c.calls, "relative_params": c.n_params,
-                   "mean": float(np.mean(flat)), "first": flat[0],
-                   "later_median": float(np.median(later)) if later else None,
-                   "later_max": float(np.max(later)) if later else None, "problems": problems}
+            row = {
+                **header("many"),
+                **base,
+                "sampler": c.name,
+                "sampler_class": type(c.study.sampler).__name__,
+                "order": a.order,
+                "ask_seconds": c.ask,
+                "tell_seconds": c.tell,
+                "relative_seconds": c.relative,
+                "relative_calls": c.calls,
+                "relative_params": c.n_params,
+                "mean": float(np.mean(flat)),
+                "first": flat[0],
+                "later_median": float(np.median(later)) if later else None,
+                "later_max": float(np.max(later)) if later else None,
+                "problems": problems,
+            }
             out.write(row)
-            tail = f", asks 2-{a.batch} median {row['later_median']:.3f} s, max {row['later_max']:.3f} s" if later else ""
-            print(f"  {c.name:10s} n={n}: mean {row['mean']:.3f} s{tail}" + (f"  PROBLEMS: {problems}" if problems else ""),
-                  flush=True)
+            tail = (
+                f", asks 2-{a.batch} median {row['later_median']:.3f} s, max {row['later_max']:.3f} s"
+                if later
+                else ""
+            )
+            print(
+                f"  {c.name:10s} n={n}: mean {row['mean']:.3f} s{tail}"
+                + (f"  PROBLEMS: {problems}" if problems else ""),
+                flush=True,
+            )
 
         _interleave(cells, a.rounds, a.batch, a.order, done)
 
@@ -351,19 +457,26 @@ def _child(kind: str, n_startup: int) -> dict:
     t0 = time.perf_counter()
     # cwd = benchmarks/ so that `functions` and `speed` import and the repository root does not
     # shadow the installed packages (or a PYTHONPATH snapshot).
-    res = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True, text=True, timeout=600
+    )
     wall = time.perf_counter() - t0
     lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
     if res.returncode != 0 or not lines:
         raise RuntimeError(f"child {kind!r} failed ({res.returncode}):\n{res.stderr[-3000:]}")
-    return {**json.loads(lines[-1][len("RESULT "):]), "process_seconds": wall}
+    return {**json.loads(lines[-1][len("RESULT ") :]), "process_seconds": wall}
 
 
 def cmd_imports(a) -> None:
     out = Output(a.out, a.force)
     kinds = ["optuna", "optuna+optuna_egp"] + [f"first:{s}" for s in _samplers(a.samplers)]
-    todo = [k for k in kinds if not out.is_done({"bench": "imports", "kind": k, "runs": a.runs,
-                                                  "n_startup_trials": a.n_startup})]
+    todo = [
+        k
+        for k in kinds
+        if not out.is_done(
+            {"bench": "imports", "kind": k, "runs": a.runs, "n_startup_trials": a.n_startup}
+        )
+    ]
     if not todo:
         print(f"imports: done already in {out.path}", flush=True)
         return
@@ -376,12 +489,30 @@ def cmd_imports(a) -> None:
         print(f"imports: run {i + 1}/{a.runs}", flush=True)
     for k in todo:
         rs = runs[k]
-        fields = [f for f in ("import_optuna", "import_optuna_egp_extra", "ask1", "ask1_relative", "ask2",
-                              "ask2_relative", "process_seconds") if f in rs[0]]
+        fields = [
+            f
+            for f in (
+                "import_optuna",
+                "import_optuna_egp_extra",
+                "ask1",
+                "ask1_relative",
+                "ask2",
+                "ask2_relative",
+                "process_seconds",
+            )
+            if f in rs[0]
+        ]
         median = {f: statistics.median(r[f] for r in rs) for f in fields}
-        row = {**header("imports"), "bench": "imports", "kind": k, "runs": a.runs, "n_startup_trials": a.n_startup,
-               "median": median, "raw": rs,
-               "modules": {f: rs[0][f] for f in rs[0] if f.startswith("modules_")}}
+        row = {
+            **header("imports"),
+            "bench": "imports",
+            "kind": k,
+            "runs": a.runs,
+            "n_startup_trials": a.n_startup,
+            "median": median,
+            "raw": rs,
+            "modules": {f: rs[0][f] for f in rs[0] if f.startswith("modules_")},
+        }
         out.write(row)
         print(f"  {k}: " + ", ".join(f"{f} {v:.3f} s" for f, v in median.items()), flush=True)
         print(f"    modules: {row['modules']}", flush=True)
@@ -397,15 +528,31 @@ def encoding_space():
         if i % 7 == 0:
             params[f"f{i:02d}"] = FloatParam(1e-5, 1.0, log=True)
         elif i % 7 in (1, 2):
-            params[f"f{i:02d}"] = FloatParam(0.0, 10.0, step=0.5) if i % 7 == 1 else FloatParam(-3.0, 3.0, step=0.25)
+            params[f"f{i:02d}"] = (
+                FloatParam(0.0, 10.0, step=0.5) if i % 7 == 1 else FloatParam(-3.0, 3.0, step=0.25)
+            )
         else:
             params[f"f{i:02d}"] = FloatParam(-5.0, 5.0)
     for i in range(20):
-        params[f"i{i:02d}"] = (IntParam(1, 1024, log=True) if i % 4 == 0 else
-                               IntParam(0, 100, step=5) if i % 4 == 1 else IntParam(-10, 10))
-    choices = [("relu", "tanh", "gelu"), (1, 2, 4, 8), (0.1, "auto", None), (True, False, "both"),
-               ("sgd", 0, 0.5, None, True), ("a", "b", "c", "d"), (16, 32, 64), (None, 1.5, "x", 3, False),
-               ("adam", "adamw", "sgd", "rmsprop"), (0, 1, "two")]
+        params[f"i{i:02d}"] = (
+            IntParam(1, 1024, log=True)
+            if i % 4 == 0
+            else IntParam(0, 100, step=5)
+            if i % 4 == 1
+            else IntParam(-10, 10)
+        )
+    choices = [
+        ("relu", "tanh", "gelu"),
+        (1, 2, 4, 8),
+        (0.1, "auto", None),
+        (True, False, "both"),
+        ("sgd", 0, 0.5, None, True),
+        ("a", "b", "c", "d"),
+        (16, 32, 64),
+        (None, 1.5, "x", 3, False),
+        ("adam", "adamw", "sgd", "rmsprop"),
+        (0, 1, "two"),
+    ]
     for i, c in enumerate(choices):
         params[f"c{i}"] = CategoricalParam(c)
     order = np.random.default_rng(0).permutation(list(params))  # mix the kinds in column order
@@ -464,55 +611,103 @@ def cmd_encoding(a) -> None:
             decoded = [{name: _plain(back[name][i]) for name in space.names} for i in range(a.rows)]
         else:
             decoded = back
-        mismatches = sum(not _same(r[name], s[name]) for r, s in zip(rows, decoded) for name in space.names)
+        mismatches = sum(
+            not _same(r[name], s[name]) for r, s in zip(rows, decoded) for name in space.names
+        )
         X = np.asarray(X, dtype=float)
-        row = {**header("encoding"), **base, "n_params": len(space.params), "encoded_dim": space.dim,
-               "kinds": {"float": 70, "float_log": 10, "float_step": 20, "int": 20, "int_log": 5, "int_step": 5,
-                         "categorical": 10},
-               "seconds": total, "encode_seconds": enc, "decode_seconds": dec, "median": statistics.median(total),
-               "encode_median": statistics.median(enc), "decode_median": statistics.median(dec),
-               "roundtrip_mismatches": int(mismatches), "roundtrip_ok": mismatches == 0,
-               "max_abs_diff_vs_encode_many": float(np.max(np.abs(X - X_rows))) if X.shape == X_rows.shape else None}
+        row = {
+            **header("encoding"),
+            **base,
+            "n_params": len(space.params),
+            "encoded_dim": space.dim,
+            "kinds": {
+                "float": 70,
+                "float_log": 10,
+                "float_step": 20,
+                "int": 20,
+                "int_log": 5,
+                "int_step": 5,
+                "categorical": 10,
+            },
+            "seconds": total,
+            "encode_seconds": enc,
+            "decode_seconds": dec,
+            "median": statistics.median(total),
+            "encode_median": statistics.median(enc),
+            "decode_median": statistics.median(dec),
+            "roundtrip_mismatches": int(mismatches),
+            "roundtrip_ok": mismatches == 0,
+            "max_abs_diff_vs_encode_many": float(np.max(np.abs(X - X_rows)))
+            if X.shape == X_rows.shape
+            else None,
+        }
         out.write(row)
-        print(f"encoding {api}: round trip median {row['median'] * 1e3:.2f} ms (encode {row['encode_median'] * 1e3:.2f}, "
-              f"decode {row['decode_median'] * 1e3:.2f}); round trip ok: {row['roundtrip_ok']} "
-              f"({mismatches} mismatches); |X - encode_many| max {row['max_abs_diff_vs_encode_many']}", flush=True)
+        print(
+            f"encoding {api}: round trip median {row['median'] * 1e3:.2f} ms (encode {row['encode_median'] * 1e3:.2f}, "
+            f"decode {row['decode_median'] * 1e3:.2f}); round trip ok: {row['roundtrip_ok']} "
+            f"({mismatches} mismatches); |X - encode_many| max {row['max_abs_diff_vs_encode_many']}",
+            flush=True,
+        )
 
 
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", required=True, help="JSONL file the rows are appended to")
-    common.add_argument("--threads", type=int, default=1,
-                        help="OMP/OPENBLAS/MKL_NUM_THREADS and torch.set_num_threads (default 1)")
+    common.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="OMP/OPENBLAS/MKL_NUM_THREADS and torch.set_num_threads (default 1)",
+    )
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--force", action="store_true", help="measure again cells already in --out")
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dims", parents=[common], help="seconds per suggestion at d = 20, 50, 100")
     d.add_argument("--dims", default="20,50,100")
     d.add_argument("--samplers", default=DEFAULT_SAMPLERS)
-    d.add_argument("--n-complete", type=int, default=200, help="random completed trials added first")
+    d.add_argument(
+        "--n-complete", type=int, default=200, help="random completed trials added first"
+    )
     d.add_argument("--asks", type=int, default=20, help="consecutive ask+tell timed per sampler")
     d.add_argument("--order", choices=["interleaved", "sequence"], default="interleaved")
-    m = sub.add_parser("many", parents=[common], help="1000/1100 completed trials, rounds of 4 concurrent asks")
+    m = sub.add_parser(
+        "many", parents=[common], help="1000/1100 completed trials, rounds of 4 concurrent asks"
+    )
     m.add_argument("--n-complete", default="1000,1100", help="comma-separated study sizes")
-    m.add_argument("--samplers", default=DEFAULT_SAMPLERS, help="drop gp to skip GPSampler (~7 s/ask)")
+    m.add_argument(
+        "--samplers", default=DEFAULT_SAMPLERS, help="drop gp to skip GPSampler (~7 s/ask)"
+    )
     m.add_argument("--rounds", type=int, default=5)
     m.add_argument("--batch", type=int, default=4, help="asks per round before any tell")
     m.add_argument("--order", choices=["interleaved", "sequence"], default="interleaved")
-    i = sub.add_parser("imports", parents=[common], help="import cost and first suggestion, fresh processes")
+    i = sub.add_parser(
+        "imports", parents=[common], help="import cost and first suggestion, fresh processes"
+    )
     i.add_argument("--runs", type=int, default=7)
-    i.add_argument("--samplers", default="egp-auto", help="samplers whose first suggestion is timed")
-    i.add_argument("--n-startup", type=int, default=10, help="completed trials added = n_startup_trials")
+    i.add_argument(
+        "--samplers", default="egp-auto", help="samplers whose first suggestion is timed"
+    )
+    i.add_argument(
+        "--n-startup", type=int, default=10, help="completed trials added = n_startup_trials"
+    )
     e = sub.add_parser("encoding", parents=[common], help="encode+decode of 512 x 100 parameters")
     e.add_argument("--rows", type=int, default=512)
     e.add_argument("--runs", type=int, default=20)
-    e.add_argument("--api", choices=["auto", "columns", "rows", "both"], default="auto",
-                   help="auto: encode_columns/decode_columns if present, else encode_many/decode")
+    e.add_argument(
+        "--api",
+        choices=["auto", "columns", "rows", "both"],
+        default="auto",
+        help="auto: encode_columns/decode_columns if present, else encode_many/decode",
+    )
     a = p.parse_args(argv)
     assert a.threads == _THREADS  # parsed early, before numpy
-    {"dims": cmd_dims, "many": cmd_many, "imports": cmd_imports, "encoding": cmd_encoding}[a.command](a)
+    {"dims": cmd_dims, "many": cmd_many, "imports": cmd_imports, "encoding": cmd_encoding}[
+        a.command
+    ](a)
 
 
 if __name__ == "__main__":

@@ -93,13 +93,25 @@ def minimum(space: str) -> float:
     if space == "continuous":
         return HARTMANN6_MIN
     grid = itertools.product(range(GRID), repeat=3)
-    return min(float(hartmann6(np.array([g / (GRID - 1) for g in p] + [0.5, 0.5, 0.5]))) for p in grid)
+    return min(
+        float(hartmann6(np.array([g / (GRID - 1) for g in p] + [0.5, 0.5, 0.5]))) for p in grid
+    )
 
 
-def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuous", workers: int = 8,
-              trials: int = 60, kills: bool = True,
-              seed: int = 0, trial_seconds: tuple[float, float] = (0.2, 0.6), kill_every: tuple[float, float] = (1.0, 3.0),
-              timeout: float = 600.0) -> dict:
+def run_study(
+    url: str,
+    study_name: str,
+    sampler: str,
+    *,
+    space: str = "continuous",
+    workers: int = 8,
+    trials: int = 60,
+    kills: bool = True,
+    seed: int = 0,
+    trial_seconds: tuple[float, float] = (0.2, 0.6),
+    kill_every: tuple[float, float] = (1.0, 3.0),
+    timeout: float = 600.0,
+) -> dict:
     """Run one study with ``workers`` processes (killing and restarting them if ``kills``); return its row."""
     import numpy as np
     import optuna
@@ -113,12 +125,27 @@ def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuo
     starts = [0] * workers
 
     def start(agent: int) -> subprocess.Popen:
-        code = WORKER.format(here=str(HERE), root=str(ROOT), url=url, study=study_name, sampler=sampler, agent=agent,
-                             workers=workers, start=starts[agent], low=trial_seconds[0], high=trial_seconds[1],
-                             trials=trials, space=space)
+        code = WORKER.format(
+            here=str(HERE),
+            root=str(ROOT),
+            url=url,
+            study=study_name,
+            sampler=sampler,
+            agent=agent,
+            workers=workers,
+            start=starts[agent],
+            low=trial_seconds[0],
+            high=trial_seconds[1],
+            trials=trials,
+            space=space,
+        )
         starts[agent] += 1
-        log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the worker
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True)
+        log = tempfile.TemporaryFile(
+            mode="w+"
+        )  # a file, not a pipe: a full pipe would block the worker
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True
+        )
         proc.log = log
         return proc
 
@@ -129,8 +156,12 @@ def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuo
         if time.monotonic() > deadline:
             for p in procs:
                 p.kill()
-            raise TimeoutError(f"{sampler}: the workers did not finish {trials} trials in {timeout:.0f} s")
-        if kills and time.monotonic() >= next_kill and _n_complete(study) < trials:  # no kills once done
+            raise TimeoutError(
+                f"{sampler}: the workers did not finish {trials} trials in {timeout:.0f} s"
+            )
+        if (
+            kills and time.monotonic() >= next_kill and _n_complete(study) < trials
+        ):  # no kills once done
             alive = [i for i, p in enumerate(procs) if p.poll() is None]
             if alive:
                 agent = int(rng.choice(alive))
@@ -145,8 +176,13 @@ def run_study(url: str, study_name: str, sampler: str, *, space: str = "continuo
         raise RuntimeError(f"{sampler}: a worker failed:\n{errors[0][-3000:]}")
     time.sleep(4.5)  # past the grace period: trials of killed workers are stale now
     optuna.storages.fail_stale_trials(study)
-    return {"sampler": sampler, "space": space, "workers": workers, "kills": n_kills,
-            **describe(study.get_trials(deepcopy=False), minimum(space))}
+    return {
+        "sampler": sampler,
+        "space": space,
+        "workers": workers,
+        "kills": n_kills,
+        **describe(study.get_trials(deepcopy=False), minimum(space)),
+    }
 
 
 def _n_complete(study) -> int:
@@ -170,7 +206,9 @@ def describe(trials, best_value: float = HARTMANN6_MIN) -> dict:
 
     states = {s.name: sum(t.state == s for t in trials) for s in TrialState}
     names = max((sorted(t.params) for t in trials), key=len, default=[])
-    with_params = [t for t in trials if sorted(t.params) == names and names and t.datetime_start is not None]
+    with_params = [
+        t for t in trials if sorted(t.params) == names and names and t.datetime_start is not None
+    ]
     closest, n_pairs, n_identical = float("inf"), 0, 0
     for a, b in itertools.combinations(with_params, 2):
         end_a = a.datetime_complete or a.datetime_start
@@ -182,8 +220,14 @@ def describe(trials, best_value: float = HARTMANN6_MIN) -> dict:
             closest = min(closest, float(np.linalg.norm(xa - xb)))
             n_identical += bool(np.all(xa == xb))
     values = [t.value for t in trials if t.state == TrialState.COMPLETE]
-    return {"states": states, "n_trials": len(trials), "concurrent_pairs": n_pairs, "identical_concurrent_pairs": n_identical,
-            "min_concurrent_distance": closest, "best_regret": (min(values) - best_value) if values else None}
+    return {
+        "states": states,
+        "n_trials": len(trials),
+        "concurrent_pairs": n_pairs,
+        "identical_concurrent_pairs": n_identical,
+        "min_concurrent_distance": closest,
+        "best_regret": (min(values) - best_value) if values else None,
+    }
 
 
 def check(row: dict) -> list[str]:
@@ -197,14 +241,22 @@ def check(row: dict) -> list[str]:
     if states.get("FAIL", 0) > row["kills"]:
         problems.append(f"{states['FAIL']} failed trials but only {row['kills']} kills")
     if row.get("identical_concurrent_pairs"):
-        problems.append(f"{row['identical_concurrent_pairs']} pairs of concurrent trials had the same point")
-    elif row["concurrent_pairs"] and row.get("space", "continuous") == "continuous" and not row["min_concurrent_distance"] > 1e-6:
+        problems.append(
+            f"{row['identical_concurrent_pairs']} pairs of concurrent trials had the same point"
+        )
+    elif (
+        row["concurrent_pairs"]
+        and row.get("space", "continuous") == "continuous"
+        and not row["min_concurrent_distance"] > 1e-6
+    ):
         problems.append(f"two concurrent trials {row['min_concurrent_distance']:.2e} apart")
     return problems
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     rp = sub.add_parser("run")
     rp.add_argument("--url", required=True)
@@ -214,7 +266,9 @@ def main(argv=None) -> None:
     rp.add_argument("--trials", type=int, default=60)
     rp.add_argument("--spaces", default=",".join(SPACES))
     rp.add_argument("--out", default=str(HERE / "results" / "stress.jsonl"))
-    op = sub.add_parser("orphans", help="frequent kills, counting trials left RUNNING (no other checks)")
+    op = sub.add_parser(
+        "orphans", help="frequent kills, counting trials left RUNNING (no other checks)"
+    )
     op.add_argument("--url", required=True)
     op.add_argument("--sampler", default="dts")
     op.add_argument("--runs", type=int, default=4)
@@ -230,17 +284,39 @@ def main(argv=None) -> None:
                 for sampler in a.samplers.split(","):
                     for kills in (True, False):
                         name = f"stress-{sampler}-{space}-{repeat}-{'kills' if kills else 'clean'}-{time.time_ns()}"
-                        row = run_study(a.url, name, sampler, space=space, workers=a.workers, trials=a.trials,
-                                        kills=kills, seed=repeat)
-                        row.update(repeat=repeat, with_kills=kills, problems=check(row), commit=commit(),
-                                   date=utc_now())
+                        row = run_study(
+                            a.url,
+                            name,
+                            sampler,
+                            space=space,
+                            workers=a.workers,
+                            trials=a.trials,
+                            kills=kills,
+                            seed=repeat,
+                        )
+                        row.update(
+                            repeat=repeat,
+                            with_kills=kills,
+                            problems=check(row),
+                            commit=commit(),
+                            date=utc_now(),
+                        )
                         with open(a.out, "a") as fh:
                             fh.write(json.dumps(row) + "\n")
                         print(json.dumps(row), flush=True)
-    elif a.command == "orphans":  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
+    elif (
+        a.command == "orphans"
+    ):  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
         for seed in range(a.runs):
-            row = run_study(a.url, f"orphans-{a.sampler}-{seed}-{time.time_ns()}", a.sampler, trials=80, seed=seed,
-                            trial_seconds=(0.2, 0.5), kill_every=(0.2, 0.5))
+            row = run_study(
+                a.url,
+                f"orphans-{a.sampler}-{seed}-{time.time_ns()}",
+                a.sampler,
+                trials=80,
+                seed=seed,
+                trial_seconds=(0.2, 0.5),
+                kill_every=(0.2, 0.5),
+            )
             print(json.dumps({"kills": row["kills"], "states": row["states"]}), flush=True)
     else:
         print("\n".join(summarise([json.loads(line) for line in open(a.results)])))
@@ -253,10 +329,13 @@ def summarise(rows: list[dict]) -> list[str]:
 
     if not rows:
         return []
-    lines = ["### Load and faults: 8 workers on PostgreSQL, SIGKILLed and restarted", "",
-             "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent points "
-             "| closest concurrent points | checks | median best regret, kills / clean | ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "### Load and faults: 8 workers on PostgreSQL, SIGKILLed and restarted",
+        "",
+        "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent points "
+        "| closest concurrent points | checks | median best regret, kills / clean | ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     shown = []
     for sampler, space in itertools.product(SAMPLERS, SPACES):
         rs = [r for r in rows if r["sampler"] == sampler and r.get("space", "continuous") == space]
@@ -270,15 +349,21 @@ def summarise(rows: list[dict]) -> list[str]:
         med_c = statistics.median(r["best_regret"] for r in clean) if clean else float("nan")
         problems = sum(len(r["problems"]) for r in rs)
         ratio = "both 0" if med_k == med_c == 0 else f"{med_k / med_c:.2f}" if med_c else "inf"
-        lines.append(f"| {sampler} | {space} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
-                     f"{sum(r['states'].get('FAIL', 0) for r in killed)} | "
-                     f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {sum(r['concurrent_pairs'] for r in rs)} "
-                     f"pairs | {min(r['min_concurrent_distance'] for r in rs):.2g} | "
-                     f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / {med_c:.3g} | {ratio} |")
+        lines.append(
+            f"| {sampler} | {space} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
+            f"{sum(r['states'].get('FAIL', 0) for r in killed)} | "
+            f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {sum(r['concurrent_pairs'] for r in rs)} "
+            f"pairs | {min(r['min_concurrent_distance'] for r in rs):.2g} | "
+            f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / {med_c:.3g} | {ratio} |"
+        )
     dates = sorted(r["date"] for r in shown)
-    lines += ["", f"Target: ratio within 1.5. Runs: kills on and off, 3 repeats each. Measured {dates[0]} to "
-              f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per row: the newest "
-              "commit's runs). `benchmarks/stress.py`.", ""]
+    lines += [
+        "",
+        f"Target: ratio within 1.5. Runs: kills on and off, 3 repeats each. Measured {dates[0]} to "
+        f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per row: the newest "
+        "commit's runs). `benchmarks/stress.py`.",
+        "",
+    ]
     return lines
 
 

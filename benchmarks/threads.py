@@ -80,8 +80,15 @@ from probes import RelativeProbe  # noqa: E402
 from provenance import commit, utc_now  # noqa: E402
 
 # Removed from every worker's environment: the default thread counts are the point.
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "GOTO_NUM_THREADS",
-               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 SAMPLERS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler"}
 D = 6
 TARGET_RATIO = 4.0
@@ -91,8 +98,15 @@ TARGET_RATIO = 4.0
 def _pools() -> list[dict]:
     from threadpoolctl import threadpool_info
 
-    return [{"user_api": p["user_api"], "internal_api": p["internal_api"], "file": os.path.basename(p["filepath"]),
-             "num_threads": p["num_threads"]} for p in threadpool_info()]
+    return [
+        {
+            "user_api": p["user_api"],
+            "internal_api": p["internal_api"],
+            "file": os.path.basename(p["filepath"]),
+            "num_threads": p["num_threads"],
+        }
+        for p in threadpool_info()
+    ]
 
 
 def _pool_strings(pools: list[dict]) -> list[str]:
@@ -116,8 +130,16 @@ def _random_study(sampler, n: int, seed: int):
     study = optuna.create_study(sampler=sampler)
     dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(D)}
     X = np.random.default_rng(seed + 1000).uniform(0.0, 1.0, (n, D))
-    study.add_trials([optuna.trial.create_trial(params={f"x{i}": float(v) for i, v in enumerate(x)},
-                                                distributions=dists, value=hartmann6(x)) for x in X])
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={f"x{i}": float(v) for i, v in enumerate(x)},
+                distributions=dists,
+                value=hartmann6(x),
+            )
+            for x in X
+        ]
+    )
     return study, dists
 
 
@@ -144,9 +166,11 @@ def _warm_up(spec: dict) -> dict:
     trial = study.ask(dists)
     study.tell(trial, _value(trial))
     algorithm.suggest = inner
-    return {"threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
-            "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
-            "threadpools_after": _pool_strings(_pools())}
+    return {
+        "threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
+        "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
+        "threadpools_after": _pool_strings(_pools()),
+    }
 
 
 def _blas_threads(pools: list[dict]) -> int | None:
@@ -176,12 +200,19 @@ def child(spec: dict) -> None:
     rec: dict = {"import_seconds": time.perf_counter() - t0, "pid": os.getpid()}
     pools = _pools()  # before any limit
     torch = sys.modules.get("torch")
-    rec.update(blas_threads=_blas_threads(pools), threadpools=_pool_strings(pools),
-               torch_threads=torch.get_num_threads() if torch is not None else None,
-               thread_env={var: os.environ.get(var) for var in THREAD_VARS},
-               versions={"optuna": optuna.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
-                         "threadpoolctl": threadpoolctl.__version__},
-               egp_path=str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent))
+    rec.update(
+        blas_threads=_blas_threads(pools),
+        threadpools=_pool_strings(pools),
+        torch_threads=torch.get_num_threads() if torch is not None else None,
+        thread_env={var: os.environ.get(var) for var in THREAD_VARS},
+        versions={
+            "optuna": optuna.__version__,
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+            "threadpoolctl": threadpoolctl.__version__,
+        },
+        egp_path=str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent),
+    )
     t0 = time.perf_counter()
     rec.update(_warm_up(spec))
     rec["warm_up_seconds"] = time.perf_counter() - t0
@@ -210,8 +241,15 @@ def child(spec: dict) -> None:
         t0 = time.perf_counter()
         study.tell(trial, value)
         tells.append(time.perf_counter() - t0)
-    rec.update(seconds=seconds, cold=[i == 0 for i in range(len(seconds))], tell_seconds=tells,
-               relative_seconds=relative, relative_calls=calls, relative_params=n_params, ask_windows=windows)
+    rec.update(
+        seconds=seconds,
+        cold=[i == 0 for i in range(len(seconds))],
+        tell_seconds=tells,
+        relative_seconds=relative,
+        relative_calls=calls,
+        relative_params=n_params,
+        ask_windows=windows,
+    )
     print("RESULT " + json.dumps(rec), flush=True)
 
 
@@ -222,16 +260,31 @@ def _child_env() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
     if importlib.util.find_spec("optuna_egp") is None:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        print(f"optuna_egp is not importable as installed: the workers use {ROOT} (PYTHONPATH)", flush=True)
+        print(
+            f"optuna_egp is not importable as installed: the workers use {ROOT} (PYTHONPATH)",
+            flush=True,
+        )
     return env
 
 
-def _start(spec: dict, index: int, tmp: pathlib.Path, env: dict) -> tuple[subprocess.Popen, pathlib.Path]:
+def _start(
+    spec: dict, index: int, tmp: pathlib.Path, env: dict
+) -> tuple[subprocess.Popen, pathlib.Path]:
     log = tmp / f"worker{index}"
     with open(f"{log}.out", "w") as out, open(f"{log}.err", "w") as err:
         # cwd = benchmarks/ so that `functions` imports (sys.path[0] is this file's folder anyway).
-        proc = subprocess.Popen([sys.executable, str(pathlib.Path(__file__).resolve()), "--child",
-                                 json.dumps({**spec, "index": index})], cwd=HERE, env=env, stdout=out, stderr=err)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(pathlib.Path(__file__).resolve()),
+                "--child",
+                json.dumps({**spec, "index": index}),
+            ],
+            cwd=HERE,
+            env=env,
+            stdout=out,
+            stderr=err,
+        )
     return proc, log
 
 
@@ -240,8 +293,11 @@ def _failure(procs, logs, what: str) -> RuntimeError:
         if p.poll() is None:
             p.kill()
             p.wait()
-    tails = [f"worker {i} (exit {p.returncode}):\n" + pathlib.Path(f"{log}.err").read_text()[-3000:]
-             for i, (p, log) in enumerate(zip(procs, logs)) if p.returncode]
+    tails = [
+        f"worker {i} (exit {p.returncode}):\n" + pathlib.Path(f"{log}.err").read_text()[-3000:]
+        for i, (p, log) in enumerate(zip(procs, logs))
+        if p.returncode
+    ]
     return RuntimeError(f"{what}\n" + "\n".join(tails))
 
 
@@ -255,7 +311,11 @@ def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict
         deadline = time.monotonic() + timeout
         while not all((tmp / f"ready.{i}").exists() for i in range(processes)):
             if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
-                raise _failure(procs, logs, f"a worker of {spec['sampler']} exited or timed out before the barrier")
+                raise _failure(
+                    procs,
+                    logs,
+                    f"a worker of {spec['sampler']} exited or timed out before the barrier",
+                )
             time.sleep(0.01)
         (tmp / "go.tmp").write_text(repr(time.time()))
         (tmp / "go.tmp").rename(tmp / "go")  # atomic: a worker never reads a half-written file
@@ -268,8 +328,12 @@ def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict
             raise _failure(procs, logs, f"a worker of {spec['sampler']} failed")
         records = []
         for log in logs:
-            lines = [ln for ln in pathlib.Path(f"{log}.out").read_text().splitlines() if ln.startswith("RESULT ")]
-            records.append(json.loads(lines[-1][len("RESULT "):]))
+            lines = [
+                ln
+                for ln in pathlib.Path(f"{log}.out").read_text().splitlines()
+                if ln.startswith("RESULT ")
+            ]
+            records.append(json.loads(lines[-1][len("RESULT ") :]))
     _add_concurrency(records)
     return records
 
@@ -278,7 +342,9 @@ def _add_concurrency(records: list[dict]) -> None:
     """``concurrent[k]``: workers (itself included) inside their timed asks at the midpoint of ask k."""
     spans = [(r["ask_windows"][0][0], r["ask_windows"][-1][1]) for r in records]
     for r in records:
-        r["concurrent"] = [sum(lo <= (a + b) / 2 <= hi for lo, hi in spans) for a, b in r["ask_windows"]]
+        r["concurrent"] = [
+            sum(lo <= (a + b) / 2 <= hi for lo, hi in spans) for a, b in r["ask_windows"]
+        ]
 
 
 def _problems(rec: dict, max_threads) -> list[str]:
@@ -286,14 +352,18 @@ def _problems(rec: dict, max_threads) -> list[str]:
     if any(c != 1 for c in rec["relative_calls"]):
         out.append(f"sample_relative calls per ask {rec['relative_calls']} (expected 1 each)")
     if any(n != D for n in rec["relative_params"]):
-        out.append(f"sample_relative returned {rec['relative_params']} parameters (expected {D}): "
-                   "not all from the model")
+        out.append(
+            f"sample_relative returned {rec['relative_params']} parameters (expected {D}): "
+            "not all from the model"
+        )
     inside = rec.get("blas_threads_in_sampler")
     if max_threads is not None and inside is not None and inside > max_threads:
         out.append(f"max_threads={max_threads} but BLAS had {inside} threads inside the sampler")
     if rec["threadpools_after"] != rec["threadpools"]:
-        out.append(f"thread pools not restored after a suggestion: {rec['threadpools_after']} "
-                   f"(before {rec['threadpools']})")
+        out.append(
+            f"thread pools not restored after a suggestion: {rec['threadpools_after']} "
+            f"(before {rec['threadpools']})"
+        )
     return out
 
 
@@ -304,35 +374,65 @@ def _cells(a) -> list[tuple[str, int | None, int]]:
 def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
     sampler, max_threads, processes = cell
     torch_threads = rec["torch_threads"]
-    return {"bench": "threads", "date": utc_now(), **base, "egp_path": rec["egp_path"], "versions": rec["versions"],
-            "thread_settings": {"threads": None, **rec["thread_env"], "torch_num_threads": torch_threads,
-                                "threadpools": rec["threadpools"]},
-            "sampler": sampler, "sampler_class": SAMPLERS[sampler], "max_threads": max_threads,
-            "processes": processes, "n_complete": n, "repeat": repeat, "function": "hartmann6", "d": D,
-            "loadavg_before": loadavg,
-            **{k: v for k, v in rec.items() if k not in ("thread_env", "versions", "egp_path")},
-            "problems": _problems(rec, max_threads)}
+    return {
+        "bench": "threads",
+        "date": utc_now(),
+        **base,
+        "egp_path": rec["egp_path"],
+        "versions": rec["versions"],
+        "thread_settings": {
+            "threads": None,
+            **rec["thread_env"],
+            "torch_num_threads": torch_threads,
+            "threadpools": rec["threadpools"],
+        },
+        "sampler": sampler,
+        "sampler_class": SAMPLERS[sampler],
+        "max_threads": max_threads,
+        "processes": processes,
+        "n_complete": n,
+        "repeat": repeat,
+        "function": "hartmann6",
+        "d": D,
+        "loadavg_before": loadavg,
+        **{k: v for k, v in rec.items() if k not in ("thread_env", "versions", "egp_path")},
+        "problems": _problems(rec, max_threads),
+    }
 
 
 def run(a) -> list[dict]:
     out = pathlib.Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     env = _child_env()
-    base = {"run_id": utc_now(), "commit": commit(), "python": platform.python_version(),
-            "machine": platform.machine(), "cpu_count": os.cpu_count(),
-            "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-            "seed": a.seed, "asks": a.asks, "repeats": a.repeats}
+    base = {
+        "run_id": utc_now(),
+        "commit": commit(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "seed": a.seed,
+        "asks": a.asks,
+        "repeats": a.repeats,
+    }
     n_of = {"egp-auto": a.n_egp, "bore++": a.n_bore}
     cells, rows = _cells(a), []
     for repeat in range(a.repeats):
         for cell in cells if repeat % 2 == 0 else cells[::-1]:
             sampler, max_threads, processes = cell
-            spec = {"sampler": sampler, "max_threads": max_threads, "n_complete": n_of[sampler], "asks": a.asks,
-                    "seed": a.seed}
+            spec = {
+                "sampler": sampler,
+                "max_threads": max_threads,
+                "n_complete": n_of[sampler],
+                "asks": a.asks,
+                "seed": a.seed,
+            }
             loadavg = list(os.getloadavg())
             records = run_cell(spec, processes, env, a.timeout)
-            new = [_row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
-                   for i, rec in enumerate(records)]
+            new = [
+                _row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
+                for i, rec in enumerate(records)
+            ]
             with out.open("a") as fh:
                 for row in new:
                     fh.write(json.dumps(row) + "\n")
@@ -346,10 +446,13 @@ def _progress(rows: list[dict]) -> str:
     cold = [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if c]
     warm = [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if not c]
     problems = sorted({p for r in rows for p in r["problems"]})
-    return (f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} max_threads={str(r0['max_threads']):4s} "
-            f"processes={r0['processes']} n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; "
-            f"BLAS threads {r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); "
-            f"concurrent {[r['concurrent'] for r in rows]}" + (f"  PROBLEMS: {problems}" if problems else ""))
+    return (
+        f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} max_threads={str(r0['max_threads']):4s} "
+        f"processes={r0['processes']} n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; "
+        f"BLAS threads {r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); "
+        f"concurrent {[r['concurrent'] for r in rows]}"
+        + (f"  PROBLEMS: {problems}" if problems else "")
+    )
 
 
 def _med(xs) -> str:
@@ -383,19 +486,26 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
         return []
     procs = sorted({r["processes"] for r in rows})
     lo, hi = procs[0], procs[-1]
-    groups = sorted({(r["sampler"], r["max_threads"]) for r in rows},
-                    key=lambda k: (_sampler_order(k[0]), k[1] is not None, k[1] or 0))
+    groups = sorted(
+        {(r["sampler"], r["max_threads"]) for r in rows},
+        key=lambda k: (_sampler_order(k[0]), k[1] is not None, k[1] or 0),
+    )
     p = lambda n: f"{n} proc" + ("s" if n > 1 else "")  # noqa: E731
-    lines = ["### Thread oversubscription: concurrent worker processes", "",
-             f"Hartmann-6, random completed trials added with `add_trials` (EGP "
-             f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ {_values(rows, 'n_complete', 'bore++')}), then "
-             f"{_values(rows, 'asks')} ask(fixed distributions) + tell per worker process; each worker a fresh "
-             "interpreter with default BLAS threads (no thread variables set), the workers of a cell released "
-             "together. Cold: the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
-             f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells interleaved); "
-             f"ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.", "",
-             f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, {p(lo)} (s) "
-             f"| warm, {p(hi)} (s) | warm ratio |", "|---" * 8 + "|"]
+    lines = [
+        "### Thread oversubscription: concurrent worker processes",
+        "",
+        f"Hartmann-6, random completed trials added with `add_trials` (EGP "
+        f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ {_values(rows, 'n_complete', 'bore++')}), then "
+        f"{_values(rows, 'asks')} ask(fixed distributions) + tell per worker process; each worker a fresh "
+        "interpreter with default BLAS threads (no thread variables set), the workers of a cell released "
+        "together. Cold: the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
+        f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells interleaved); "
+        f"ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.",
+        "",
+        f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, {p(lo)} (s) "
+        f"| warm, {p(hi)} (s) | warm ratio |",
+        "|---" * 8 + "|",
+    ]
     checks = []
     for sampler, m in groups:
         g = [r for r in rows if (r["sampler"], r["max_threads"]) == (sampler, m)]
@@ -405,14 +515,23 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
             ratio = statistics.median(b) / statistics.median(a) if a and b else None
             cells += [_med(a), _med(b), f"{ratio:.2f}" if ratio is not None else "–"]
             if ratio is not None and hi > lo:
-                checks.append(f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, {'cold' if cold else 'warm'}: "
-                              f"{p(hi)} / {p(lo)} = {ratio:.2f} (target: at most {target:g}): "
-                              f"{'met' if ratio <= target else 'not met'}")
-        lines.append(f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |")
+                checks.append(
+                    f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, {'cold' if cold else 'warm'}: "
+                    f"{p(hi)} / {p(lo)} = {ratio:.2f} (target: at most {target:g}): "
+                    f"{'met' if ratio <= target else 'not met'}"
+                )
+        lines.append(
+            f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
+        )
     checks += _against_no_limit(rows, lo, hi, target)
     lines += ["", _provenance(rows), ""] + checks
-    problems = sorted({f"- problem ({r['sampler']}, max_threads={r['max_threads']}, {p(r['processes'])}): {q}"
-                       for r in rows for q in r.get("problems", [])})
+    problems = sorted(
+        {
+            f"- problem ({r['sampler']}, max_threads={r['max_threads']}, {p(r['processes'])}): {q}"
+            for r in rows
+            for q in r.get("problems", [])
+        }
+    )
     return lines + ([""] + problems if problems else []) + [""]
 
 
@@ -420,16 +539,32 @@ def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list
     """Each limit's most-process median against the fewest-process median without a limit (the old default)."""
     out = []
     for sampler in sorted({r["sampler"] for r in rows}, key=_sampler_order):
-        base = [r for r in rows if r["sampler"] == sampler and r["max_threads"] is None and r["processes"] == lo]
-        for m in sorted({r["max_threads"] for r in rows if r["sampler"] == sampler and r["max_threads"] is not None}):
-            g = [r for r in rows if r["sampler"] == sampler and r["max_threads"] == m and r["processes"] == hi]
+        base = [
+            r
+            for r in rows
+            if r["sampler"] == sampler and r["max_threads"] is None and r["processes"] == lo
+        ]
+        for m in sorted(
+            {
+                r["max_threads"]
+                for r in rows
+                if r["sampler"] == sampler and r["max_threads"] is not None
+            }
+        ):
+            g = [
+                r
+                for r in rows
+                if r["sampler"] == sampler and r["max_threads"] == m and r["processes"] == hi
+            ]
             for cold in (True, False):
                 a, b = _asks(base, cold), _asks(g, cold)
                 if a and b and hi > lo:
                     ratio = statistics.median(b) / statistics.median(a)
-                    out.append(f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} processes with "
-                               f"max_threads={m} / {lo} without a limit = {ratio:.2f} (at most {target:g}: "
-                               f"{'yes' if ratio <= target else 'no'})")
+                    out.append(
+                        f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} processes with "
+                        f"max_threads={m} / {lo} without a limit = {ratio:.2f} (at most {target:g}: "
+                        f"{'yes' if ratio <= target else 'no'})"
+                    )
     return out
 
 
@@ -442,11 +577,15 @@ def _provenance(rows: list[dict]) -> str:
     dates = sorted(r["date"] for r in rows)
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
     loads = [r["loadavg_before"][0] for r in rows]
-    inside = sorted({f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str)
-    return (f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; "
-            f"Python {', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
-            f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the sampler: "
-            f"{'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} to {max(loads):.2f}.")
+    inside = sorted(
+        {f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str
+    )
+    return (
+        f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; "
+        f"Python {', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
+        f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the sampler: "
+        f"{'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} to {max(loads):.2f}."
+    )
 
 
 # ----------------------------------------------------------------------------- main
@@ -459,17 +598,37 @@ def main(argv=None) -> None:
     if argv[:1] == ["--child"]:
         child(json.loads(argv[1]))
         return
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=str(HERE / "results" / "threads.jsonl"), help="JSONL file rows are appended to")
-    p.add_argument("--samplers", default="egp-auto,bore++", type=lambda s: [x for x in s.split(",") if x])
-    p.add_argument("--max-threads", default="none,1", type=_max_threads, help="comma-separated; 'none' = no limit")
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--out",
+        default=str(HERE / "results" / "threads.jsonl"),
+        help="JSONL file rows are appended to",
+    )
+    p.add_argument(
+        "--samplers", default="egp-auto,bore++", type=lambda s: [x for x in s.split(",") if x]
+    )
+    p.add_argument(
+        "--max-threads",
+        default="none,1",
+        type=_max_threads,
+        help="comma-separated; 'none' = no limit",
+    )
     p.add_argument("--processes", default="1,4", type=lambda s: [int(x) for x in s.split(",")])
     p.add_argument("--n-egp", type=int, default=800, help="completed trials for egp-auto")
     p.add_argument("--n-bore", type=int, default=200, help="completed trials for bore++")
-    p.add_argument("--asks", type=int, default=3, help="timed ask+tell per worker (the first is cold)")
+    p.add_argument(
+        "--asks", type=int, default=3, help="timed ask+tell per worker (the first is cold)"
+    )
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell before its workers are killed")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=1800.0,
+        help="seconds per cell before its workers are killed",
+    )
     a = p.parse_args(argv)
     unknown = [s for s in a.samplers if s not in SAMPLERS]
     if unknown:

@@ -26,8 +26,17 @@ logging.disable(logging.INFO)  # Ax logs every trial at INFO level
 def branin(p: dict) -> float:
     """Branin on x1 in [-5, 10], x2 in [0, 15] (minimum 0.397887), plus 1 unless shape == "flat"."""
     x1, x2 = p["x1"], p["x2"]
-    value = (x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
-    return value + (0.0 if p["shape"] == "flat" else 1.0) + 0.01 * abs(math.log10(p["lr"]) + 3) + 0.001 * p["layers"]
+    value = (
+        (x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2
+        + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1)
+        + 10
+    )
+    return (
+        value
+        + (0.0 if p["shape"] == "flat" else 1.0)
+        + 0.01 * abs(math.log10(p["lr"]) + 3)
+        + 0.001 * p["layers"]
+    )
 
 
 def make_client() -> Client:
@@ -37,14 +46,20 @@ def make_client() -> Client:
         parameters=[
             RangeParameterConfig(name="x1", bounds=(-5.0, 10.0), parameter_type="float"),
             RangeParameterConfig(name="x2", bounds=(0.0, 15.0), parameter_type="float"),
-            RangeParameterConfig(name="lr", bounds=(1e-5, 1e-1), parameter_type="float", scaling="log"),
+            RangeParameterConfig(
+                name="lr", bounds=(1e-5, 1e-1), parameter_type="float", scaling="log"
+            ),
             RangeParameterConfig(name="layers", bounds=(1, 8), parameter_type="int"),
-            ChoiceParameterConfig(name="shape", values=["flat", "funnel", "wide"], parameter_type="str"),
+            ChoiceParameterConfig(
+                name="shape", values=["flat", "funnel", "wide"], parameter_type="str"
+            ),
         ],
         parameter_constraints=["x1 + x2 <= 15"],
     )
     client.configure_optimization(objective="-loss")  # minimise loss
-    client.set_generation_strategy(ax_egp.generation_strategy("egp-ts", initialization_trials=5, seed=0))
+    client.set_generation_strategy(
+        ax_egp.generation_strategy("egp-ts", initialization_trials=5, seed=0)
+    )
     return client
 
 
@@ -63,5 +78,7 @@ if __name__ == "__main__":
     run_batches(client, [4] * 5)  # batches of 4: pending arms keep the batch diverse
     print(client.summarize().tail(8).to_string())
     params, values, index, _ = client.get_best_parameterization()
-    print(f"\nBest trial {index}: loss {values['loss'][0]:.4f} (optimum 0.3979 at shape='flat', lr=1e-3, layers=1)")
+    print(
+        f"\nBest trial {index}: loss {values['loss'][0]:.4f} (optimum 0.3979 at shape='flat', lr=1e-3, layers=1)"
+    )
     print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in params.items()})

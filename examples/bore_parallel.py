@@ -23,7 +23,11 @@ BRANIN_MIN = 0.397887
 def branin(trial: optuna.Trial) -> float:
     x1 = trial.suggest_float("x1", -5.0, 10.0)
     x2 = trial.suggest_float("x2", 0.0, 15.0)
-    return (x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
+    return (
+        (x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6) ** 2
+        + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1)
+        + 10
+    )
 
 
 if __name__ == "__main__":
@@ -31,12 +35,16 @@ if __name__ == "__main__":
     storage = "sqlite:///" + os.path.join(tempfile.mkdtemp(), "bore.db")
     study = optuna.create_study(study_name="bore", storage=storage, sampler=BORESampler(seed=0))
     study.optimize(branin, n_trials=50, n_jobs=4)
-    print(f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret {study.best_value - BRANIN_MIN:.4f})")
+    print(
+        f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret {study.best_value - BRANIN_MIN:.4f})"
+    )
     print("best params:", {k: round(v, 4) for k, v in study.best_params.items()})
 
     # Ask/tell: four trials asked before any is told are four SVGD particles of one batch.
     batch = [study.ask() for _ in range(4)]
-    points = np.array([[t.suggest_float("x1", -5.0, 10.0), t.suggest_float("x2", 0.0, 15.0)] for t in batch])
+    points = np.array(
+        [[t.suggest_float("x1", -5.0, 10.0), t.suggest_float("x2", 0.0, 15.0)] for t in batch]
+    )
     for t in batch:
         study.tell(t, branin(t))
     gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(4, 1)]

@@ -33,8 +33,12 @@ def objective(trial: optuna.Trial) -> float:
     import math
 
     x, y = trial.suggest_float("x", -5, 5), trial.suggest_float("y", -5, 5)
-    return (-20 * math.exp(-0.2 * math.sqrt(0.5 * (x * x + y * y)))
-            - math.exp(0.5 * (math.cos(2 * math.pi * x) + math.cos(2 * math.pi * y))) + 20 + math.e)
+    return (
+        -20 * math.exp(-0.2 * math.sqrt(0.5 * (x * x + y * y)))
+        - math.exp(0.5 * (math.cos(2 * math.pi * x) + math.cos(2 * math.pi * y)))
+        + 20
+        + math.e
+    )
 
 
 def storage(url: str):
@@ -57,7 +61,9 @@ def main() -> None:
     n_agents = int(sys.argv[3]) if len(sys.argv) > 3 else 6
     optuna.create_study(study_name="dts", storage=storage(url), load_if_exists=True)
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=worker, args=(url, agent, graph, n_agents)) for agent in range(n_agents)]
+    procs = [
+        ctx.Process(target=worker, args=(url, agent, graph, n_agents)) for agent in range(n_agents)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -65,15 +71,23 @@ def main() -> None:
 
     study = optuna.load_study(study_name="dts", storage=storage(url))
     sampler = DistributedTSSampler(agent_id=0, graph=graph, n_agents=n_agents)
-    print(f"{graph} graph, {n_agents} agents, {len(study.trials)} trials; "
-          f"largest clique {sampler.graph.largest_clique_size}, clique cover {sampler.graph.clique_cover_number}")
+    print(
+        f"{graph} graph, {n_agents} agents, {len(study.trials)} trials; "
+        f"largest clique {sampler.graph.largest_clique_size}, clique cover {sampler.graph.clique_cover_number}"
+    )
     for agent in range(n_agents):
-        mine = [t for t in study.trials if t.user_attrs.get("agent_id") == agent and t.value is not None]
-        view = next((t.system_attrs[VIEW_KEY] for t in reversed(mine) if t.system_attrs.get(VIEW_KEY)), None)
+        mine = [
+            t for t in study.trials if t.user_attrs.get("agent_id") == agent and t.value is not None
+        ]
+        view = next(
+            (t.system_attrs[VIEW_KEY] for t in reversed(mine) if t.system_attrs.get(VIEW_KEY)), None
+        )
         seen = view["sources"] if view else "-"
         best = f"{min(t.value for t in mine):.4f}" if mine else "-"
-        print(f"agent {agent}: neighbourhood {sorted(sampler.graph.neighbourhood(agent))}, {len(mine)} trials, "
-              f"last model saw agents {seen}, best {best}")
+        print(
+            f"agent {agent}: neighbourhood {sorted(sampler.graph.neighbourhood(agent))}, {len(mine)} trials, "
+            f"last model saw agents {seen}, best {best}"
+        )
     print(f"best overall {study.best_value:.4f} at {study.best_params}")
 
 

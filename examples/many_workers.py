@@ -30,7 +30,9 @@ import optuna
 
 from optuna_egp import EGPTSSampler
 
-warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # heartbeats are "experimental"
+warnings.filterwarnings(
+    "ignore", category=optuna.exceptions.ExperimentalWarning
+)  # heartbeats are "experimental"
 
 N_TRIALS, N_WORKERS = 60, 3
 HEARTBEAT = {"heartbeat_interval": 1, "grace_period": 2}
@@ -53,7 +55,9 @@ def storage(url: str) -> optuna.storages.RDBStorage:
 
 def worker(url: str, seed: int, die_after: int | None) -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.load_study(study_name="demo", storage=storage(url), sampler=EGPTSSampler(seed=seed))
+    study = optuna.load_study(
+        study_name="demo", storage=storage(url), sampler=EGPTSSampler(seed=seed)
+    )
     done = [0]
 
     def maybe_die(trial: optuna.Trial) -> float:
@@ -70,7 +74,10 @@ def main() -> None:
     url = sys.argv[1] if len(sys.argv) > 1 else f"sqlite:///{tempfile.mkdtemp()}/many_workers.db"
     optuna.create_study(study_name="demo", storage=storage(url))
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=worker, args=(url, seed, 2 if seed == 0 else None)) for seed in range(N_WORKERS)]
+    procs = [
+        ctx.Process(target=worker, args=(url, seed, 2 if seed == 0 else None))
+        for seed in range(N_WORKERS)
+    ]
     for p in procs:
         p.start()
     procs[0].join()
@@ -82,15 +89,19 @@ def main() -> None:
 
     study = optuna.load_study(study_name="demo", storage=url)
     states = [t.state.name for t in study.trials]
-    print(f"{len(states)} trials: {states.count('COMPLETE')} complete, {states.count('FAIL')} failed by the heartbeat, "
-          f"{states.count('RUNNING')} running")
+    print(
+        f"{len(states)} trials: {states.count('COMPLETE')} complete, {states.count('FAIL')} failed by the heartbeat, "
+        f"{states.count('RUNNING')} running"
+    )
     failed = [t for t in study.trials if t.state == optuna.trial.TrialState.FAIL]
     for t in failed:
         retried = [r.number for r in study.trials if r.system_attrs.get("failed_trial") == t.number]
         print(f"trial {t.number} (the killed worker's) failed; retried as trial(s) {retried}")
     if "RUNNING" in states:
-        print("the killed worker's trial was not yet past the grace period when the study ended; the next "
-              "optimize() call on this study fails it")
+        print(
+            "the killed worker's trial was not yet past the grace period when the study ended; the next "
+            "optimize() call on this study fails it"
+        )
     print(f"best value {study.best_value:.4f} at {study.best_params}")
 
 

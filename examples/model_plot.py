@@ -26,7 +26,9 @@ def objective(trial: optuna.Trial) -> float:
     lr = trial.suggest_float("lr", 1e-5, 1e-1, log=True)
     act = trial.suggest_categorical("act", ["relu", "tanh", "gelu"])
     trial.suggest_float("noise", 0.0, 1.0)  # irrelevant
-    return (x - 1.0) ** 2 + (math.log10(lr) + 3.0) ** 2 + {"relu": 0.0, "tanh": 1.0, "gelu": 0.5}[act]
+    return (
+        (x - 1.0) ** 2 + (math.log10(lr) + 3.0) ** 2 + {"relu": 0.0, "tanh": 1.0, "gelu": 0.5}[act]
+    )
 
 
 def main() -> None:

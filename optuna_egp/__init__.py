@@ -8,6 +8,14 @@ from optuna_egp.visualization import model_history, plot_model
 from shared_core import __version__
 
 __all__ = [
-    "BORESampler", "CoreSampler", "DistributedTSSampler", "EGPTSSampler", "MODEL_KEY", "VIEW_KEY", "WEIGHTS_KEY",
-    "__version__", "model_history", "plot_model",
+    "BORESampler",
+    "CoreSampler",
+    "DistributedTSSampler",
+    "EGPTSSampler",
+    "MODEL_KEY",
+    "VIEW_KEY",
+    "WEIGHTS_KEY",
+    "__version__",
+    "model_history",
+    "plot_model",
 ]

@@ -41,12 +41,21 @@ CLAIM_WAIT_SECONDS = 5.0  # longest wait for a later trial to settle on or move 
 CLAIM_POLL_SECONDS = 0.02
 
 Draw = Callable[[np.ndarray], np.ndarray]  # taken (k, d) -> a (d,) point
-OtherPoint = tuple[FrozenTrial, np.ndarray, bool]  # a trial, its encoded (d,) point, whether it had settled
+OtherPoint = tuple[
+    FrozenTrial, np.ndarray, bool
+]  # a trial, its encoded (d,) point, whether it had settled
 
 
-def claim_point(study: Study, trial: FrozenTrial, space: RelativeSpace, draw: Draw, random_draw: Draw,
-                known: set[int], visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
-                warn: Callable[[str, str], None]) -> np.ndarray:
+def claim_point(
+    study: Study,
+    trial: FrozenTrial,
+    space: RelativeSpace,
+    draw: Draw,
+    random_draw: Draw,
+    known: set[int],
+    visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
+    warn: Callable[[str, str], None],
+) -> np.ndarray:
     """Choose ``trial``'s ``(d,)`` point with ``draw(taken)`` (``taken`` ``(k, d)``: points to count as
     pending too) so that no other running trial has it, nor a trial that completed after the data of the
     draw was read (``known``: the numbers of the trials that were completed, or presumed dead, then).
@@ -55,15 +64,26 @@ def claim_point(study: Study, trial: FrozenTrial, space: RelativeSpace, draw: Dr
     x = space.core.round_to_valid(draw(taken))[0]  # (d,), the encoding of the values it decodes to
     for n_draws in range(1, MAX_CLAIM_DRAWS + 1):
         try:
-            _storage.write_system_attr(study, trial, CLAIM_KEY, {"space": space.key, "x": x.tolist()})
-        except Exception as err:  # without a claim there is no check; never a reason to fail the trial
-            warn("claim", f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}; "
-                          "concurrent trials are not checked for a shared point")
+            _storage.write_system_attr(
+                study, trial, CLAIM_KEY, {"space": space.key, "x": x.tolist()}
+            )
+        except (
+            Exception
+        ) as err:  # without a claim there is no check; never a reason to fail the trial
+            warn(
+                "claim",
+                f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}; "
+                "concurrent trials are not checked for a shared point",
+            )
             return x
         deadline = time.monotonic() + CLAIM_WAIT_SECONDS
         while True:
             others = other_points(study, trial, space, known)
-            conflicts = [(t, p, done) for t, p, done in others if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+            conflicts = [
+                (t, p, done)
+                for t, p, done in others
+                if np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE
+            ]
             later_deciding = all(t.number > trial.number and not done for t, _, done in conflicts)
             if not conflicts or not later_deciding or time.monotonic() > deadline:
                 break
@@ -73,13 +93,21 @@ def claim_point(study: Study, trial: FrozenTrial, space: RelativeSpace, draw: Dr
         # Draw again with every point now known to be taken (the data may be seconds old by now): the
         # conflicting ones, and the others the algorithm may learn from (e.g. an agent: its neighbours').
         seen = {t.number for t in visible([t for t, _, _ in others])}
-        new = [p for t, p, _ in others if t.number in seen or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE]
+        new = [
+            p
+            for t, p, _ in others
+            if t.number in seen or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE
+        ]
         taken = np.unique(np.vstack([taken, *new]), axis=0)  # (k, d)
-        x = space.core.round_to_valid(draw(taken) if n_draws < ALGORITHM_DRAWS else random_draw(taken))[0]
+        x = space.core.round_to_valid(
+            draw(taken) if n_draws < ALGORITHM_DRAWS else random_draw(taken)
+        )[0]
     return x
 
 
-def other_points(study: Study, trial: FrozenTrial, space: RelativeSpace, known: set[int]) -> list[OtherPoint]:
+def other_points(
+    study: Study, trial: FrozenTrial, space: RelativeSpace, known: set[int]
+) -> list[OtherPoint]:
     """The other running and completed trials of ``study`` not in ``known``, in this search space, with
     their encoded ``(d,)`` points (their parameters once written, else their claims) and whether they had
     settled (:func:`settled`) when their point was read."""
@@ -112,13 +140,19 @@ def claimed_point(trial: FrozenTrial, space: RelativeSpace) -> np.ndarray | None
     if not (isinstance(claim, dict) and claim.get("space") == space.key):
         return None
     x = claim.get("x")
-    valid = isinstance(x, list) and len(x) == space.core.dim and all(
-        isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in x)
+    valid = (
+        isinstance(x, list)
+        and len(x) == space.core.dim
+        and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in x
+        )
+    )
     return np.asarray(x, dtype=float) if valid else None
 
 
-def random_new_point(space: SearchSpace, rng: np.random.Generator, pending: np.ndarray,
-                     observed: np.ndarray) -> np.ndarray:
+def random_new_point(
+    space: SearchSpace, rng: np.random.Generator, pending: np.ndarray, observed: np.ndarray
+) -> np.ndarray:
     """A uniform random ``(d,)`` point of ``space`` that is not a pending ``(p, d)`` point, nor (if
     possible) an observed ``(n, d)`` one: the start-up phase's draw (as RandomSampler's, but aware of the
     other workers' points, which matters on small discrete spaces)."""

@@ -20,11 +20,18 @@ from optuna_egp._timeouts import now, seconds_between
 
 __all__ = ["HEARTBEAT_GIVEN_KEY", "heartbeat_orphaned_trials"]
 
-HEARTBEAT_GIVEN_KEY = "egp_samplers:heartbeat_given"  # a trial that got a heartbeat from another process
+HEARTBEAT_GIVEN_KEY = (
+    "egp_samplers:heartbeat_given"  # a trial that got a heartbeat from another process
+)
 
 
-def heartbeat_orphaned_trials(study: Study, trials: list[FrozenTrial], own: set[tuple[str, int]],
-                              given: set[tuple[str, int]], warn: Callable[[str, str], None]) -> None:
+def heartbeat_orphaned_trials(
+    study: Study,
+    trials: list[FrozenTrial],
+    own: set[tuple[str, int]],
+    given: set[tuple[str, int]],
+    warn: Callable[[str, str], None],
+) -> None:
     """Give one heartbeat to each running trial of another process that may have died before its first
     one: older than the heartbeat interval, with no parameter and no claim (``study.optimize`` starts the
     heartbeat thread before the objective runs, and the objective writes parameters and claims; a trial
@@ -40,10 +47,19 @@ def heartbeat_orphaned_trials(study: Study, trials: list[FrozenTrial], own: set[
         return
     when, name = now(), study.study_name
     for t in trials:
-        orphan_like = (t.state == TrialState.RUNNING and not t.params and t.datetime_start is not None
-                       and t.system_attrs.get(CLAIM_KEY) is None and t.system_attrs.get(HEARTBEAT_GIVEN_KEY) is None)
-        if orphan_like and (name, t.number) not in own and (name, t.number) not in given \
-                and seconds_between(t.datetime_start, when) > interval:
+        orphan_like = (
+            t.state == TrialState.RUNNING
+            and not t.params
+            and t.datetime_start is not None
+            and t.system_attrs.get(CLAIM_KEY) is None
+            and t.system_attrs.get(HEARTBEAT_GIVEN_KEY) is None
+        )
+        if (
+            orphan_like
+            and (name, t.number) not in own
+            and (name, t.number) not in given
+            and seconds_between(t.datetime_start, when) > interval
+        ):
             given.add((name, t.number))
             try:
                 _storage.record_heartbeat(study, t)

@@ -28,9 +28,14 @@ class UnwrittenSuggestions:
         return key in self.points
 
 
-def pending_points(study_name: str, trial: FrozenTrial, alive: list[FrozenTrial], space: RelativeSpace,
-                   unwritten: UnwrittenSuggestions,
-                   visible: Callable[[list[FrozenTrial]], list[FrozenTrial]]) -> tuple[np.ndarray, list[FrozenTrial]]:
+def pending_points(
+    study_name: str,
+    trial: FrozenTrial,
+    alive: list[FrozenTrial],
+    space: RelativeSpace,
+    unwritten: UnwrittenSuggestions,
+    visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
+) -> tuple[np.ndarray, list[FrozenTrial]]:
     """Encoded running trials ``(p, d)`` other than ``trial``, and the trials they belong to: from the
     storage (parameters, or claims of other processes' trials whose parameters are not written yet) or
     from this process's own recent suggestions (``unwritten``; entries of finished trials, or of trials
@@ -50,9 +55,17 @@ def pending_points(study_name: str, trial: FrozenTrial, alive: list[FrozenTrial]
         elif unwritten.points[key][0].distributions == space.distributions and number in seen:
             rows.append(unwritten.points[key][1][None])
             owners.append(running[number])
-    for number, t in running.items():  # other processes' suggestions whose parameters are not written yet
+    for (
+        number,
+        t,
+    ) in running.items():  # other processes' suggestions whose parameters are not written yet
         claimed = claimed_point(t, space)
-        if number not in written and number in seen and claimed is not None and (study_name, number) not in unwritten:
+        if (
+            number not in written
+            and number in seen
+            and claimed is not None
+            and (study_name, number) not in unwritten
+        ):
             rows.append(claimed[None])
             owners.append(t)
     return np.vstack(rows), owners

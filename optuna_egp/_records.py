@@ -44,17 +44,30 @@ class ModelRecords:
         source = algorithm.model_source if isinstance(algorithm, MultiAgent) else None
         for t in reversed(study.get_trials(deepcopy=False)):
             recorded = t.system_attrs.get(MODEL_KEY)
-            if source is not None and (not isinstance(recorded, dict) or recorded.get("source") != source):
+            if source is not None and (
+                not isinstance(recorded, dict) or recorded.get("source") != source
+            ):
                 continue  # recorded by another source (agent), or before records named theirs
-            if not (isinstance(recorded, dict) and recorded.get("space") == space.key
-                    and isinstance(recorded.get("model"), dict)):
+            if not (
+                isinstance(recorded, dict)
+                and recorded.get("space") == space.key
+                and isinstance(recorded.get("model"), dict)
+            ):
                 continue
             if algorithm.offer_model_state(recorded["model"]):  # False: other kernels, invalid, ...
-                self.last_written[study.study_name] = recorded["model"]  # not written again if adopted
+                self.last_written[study.study_name] = recorded[
+                    "model"
+                ]  # not written again if adopted
                 return
 
-    def write(self, algorithm: Algorithm, study: Study, trial: FrozenTrial, space: RelativeSpace,
-              warn: Warn) -> None:
+    def write(
+        self,
+        algorithm: Algorithm,
+        study: Study,
+        trial: FrozenTrial,
+        space: RelativeSpace,
+        warn: Warn,
+    ) -> None:
         """Write ``algorithm``'s model state to ``trial``: the weights always, the rest when it changed."""
         state = algorithm.model_state() if isinstance(algorithm, SharesModelState) else None
         if not state:
@@ -62,16 +75,26 @@ class ModelRecords:
         model = {k: v for k, v in state.items() if k != "weights"}
         writes = [(WEIGHTS_KEY, state["weights"])] if "weights" in state else []
         if self.last_written.get(study.study_name) != model:
-            columns = [name for name, cols in space.core.columns.items() for _ in range(cols.stop - cols.start)]
+            columns = [
+                name
+                for name, cols in space.core.columns.items()
+                for _ in range(cols.stop - cols.start)
+            ]
             source = algorithm.model_source if isinstance(algorithm, MultiAgent) else None
-            record = {"space": space.key, "columns": columns, "model": model,
-                      "source": source}  # e.g. the agent that fitted it
+            record = {
+                "space": space.key,
+                "columns": columns,
+                "model": model,
+                "source": source,
+            }  # e.g. the agent that fitted it
             writes.append((MODEL_KEY, record))
         for key, value in writes:
             try:
                 if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
-                    warn(f"the model record of trial {trial.number} is larger than {MAX_RECORD_CHARS} characters "
-                         "and is not written")
+                    warn(
+                        f"the model record of trial {trial.number} is larger than {MAX_RECORD_CHARS} characters "
+                        "and is not written"
+                    )
                     continue
                 _storage.write_system_attr(study, trial, key, value)
             except Exception as err:  # recording is optional: never fail the trial for it

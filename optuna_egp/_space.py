@@ -29,7 +29,9 @@ class RelativeSpace:
 
     distributions: dict[str, BaseDistribution]
     core: SearchSpace = field(init=False)
-    key: str = field(init=False)  # space_key(distributions): claims and model records name their space
+    key: str = field(
+        init=False
+    )  # space_key(distributions): claims and model records name their space
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "core", to_core_space(self.distributions))
@@ -69,7 +71,9 @@ def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:
     return SearchSpace(params)
 
 
-def encode_trials(space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]) -> np.ndarray:
+def encode_trials(
+    space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]
+) -> np.ndarray:
     """``(n, d)`` encodings of trials that hold every parameter with the same distribution (others are
     left out)."""
     kept = [t for t in trials if has_all_params(t, search_space)]
@@ -101,22 +105,33 @@ class CompletedTrialEncodings:
         # the trial lacks a parameter of the space
         self._rows: weakref.WeakKeyDictionary[Study, dict] = weakref.WeakKeyDictionary()
 
-    def encode(self, study: Study, space: SearchSpace, search_space: dict[str, BaseDistribution],
-               complete: list[FrozenTrial]) -> tuple[list[FrozenTrial], np.ndarray]:
+    def encode(
+        self,
+        study: Study,
+        space: SearchSpace,
+        search_space: dict[str, BaseDistribution],
+        complete: list[FrozenTrial],
+    ) -> tuple[list[FrozenTrial], np.ndarray]:
         """The trials of ``complete`` (completed trials of ``study``) that hold every parameter of
         ``search_space``, and their ``(n, d)`` encodings."""
         rows = self._rows.setdefault(study, {}).setdefault(tuple(search_space.items()), {})
         new = [t for t in complete if t.number not in rows]
         if new:
             usable = [t for t in new if has_all_params(t, search_space)]
-            encoded = encode_trials(space, search_space, usable)  # first: if it raises, nothing is marked
+            encoded = encode_trials(
+                space, search_space, usable
+            )  # first: if it raises, nothing is marked
             rows.update(dict.fromkeys((t.number for t in new), None))
             rows.update(zip((t.number for t in usable), encoded))
         kept = [t for t in complete if rows[t.number] is not None]
-        return kept, np.array([rows[t.number] for t in kept], dtype=float).reshape(len(kept), space.dim)
+        return kept, np.array([rows[t.number] for t in kept], dtype=float).reshape(
+            len(kept), space.dim
+        )
 
 
-def decode_params(space: SearchSpace, search_space: dict[str, BaseDistribution], x: np.ndarray) -> dict[str, Any]:
+def decode_params(
+    space: SearchSpace, search_space: dict[str, BaseDistribution], x: np.ndarray
+) -> dict[str, Any]:
     """Parameters of an encoded row, as the plain Python values Optuna expects."""
     values = space.decode(x)
     out: dict[str, Any] = {}

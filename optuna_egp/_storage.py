@@ -15,7 +15,11 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial
 
 __all__ = [
-    "constraint_values", "enqueued_params", "heartbeat_interval", "record_heartbeat", "write_system_attr",
+    "constraint_values",
+    "enqueued_params",
+    "heartbeat_interval",
+    "record_heartbeat",
+    "write_system_attr",
     "write_user_attr",
 ]
 
@@ -71,4 +75,8 @@ def constraint_values(trial: FrozenTrial) -> dict[str, float]:
     if constraints is not None:
         return dict(constraints)
     values = trial.system_attrs.get(OPTUNA4_CONSTRAINTS_KEY)
-    return {str(i): value for i, value in enumerate(values)} if isinstance(values, (list, tuple)) else {}
+    return (
+        {str(i): value for i, value in enumerate(values)}
+        if isinstance(values, (list, tuple))
+        else {}
+    )

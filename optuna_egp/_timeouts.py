@@ -25,10 +25,16 @@ def check_timeout(timeout: float | str | None) -> float | str | None:
     """``running_trial_timeout`` checked: ``"auto"``, None or a positive finite number of seconds."""
     if timeout is None or timeout == "auto":
         return timeout
-    ok = isinstance(timeout, numbers.Real) and not isinstance(timeout, bool) and 0 < timeout < math.inf
+    ok = (
+        isinstance(timeout, numbers.Real)
+        and not isinstance(timeout, bool)
+        and 0 < timeout < math.inf
+    )
     if not ok:
-        raise ValueError(f'running_trial_timeout must be "auto", None or a positive finite number of seconds, '
-                         f"got {timeout!r}")
+        raise ValueError(
+            f'running_trial_timeout must be "auto", None or a positive finite number of seconds, '
+            f"got {timeout!r}"
+        )
     return float(timeout)
 
 
@@ -57,7 +63,9 @@ def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | No
     durations = [
         seconds_between(t.datetime_start, t.datetime_complete)
         for t in trials
-        if t.state == TrialState.COMPLETE and t.datetime_start is not None and t.datetime_complete is not None
+        if t.state == TrialState.COMPLETE
+        and t.datetime_start is not None
+        and t.datetime_complete is not None
     ]
     durations = [s for s in durations if s > 0]  # trials added with create_trial() have no duration
     if len(durations) < STALE_MIN_COMPLETED:
@@ -66,7 +74,9 @@ def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | No
 
 
 def alive_running_trials(
-    trials: Sequence[FrozenTrial], timeout: float | str | None, when: datetime.datetime,
+    trials: Sequence[FrozenTrial],
+    timeout: float | str | None,
+    when: datetime.datetime,
     own: set[int] | frozenset[int] = frozenset(),
 ) -> list[FrozenTrial]:
     """The running trials not presumed dead at ``when`` by the ``running_trial_timeout`` rule (``own``:
@@ -75,5 +85,10 @@ def alive_running_trials(
     running = [t for t in trials if t.state == TrialState.RUNNING]
     if math.isinf(limit):
         return running
-    return [t for t in running
-            if t.number in own or t.datetime_start is None or seconds_between(t.datetime_start, when) <= limit]
+    return [
+        t
+        for t in running
+        if t.number in own
+        or t.datetime_start is None
+        or seconds_between(t.datetime_start, when) <= limit
+    ]

@@ -23,7 +23,9 @@ __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
 
 AGENT_ATTR = "agent_id"  # the trial user attribute holding the agent that ran it
 AGENT_ENV = "OPTUNA_EGP_AGENT_ID"  # the environment variable giving a process its agent
-GRAPH_ATTR = "egp_samplers:graph"  # study user attribute: the graph every agent of the study must use
+GRAPH_ATTR = (
+    "egp_samplers:graph"  # study user attribute: the graph every agent of the study must use
+)
 
 
 class DistributedTSSampler(CoreSampler):
@@ -90,11 +92,16 @@ class DistributedTSSampler(CoreSampler):
             algorithm = make_algorithm("dts", **algorithm_arguments)
         except ValueError as err:
             if agent_id is None and "agent_id" in str(err):
-                raise ValueError(f"{err} (read from the environment variable {AGENT_ENV})") from None
+                raise ValueError(
+                    f"{err} (read from the environment variable {AGENT_ENV})"
+                ) from None
             raise
         if seed is not None:  # one stream per agent
-            core_arguments["seed"] = int(np.random.SeedSequence([check_int("seed", seed, minimum=0), agent])
-                                         .generate_state(1)[0])
+            core_arguments["seed"] = int(
+                np.random.SeedSequence([check_int("seed", seed, minimum=0), agent]).generate_state(
+                    1
+                )[0]
+            )
         self._graph_checked: set[str] = set()
         super().__init__(algorithm, **core_arguments)
         if not self.graph.is_connected:
@@ -103,8 +110,10 @@ class DistributedTSSampler(CoreSampler):
                 "components); agents in different components never share data."
             )
         if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
-            logger.warning(f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
-                            "sees every agent's trials, not only this agent's neighbourhood.")
+            logger.warning(
+                f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
+                "sees every agent's trials, not only this agent's neighbourhood."
+            )
 
     @property
     def agent_id(self) -> int:
@@ -118,7 +127,9 @@ class DistributedTSSampler(CoreSampler):
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         self._check_graph(study)
         super().before_trial(study, trial)
-        _storage.write_user_attr(study, trial, AGENT_ATTR, self.agent_id)  # before the objective runs
+        _storage.write_user_attr(
+            study, trial, AGENT_ATTR, self.agent_id
+        )  # before the objective runs
 
     def _check_graph(self, study: Study) -> None:
         """Record the graph in the study, or check it is the one recorded (every agent must agree)."""
@@ -129,9 +140,11 @@ class DistributedTSSampler(CoreSampler):
         if recorded is None:
             study.set_user_attr(GRAPH_ATTR, mine)
         elif recorded != mine:
-            raise ValueError(f"this agent's graph {mine} differs from the graph of study {study.study_name!r} "
-                             f"{recorded} (user attribute {GRAPH_ATTR!r}): every agent must use the same graph, "
-                             "n_agents and graph_seed")
+            raise ValueError(
+                f"this agent's graph {mine} differs from the graph of study {study.study_name!r} "
+                f"{recorded} (user attribute {GRAPH_ATTR!r}): every agent must use the same graph, "
+                "n_agents and graph_seed"
+            )
         self._graph_checked.add(study.study_name)
 
 
@@ -141,8 +154,10 @@ def _agent_from(agent_id: int | None) -> int:
         return agent_id
     value = os.environ.get(AGENT_ENV)
     if value is None:
-        raise ValueError(f"DistributedTSSampler needs this process's agent: pass agent_id=... or set the "
-                         f"environment variable {AGENT_ENV} (e.g. {AGENT_ENV}=0 python worker.py)")
+        raise ValueError(
+            f"DistributedTSSampler needs this process's agent: pass agent_id=... or set the "
+            f"environment variable {AGENT_ENV} (e.g. {AGENT_ENV}=0 python worker.py)"
+        )
     try:
         return int(value)
     except ValueError:

@@ -96,16 +96,24 @@ class CoreSampler(BaseSampler):
         if constraints_func is not None:
             raise ValueError(_constraints_refusal(type(self).__name__, constraints_func))
         if not isinstance(algorithm, Algorithm):
-            raise ValueError(f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}")
+            raise ValueError(
+                f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}"
+            )
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
-            raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
+            raise ValueError(
+                f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}"
+            )
         seed = None if seed is None else check_int("seed", seed, minimum=0)
         self._algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = check_int("n_startup_trials", n_startup_trials, minimum=0)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._startup_in_sampler = independent_sampler is None  # start-up points then avoid running trials' ones
-        self._warn_independent_sampling = check_bool("warn_independent_sampling", warn_independent_sampling)
+        self._startup_in_sampler = (
+            independent_sampler is None
+        )  # start-up points then avoid running trials' ones
+        self._warn_independent_sampling = check_bool(
+            "warn_independent_sampling", warn_independent_sampling
+        )
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
@@ -113,7 +121,9 @@ class CoreSampler(BaseSampler):
 
     def _init_process_state(self) -> None:
         """What belongs to this process and is not pickled: locks, caches, this process's trials."""
-        self._lock = threading.Lock()  # one suggestion at a time, so each sees the ones before it as pending
+        self._lock = (
+            threading.Lock()
+        )  # one suggestion at a time, so each sees the ones before it as pending
         self._search_space = IntersectionSearchSpace()
         self._encodings = CompletedTrialEncodings()
         self._warnings = OnceWarnings(type(self).__name__)
@@ -124,21 +134,37 @@ class CoreSampler(BaseSampler):
         self._in_flight: set[tuple[str, int]] = set()
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
-        self._constraints_checked: dict[str, set[int]] = {}  # study name -> trials checked for constraints
+        self._constraints_checked: dict[
+            str, set[int]
+        ] = {}  # study name -> trials checked for constraints
 
     _PICKLED = ("_warnings", "_records")  # process state that a pickled sampler keeps
 
     def __getstate__(self) -> dict[str, Any]:
-        process = {"_lock", "_search_space", "_encodings", "_unwritten", "_in_flight", "_startup_trials",
-                   "_heartbeat_given", "_constraints_checked"}
+        process = {
+            "_lock",
+            "_search_space",
+            "_encodings",
+            "_unwritten",
+            "_in_flight",
+            "_startup_trials",
+            "_heartbeat_given",
+            "_constraints_checked",
+        }
         return {k: v for k, v in self.__dict__.items() if k not in process}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        defaults = {"_max_threads": 1, "_running_trial_timeout": "auto", "_share_model": True,
-                    "_startup_in_sampler": False}  # pickles of versions before these options
+        defaults = {
+            "_max_threads": 1,
+            "_running_trial_timeout": "auto",
+            "_share_model": True,
+            "_startup_in_sampler": False,
+        }  # pickles of versions before these options
         state = dict(state)
         kept = {key: state.pop(key) for key in self._PICKLED if key in state}
-        if "_recorded_model" in state:  # pickles of versions that kept the model records' state flat
+        if (
+            "_recorded_model" in state
+        ):  # pickles of versions that kept the model records' state flat
             kept.setdefault("_records", ModelRecords(state.pop("_recorded_model")))
         legacy = {"_warned", "_warned_topics", "_threads_warned", "_warn_lock", "_unwritten"}
         self.__dict__.update({**defaults, **{k: v for k, v in state.items() if k not in legacy}})
@@ -154,12 +180,16 @@ class CoreSampler(BaseSampler):
             self._rng = np.random.default_rng()
         self._independent_sampler.reseed_rng()
 
-    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
         _check_single_objective(study, self)
         with self._lock:
             space = self._search_space.calculate(study)
         if not space and not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            space = _first_running_trial_space(study, trial)  # the first trials: workers starting together
+            space = _first_running_trial_space(
+                study, trial
+            )  # the first trials: workers starting together
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(
@@ -168,13 +198,20 @@ class CoreSampler(BaseSampler):
         _check_single_objective(study, self)
         with self._lock, limited_threads(self._max_threads) as capped:
             if not capped:
-                self._warnings.warn("threads", f"max_threads={self._max_threads} could not cap the BLAS threads: "
-                                    "another thread controls them (e.g. a threadpoolctl.threadpool_limits block "
-                                    "around study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
-                                    "before starting Python instead")
-            trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
+                self._warnings.warn(
+                    "threads",
+                    f"max_threads={self._max_threads} could not cap the BLAS threads: "
+                    "another thread controls them (e.g. a threadpoolctl.threadpool_limits block "
+                    "around study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
+                    "before starting Python instead",
+                )
+            trials = study.get_trials(
+                deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)
+            )
             self._warn_if_constrained(study, [t for t in trials if t.state == TrialState.COMPLETE])
-            heartbeat_orphaned_trials(study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn)
+            heartbeat_orphaned_trials(
+                study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn
+            )
             # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
             complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
             if not search_space:
@@ -182,16 +219,23 @@ class CoreSampler(BaseSampler):
                     self._startup_trials.add((study.study_name, trial.number))
                 return {}
             space = RelativeSpace(search_space)
-            complete, X = self._encodings.encode(study, space.core, search_space, complete)  # X: (n, d)
-            in_startup = len(complete) < max(self._n_startup_trials, 1)  # nothing (or too little) to model yet
+            complete, X = self._encodings.encode(
+                study, space.core, search_space, complete
+            )  # X: (n, d)
+            in_startup = len(complete) < max(
+                self._n_startup_trials, 1
+            )  # nothing (or too little) to model yet
             if in_startup:
                 self._startup_trials.add((study.study_name, trial.number))
                 if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
                     return {}
-            own = {number for name, number in set(self._in_flight) if name == study.study_name}  # copy: n_jobs threads
+            own = {
+                number for name, number in set(self._in_flight) if name == study.study_name
+            }  # copy: n_jobs threads
             alive = alive_running_trials(trials, self._running_trial_timeout, now(), own)
-            X_pending, pending_trials = pending_points(study.study_name, trial, alive, space, self._unwritten,
-                                                       self._visible)
+            X_pending, pending_trials = pending_points(
+                study.study_name, trial, alive, space, self._unwritten, self._visible
+            )
             random_draw = partial(self._random_draw, space.core, X_pending, X)
             draw = random_draw
             if not in_startup:
@@ -200,7 +244,9 @@ class CoreSampler(BaseSampler):
                     self._records.offer_recorded(self._algorithm, study, space)
                 draw = partial(self._algorithm_draw, space.core, obs)
             known = {t.number for t in trials} - {t.number for t in alive}
-            x = claim_point(study, trial, space, draw, random_draw, known, self._visible, self._warnings.warn)
+            x = claim_point(
+                study, trial, space, draw, random_draw, known, self._visible, self._warnings.warn
+            )
             self._unwritten.add(study.study_name, trial.number, space, x)
             if not in_startup:
                 if self._share_model:
@@ -208,8 +254,14 @@ class CoreSampler(BaseSampler):
                 record_view(self._algorithm, study, trial, self._warn_record)
         return space.decode(x)
 
-    def _observations(self, study: Study, complete: list[FrozenTrial], X: np.ndarray, X_pending: np.ndarray,
-                      pending_trials: list[FrozenTrial]) -> Observations:
+    def _observations(
+        self,
+        study: Study,
+        complete: list[FrozenTrial],
+        X: np.ndarray,
+        X_pending: np.ndarray,
+        pending_trials: list[FrozenTrial],
+    ) -> Observations:
         """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised), pending points."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         return Observations(
@@ -220,12 +272,18 @@ class CoreSampler(BaseSampler):
             pending_source=_agents.sources(self._algorithm, pending_trials),
         )
 
-    def _algorithm_draw(self, space: SearchSpace, obs: Observations, taken: np.ndarray) -> np.ndarray:
+    def _algorithm_draw(
+        self, space: SearchSpace, obs: Observations, taken: np.ndarray
+    ) -> np.ndarray:
         """The algorithm's ``(d,)`` suggestion, with the ``(k, d)`` points ``taken`` counted as pending too."""
         extra = taken[~matches_any(taken, obs.X_pending)]
-        return self._algorithm.suggest(space, obs.with_pending(extra) if len(extra) else obs, 1, self._rng)[0]
+        return self._algorithm.suggest(
+            space, obs.with_pending(extra) if len(extra) else obs, 1, self._rng
+        )[0]
 
-    def _random_draw(self, space: SearchSpace, X_pending: np.ndarray, X: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    def _random_draw(
+        self, space: SearchSpace, X_pending: np.ndarray, X: np.ndarray, taken: np.ndarray
+    ) -> np.ndarray:
         """A random ``(d,)`` point that is neither pending ``(p, d)``, taken ``(k, d)`` nor (if possible)
         observed ``(n, d)``."""
         return random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
@@ -234,8 +292,10 @@ class CoreSampler(BaseSampler):
         return _agents.visible(self._algorithm, trials)
 
     def _warn_record(self, what: str) -> None:
-        self._warnings.warn("record", f"{what}; the trial runs on without it (a new worker then fits its model "
-                                      "from scratch)")
+        self._warnings.warn(
+            "record",
+            f"{what}; the trial runs on without it (a new worker then fits its model from scratch)",
+        )
 
     def _warn_if_constrained(self, study: Study, trials: Sequence[FrozenTrial]) -> None:
         """Warn, once per study, at the first of ``trials`` that carries constraint values: no algorithm
@@ -250,15 +310,23 @@ class CoreSampler(BaseSampler):
             checked.add(t.number)
             names = sorted(_storage.constraint_values(t))
             if names:
-                self._warnings.warn(topic, f"trial {t.number} of study {study.study_name!r} has constraint values "
-                                    f"{names}, but this sampler does not model constraints yet: it optimises the "
-                                    "objective alone and may suggest infeasible points. Optuna's GPSampler and "
-                                    "TPESampler model constraints", once="once per study")
+                self._warnings.warn(
+                    topic,
+                    f"trial {t.number} of study {study.study_name!r} has constraint values "
+                    f"{names}, but this sampler does not model constraints yet: it optimises the "
+                    "objective alone and may suggest infeasible points. Optuna's GPSampler and "
+                    "TPESampler model constraints",
+                    once="once per study",
+                )
                 self._constraints_checked.pop(study.study_name, None)
                 return
 
     def sample_independent(
-        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
     ) -> Any:
         _check_single_objective(study, self)
         in_startup = (study.study_name, trial.number) in self._startup_trials
@@ -267,11 +335,17 @@ class CoreSampler(BaseSampler):
                 f"independent:{param_name}",
                 f"the parameter '{param_name}' in trial#{trial.number} is sampled independently by "
                 f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: it is "
-                "not in every completed trial (conditional or dynamic search space)", once="once per parameter")
-        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+                "not in every completed trial (conditional or dynamic search space)",
+                once="once per parameter",
+            )
+        return self._independent_sampler.sample_independent(
+            study, trial, param_name, param_distribution
+        )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        if len(study.directions) > 1:  # reject the study before the objective runs; the new trial is failed
+        if (
+            len(study.directions) > 1
+        ):  # reject the study before the objective runs; the new trial is failed
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
         self._in_flight.add((study.study_name, trial.number))
@@ -295,7 +369,11 @@ def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, Ba
     space is then known only from the trials that are running (define-by-run), and without one every
     parameter is sampled independently, blind to the other workers' points. A trial still writing its
     parameters gives part of the space; the rest is sampled independently."""
-    others = [t for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)) if t.number != trial.number]
+    others = [
+        t
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if t.number != trial.number
+    ]
     fullest = max(others, key=lambda t: len(t.distributions), default=None)
     return dict(sorted(fullest.distributions.items())) if fullest is not None else {}
 
@@ -310,7 +388,9 @@ def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
 
 def _constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
     """The error for ``constraints_func=...``, which no sampler of this package supports yet."""
-    return (f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
-            f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and may suggest "
-            "infeasible points; constraint values set with trial.set_constraint are not used for sampling "
-            "either (a warning says so). Optuna's GPSampler and TPESampler model constraints.")
+    return (
+        f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
+        f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and may suggest "
+        "infeasible points; constraint values set with trial.set_constraint are not used for sampling "
+        "either (a warning says so). Optuna's GPSampler and TPESampler model constraints."
+    )

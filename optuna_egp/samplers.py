@@ -23,12 +23,16 @@ from shared_core.registry import algorithm_options, make_algorithm
 __all__ = ["BORESampler", "EGPTSSampler", "build_named_sampler", "split_arguments"]
 
 
-def split_arguments(method: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_arguments(
+    method: str, arguments: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A named sampler's constructor ``arguments``, split into the options the registry lists for
     ``method`` (the algorithm's) and the others (:class:`CoreSampler`'s)."""
     names = algorithm_options(method)
-    return ({k: v for k, v in arguments.items() if k in names},
-            {k: v for k, v in arguments.items() if k not in names})
+    return (
+        {k: v for k, v in arguments.items() if k in names},
+        {k: v for k, v in arguments.items() if k not in names},
+    )
 
 
 def build_named_sampler(sampler: CoreSampler, method: str, arguments: dict[str, Any]) -> None:
@@ -90,7 +94,9 @@ class EGPTSSampler(CoreSampler):
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
-        arguments = {k: v for k, v in locals().items() if k not in ("self", "acquisition", "__class__")}
+        arguments = {
+            k: v for k, v in locals().items() if k not in ("self", "acquisition", "__class__")
+        }
         build_named_sampler(self, f"egp-{acquisition}", arguments)
 
 

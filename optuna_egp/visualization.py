@@ -194,11 +194,20 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
 
     labels = _unique(history.kernel_names)
     if len(history.trial_numbers):
-        colors = [_color(m) for m in range(len(labels))]  # kernel m has the same colour in both panels
-        ax.stackplot(history.trial_numbers, history.weights.T, labels=labels, colors=colors, alpha=0.85)  # M rows (n,)
+        colors = [
+            _color(m) for m in range(len(labels))
+        ]  # kernel m has the same colour in both panels
+        ax.stackplot(
+            history.trial_numbers, history.weights.T, labels=labels, colors=colors, alpha=0.85
+        )  # M rows (n,)
     for i, refit in enumerate(history.refits):
-        ax.axvline(refit.trial_number, color="black", linestyle=":", linewidth=0.8,
-                   label="refit" if i == 0 else None)
+        ax.axvline(
+            refit.trial_number,
+            color="black",
+            linestyle=":",
+            linewidth=0.8,
+            label="refit" if i == 0 else None,
+        )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Trial")
     ax.set_ylabel("Kernel weight")
@@ -218,18 +227,29 @@ def _plot_relevance(ax: Axes, history: ModelHistory) -> None:
         for k, (name, shares) in enumerate(relevance.items()):
             y = np.arange(len(params)) - 0.4 + (k + 0.5) * height  # (P,)
             label = f"{name} (weight {final[name]:.2f})" if name in final else name
-            ax.barh(y, [shares[p] for p in params], height=height, label=label, color=_color(labels.index(name)))
+            ax.barh(
+                y,
+                [shares[p] for p in params],
+                height=height,
+                label=label,
+                color=_color(labels.index(name)),
+            )
         ax.set_yticks(np.arange(len(params)), params)
         ax.set_xlabel("Relevance (1 / lengthscale, normalised per kernel)")
         ax.set_title(f"Parameter relevance (model of trial {newest.trial_number})")
         ax.legend(loc="lower right", fontsize="small", framealpha=0.8)
     else:
-        lengthscales = [float(ls[0]) for ls in newest.lengthscales]  # (M,) one shared lengthscale each
+        lengthscales = [
+            float(ls[0]) for ls in newest.lengthscales
+        ]  # (M,) one shared lengthscale each
         ax.barh(np.arange(len(labels)), lengthscales, color="tab:gray")
         ax.set_yticks(np.arange(len(labels)), labels)
         ax.set_xlabel("Shared lengthscale (unit cube)")
-        ax.set_title(f"No ARD kernel: per-parameter relevance unavailable\n"
-                     f"(shared lengthscales, model of trial {newest.trial_number})", fontsize="medium")
+        ax.set_title(
+            f"No ARD kernel: per-parameter relevance unavailable\n"
+            f"(shared lengthscales, model of trial {newest.trial_number})",
+            fontsize="medium",
+        )
     ax.invert_yaxis()  # first parameter on top
 
 
@@ -240,12 +260,22 @@ def _parse_model(record: Any) -> Refit | None:
         columns = [str(c) for c in record["columns"]]
         model = record["model"]
         names = [str(n) for n in model["kernels"]]
-        lengthscales = [np.asarray(h["lengthscales"], dtype=float) for h in model["hyperparameters"]]
+        lengthscales = [
+            np.asarray(h["lengthscales"], dtype=float) for h in model["hyperparameters"]
+        ]
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
-    ok = (columns and len(names) == len(lengthscales) > 0
-          and all(ls.ndim == 1 and len(ls) in (1, len(columns)) and np.all(ls > 0) and np.all(np.isfinite(ls))
-                  for ls in lengthscales))
+    ok = (
+        columns
+        and len(names) == len(lengthscales) > 0
+        and all(
+            ls.ndim == 1
+            and len(ls) in (1, len(columns))
+            and np.all(ls > 0)
+            and np.all(np.isfinite(ls))
+            for ls in lengthscales
+        )
+    )
     return Refit(-1, columns, lengthscales, names) if ok else None
 
 

@@ -43,7 +43,13 @@ import numpy as np
 from shared_core.search_space import SearchSpace
 
 __all__ = [
-    "UNKNOWN_SOURCE", "Observations", "Algorithm", "MultiAgent", "OneAtATimeAlgorithm", "ReadsSources", "SharesModelState",
+    "UNKNOWN_SOURCE",
+    "Observations",
+    "Algorithm",
+    "MultiAgent",
+    "OneAtATimeAlgorithm",
+    "ReadsSources",
+    "SharesModelState",
     "clean_targets",
 ]
 
@@ -75,7 +81,10 @@ class Observations:
         pending = np.asarray(self.X_pending, dtype=np.float64)
         if pending.ndim == 1 and pending.size:  # one pending point
             pending = pending[None]
-        d = next((a.shape[1] for a in (X, pending) if a.ndim == 2 and a.size), X.shape[-1] if X.ndim == 2 else 0)
+        d = next(
+            (a.shape[1] for a in (X, pending) if a.ndim == 2 and a.size),
+            X.shape[-1] if X.ndim == 2 else 0,
+        )
         pending = pending if pending.size else np.zeros((0, d))
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} values")
@@ -85,7 +94,9 @@ class Observations:
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "X_pending", pending)
         object.__setattr__(self, "source", _labels(self.source, len(y), "source"))
-        object.__setattr__(self, "pending_source", _labels(self.pending_source, len(pending), "pending_source"))
+        object.__setattr__(
+            self, "pending_source", _labels(self.pending_source, len(pending), "pending_source")
+        )
 
     def subset(self, rows: np.ndarray) -> Observations:
         """The completed rows selected by ``rows`` (a boolean mask or indices), pending points kept."""
@@ -105,7 +116,9 @@ class Observations:
         y[y == -np.inf] = lo
         return replace(out, y=y)
 
-    def with_pending(self, X_new: np.ndarray, source: int | np.ndarray = UNKNOWN_SOURCE) -> Observations:
+    def with_pending(
+        self, X_new: np.ndarray, source: int | np.ndarray = UNKNOWN_SOURCE
+    ) -> Observations:
         """More pending points ``X_new`` ``(k, d)`` (e.g. earlier suggestions of the same batch)."""
         X_new = np.atleast_2d(np.asarray(X_new, dtype=np.float64))
         pending = np.vstack([self.X_pending.reshape(-1, X_new.shape[1]), X_new])
@@ -170,8 +183,12 @@ class MultiAgent(ReadsSources, Protocol):
     algorithm must not rely on it).
     """
 
-    agent_id: int  # the agent that suggests; an adapter serving every agent may set it between calls
-    last_view: dict[str, Any] | None  # what the last suggestion conditioned on (JSON values), for records
+    agent_id: (
+        int  # the agent that suggests; an adapter serving every agent may set it between calls
+    )
+    last_view: (
+        dict[str, Any] | None
+    )  # what the last suggestion conditioned on (JSON values), for records
 
     @property
     def n_agents(self) -> int:
@@ -236,5 +253,7 @@ class OneAtATimeAlgorithm:
     def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> Any:
         raise NotImplementedError
 
-    def _suggest_one(self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator) -> np.ndarray:
+    def _suggest_one(
+        self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator
+    ) -> np.ndarray:
         raise NotImplementedError

@@ -25,11 +25,15 @@ class FloatParam:
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.low) and math.isfinite(self.high)) or self.low > self.high:
-            raise ValueError(f"FloatParam needs finite low <= high, got low={self.low!r}, high={self.high!r}")
+            raise ValueError(
+                f"FloatParam needs finite low <= high, got low={self.low!r}, high={self.high!r}"
+            )
         if self.log and self.low <= 0:
             raise ValueError(f"FloatParam with log=True needs low > 0, got low={self.low!r}")
         if self.step is not None and (self.step <= 0 or self.log):
-            raise ValueError(f"FloatParam step must be > 0 and not combined with log, got step={self.step!r}")
+            raise ValueError(
+                f"FloatParam step must be > 0 and not combined with log, got step={self.step!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,9 @@ class IntParam:
 
     def __post_init__(self) -> None:
         if self.low > self.high:
-            raise ValueError(f"IntParam needs low <= high, got low={self.low!r}, high={self.high!r}")
+            raise ValueError(
+                f"IntParam needs low <= high, got low={self.low!r}, high={self.high!r}"
+            )
         if self.log and (self.low < 1 or self.step != 1):
             raise ValueError(f"IntParam with log=True needs low >= 1 and step 1, got {self!r}")
         if self.step < 1:
@@ -58,7 +64,9 @@ class CategoricalParam:
 
     def __post_init__(self) -> None:
         if len(self.choices) == 0:
-            raise ValueError(f"CategoricalParam needs at least one of its choices, got choices={self.choices!r}")
+            raise ValueError(
+                f"CategoricalParam needs at least one of its choices, got choices={self.choices!r}"
+            )
 
 
 Param = Union[FloatParam, IntParam, CategoricalParam]

@@ -60,7 +60,9 @@ class Preset:
         preset: the options the method name fixes.
     """
 
-    def __init__(self, algorithm_class: Callable[..., Algorithm], methods: str, **preset: Any) -> None:
+    def __init__(
+        self, algorithm_class: Callable[..., Algorithm], methods: str, **preset: Any
+    ) -> None:
         self.algorithm_class, self.methods, self.preset = algorithm_class, methods, preset
         parameters = inspect.signature(algorithm_class).parameters.values()
         self.__signature__ = inspect.Signature([p for p in parameters if p.name not in preset])
@@ -68,8 +70,10 @@ class Preset:
     def __call__(self, **options: Any) -> Algorithm:
         for name in self.preset:
             if name in options:
-                raise ValueError(f"the {name} is chosen by the method name ({self.methods}), "
-                                 f"got {name}={options[name]!r}")
+                raise ValueError(
+                    f"the {name} is chosen by the method name ({self.methods}), "
+                    f"got {name}={options[name]!r}"
+                )
         return self.algorithm_class(**self.preset, **options)
 
 

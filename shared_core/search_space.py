@@ -55,16 +55,22 @@ class SearchSpace:
             acquisition optimiser return only points whose decoded values satisfy them.
     """
 
-    def __init__(self, params: Mapping[str, Param], constraints: Sequence[LinearConstraint] = ()) -> None:
+    def __init__(
+        self, params: Mapping[str, Param], constraints: Sequence[LinearConstraint] = ()
+    ) -> None:
         self.params: dict[str, Param] = dict(params)
         for name, p in self.params.items():
             if not isinstance(p, (FloatParam, IntParam, CategoricalParam)):
-                raise ValueError(f"params[{name!r}] must be a FloatParam, IntParam or CategoricalParam, got {p!r}")
+                raise ValueError(
+                    f"params[{name!r}] must be a FloatParam, IntParam or CategoricalParam, got {p!r}"
+                )
         self.constraints: tuple[LinearConstraint, ...] = tuple(constraints)
         for c in self.constraints:
             for name, _ in c.coefficients:
                 if isinstance(self.params.get(name, None), (FloatParam, IntParam)) is False:
-                    raise ValueError(f"constraint {c!r} names {name!r}, which is not a float or int parameter")
+                    raise ValueError(
+                        f"constraint {c!r} names {name!r}, which is not a float or int parameter"
+                    )
         self.columns: dict[str, slice] = {}
         col = 0
         for name, p in self.params.items():
@@ -91,7 +97,11 @@ class SearchSpace:
     def continuous_columns(self) -> np.ndarray:
         """Columns optimised by gradients (floats and ints; ints are rounded afterwards)."""
         return np.array(
-            [self.columns[n].start for n, p in self.params.items() if not isinstance(p, CategoricalParam)],
+            [
+                self.columns[n].start
+                for n, p in self.params.items()
+                if not isinstance(p, CategoricalParam)
+            ],
             dtype=int,
         )
 
@@ -122,7 +132,11 @@ class SearchSpace:
             ValueError: a column's length is not ``n``, a categorical value is not among the
                 choices, or a log-scaled value is not positive.
         """
-        n = n_rows if n_rows is not None else next((len(columns[name]) for name in self.params if name in columns), 0)
+        n = (
+            n_rows
+            if n_rows is not None
+            else next((len(columns[name]) for name in self.params if name in columns), 0)
+        )
         X = np.empty((n, self.dim))
         for name, p in self.params.items():
             if name not in columns:
@@ -131,7 +145,9 @@ class SearchSpace:
             if len(values) != n:
                 raise ValueError(f"the column of {name!r} has {len(values)} values, expected {n}")
             if isinstance(p, CategoricalParam):
-                values = choice_indices(p.choices, values.tolist() if isinstance(values, np.ndarray) else values)
+                values = choice_indices(
+                    p.choices, values.tolist() if isinstance(values, np.ndarray) else values
+                )
             X[:, self.columns[name]] = encode_block(p, values)
         return X
 
@@ -139,7 +155,10 @@ class SearchSpace:
     def decode(self, x: np.ndarray) -> dict[str, Any]:
         """Decode a ``(d,)`` vector to ``{name: value}`` of Python ``int``, ``float`` or choice objects."""
         columns = self.decode_columns(np.asarray(x, dtype=np.float64)[None, :])
-        return {name: values[0] if isinstance(values, list) else values[0].item() for name, values in columns.items()}
+        return {
+            name: values[0] if isinstance(values, list) else values[0].item()
+            for name, values in columns.items()
+        }
 
     def decode_columns(self, X: np.ndarray) -> dict[str, np.ndarray | list[Any]]:
         """Decode ``(n, d)`` points (any real numbers; NaN decodes like 0.5) to valid values per parameter.
@@ -183,7 +202,9 @@ class SearchSpace:
         """``X`` as an ``(n, d)`` float64 array (a ``(d,)`` vector is one point)."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         if X.ndim != 2 or X.shape[1] != self.dim:
-            raise ValueError(f"expected encoded points of shape (n, {self.dim}), got shape {X.shape}")
+            raise ValueError(
+                f"expected encoded points of shape (n, {self.dim}), got shape {X.shape}"
+            )
         return X
 
     def sample(self, rng: np.random.Generator, n: int, low_discrepancy: bool = True) -> np.ndarray:
@@ -212,12 +233,16 @@ class SearchSpace:
         n_params = len(self.params)
         if n == 0 or n_params == 0:
             return np.zeros((n, self.dim))
-        U = scrambled_halton(rng, n, n_params) if low_discrepancy else rng.random((n, n_params))  # (n, n_params)
+        U = (
+            scrambled_halton(rng, n, n_params) if low_discrepancy else rng.random((n, n_params))
+        )  # (n, n_params)
         X = np.empty((n, self.dim))
         for j, (name, p) in enumerate(self.params.items()):
             if isinstance(p, CategoricalParam):
                 k = len(p.choices)
-                X[:, self.columns[name]] = one_hot(np.minimum((U[:, j] * k).astype(np.int64), k - 1), k)
+                X[:, self.columns[name]] = one_hot(
+                    np.minimum((U[:, j] * k).astype(np.int64), k - 1), k
+                )
             else:
                 X[:, self.columns[name].start] = U[:, j]
         return self.round_to_valid(X) if self._has_grid() else X

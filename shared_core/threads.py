@@ -75,7 +75,9 @@ def _acquire(max_threads: int) -> tuple[Any, int | None] | None:
         if torch is not None and hasattr(torch, "get_num_threads"):
             torch_before = torch.get_num_threads()  # before the OpenMP limit, which it follows
         pools = _thread_pools()
-        larger = [lib["filepath"] for lib in pools.info() if lib["num_threads"] > max_threads]  # only lower counts
+        larger = [
+            lib["filepath"] for lib in pools.info() if lib["num_threads"] > max_threads
+        ]  # only lower counts
         limiter = pools.select(filepath=larger).limit(limits=max_threads)
         limiter.__enter__()  # a context for threadpoolctl: its exit hands the control of the pools back
         if torch_before is not None:
@@ -100,7 +102,10 @@ def _release(limiter: Any, torch_before: int | None) -> None:
 
 def _blas_threads() -> int:
     """The largest thread count of the loaded BLAS libraries (0 if none is loaded)."""
-    return max((lib["num_threads"] for lib in _thread_pools().info() if lib["user_api"] == "blas"), default=0)
+    return max(
+        (lib["num_threads"] for lib in _thread_pools().info() if lib["user_api"] == "blas"),
+        default=0,
+    )
 
 
 def _thread_pools() -> Any:

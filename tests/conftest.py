@@ -28,7 +28,9 @@ def postgres_study():
     one and sets ``EGP_TEST_POSTGRES_URL``); the test is skipped without a server."""
     url = os.environ.get("EGP_TEST_POSTGRES_URL")
     if not url:
-        pytest.skip("EGP_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL server and sets it)")
+        pytest.skip(
+            "EGP_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL server and sets it)"
+        )
     pytest.importorskip("psycopg2")
 
     def make(name: str) -> str:

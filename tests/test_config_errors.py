@@ -62,37 +62,70 @@ GRAPH_OPTIONS = [
 ]
 
 BUILDERS = {
-    "EGPTSSampler": (EGPTSSampler, SAMPLER_COMMON + EGP_OPTIONS + [("acquisition", ["ucb", 3]),
-                                                                    ("share_model", ["yes", 1])]),
+    "EGPTSSampler": (
+        EGPTSSampler,
+        SAMPLER_COMMON + EGP_OPTIONS + [("acquisition", ["ucb", 3]), ("share_model", ["yes", 1])],
+    ),
     "BORESampler": (BORESampler, SAMPLER_COMMON + BORE_OPTIONS),
-    "DistributedTSSampler": (_dts_sampler, SAMPLER_COMMON + EGP_OPTIONS[1:] + GRAPH_OPTIONS
-                             + [("share_model", ["yes", 1])]),
-    "CoreSampler": (lambda **kw: CoreSampler(**{"algorithm": EGPAlgorithm(), **kw}),
-                    SAMPLER_COMMON + [("algorithm", ["egp-ts", None]), ("share_model", ["yes", 1])]),
-    "EGPAlgorithm": (EGPAlgorithm, EGP_OPTIONS + [("acquisition", ["ucb", 3]), ("exact_limit", [0, -1, 1.5])]),
+    "DistributedTSSampler": (
+        _dts_sampler,
+        SAMPLER_COMMON + EGP_OPTIONS[1:] + GRAPH_OPTIONS + [("share_model", ["yes", 1])],
+    ),
+    "CoreSampler": (
+        lambda **kw: CoreSampler(**{"algorithm": EGPAlgorithm(), **kw}),
+        SAMPLER_COMMON + [("algorithm", ["egp-ts", None]), ("share_model", ["yes", 1])],
+    ),
+    "EGPAlgorithm": (
+        EGPAlgorithm,
+        EGP_OPTIONS + [("acquisition", ["ucb", 3]), ("exact_limit", [0, -1, 1.5])],
+    ),
     "BOREAlgorithm": (BOREAlgorithm, BORE_OPTIONS),
     "DistributedTSAlgorithm": (_dts_algorithm, GRAPH_OPTIONS + EGP_OPTIONS[1:]),
-    "generation_strategy": (generation_strategy, [("method", ["nope", 3]), ("initialization_trials", [-1, 1.5, "5"]),
-                                                  ("seed", [-1, 1.5]), ("max_threads", [0, "2"])]),
+    "generation_strategy": (
+        generation_strategy,
+        [
+            ("method", ["nope", 3]),
+            ("initialization_trials", [-1, 1.5, "5"]),
+            ("seed", [-1, 1.5]),
+            ("max_threads", [0, "2"]),
+        ],
+    ),
     "generation_strategy(egp-ts)": (lambda **kw: generation_strategy("egp-ts", **kw), EGP_OPTIONS),
     "generation_strategy(bore)": (lambda **kw: generation_strategy("bore", **kw), BORE_OPTIONS),
-    "generation_strategy(dts)": (lambda **kw: generation_strategy("dts", **{"graph": "ring", "n_agents": 4, **kw}),
-                                 [row for row in GRAPH_OPTIONS if row[0] != "agent_id"]),
-    "AlgorithmNode": (AlgorithmNode, [("method", ["nope", 3]), ("seed", [-1, 1.5]), ("max_threads", [0, "2"]),
-                                      ("name", [3])]),
-    "make_graph": (lambda **kw: make_graph(**{"graph": "ring", "n_agents": 4, **kw}),
-                   [("graph", ["torus", "erdos_renyi:2", 3.5]), ("n_agents", [0, -1, 2.5])]),
-    "FloatParam": (lambda **kw: FloatParam(**{"low": 0.0, "high": 1.0, **kw}),
-                   [("high", [-1.0, math.inf]), ("step", [-1.0, 0.0])]),
-    "IntParam": (lambda **kw: IntParam(**{"low": 0, "high": 5, **kw}), [("high", [-1]), ("step", [0, -2])]),
+    "generation_strategy(dts)": (
+        lambda **kw: generation_strategy("dts", **{"graph": "ring", "n_agents": 4, **kw}),
+        [row for row in GRAPH_OPTIONS if row[0] != "agent_id"],
+    ),
+    "AlgorithmNode": (
+        AlgorithmNode,
+        [("method", ["nope", 3]), ("seed", [-1, 1.5]), ("max_threads", [0, "2"]), ("name", [3])],
+    ),
+    "make_graph": (
+        lambda **kw: make_graph(**{"graph": "ring", "n_agents": 4, **kw}),
+        [("graph", ["torus", "erdos_renyi:2", 3.5]), ("n_agents", [0, -1, 2.5])],
+    ),
+    "FloatParam": (
+        lambda **kw: FloatParam(**{"low": 0.0, "high": 1.0, **kw}),
+        [("high", [-1.0, math.inf]), ("step", [-1.0, 0.0])],
+    ),
+    "IntParam": (
+        lambda **kw: IntParam(**{"low": 0, "high": 5, **kw}),
+        [("high", [-1]), ("step", [0, -2])],
+    ),
     "CategoricalParam": (CategoricalParam, [("choices", [()])]),
     "KernelSpec": (KernelSpec, [("form", ["cubic"])]),
     "SearchSpace": (SearchSpace, [("params", [{"x": 3}])]),
 }
-SHOWN = {("SearchSpace", "params"): "params['x']"}  # the message names the bad entry and shows its value
+SHOWN = {
+    ("SearchSpace", "params"): "params['x']"
+}  # the message names the bad entry and shows its value
 
-CASES = [pytest.param(builder, arg, bad, id=f"{builder}-{arg}={bad!r}")
-         for builder, (_, rows) in BUILDERS.items() for arg, values in rows for bad in values]
+CASES = [
+    pytest.param(builder, arg, bad, id=f"{builder}-{arg}={bad!r}")
+    for builder, (_, rows) in BUILDERS.items()
+    for arg, values in rows
+    for bad in values
+]
 
 
 @pytest.mark.parametrize(("builder", "argument", "bad"), CASES)

@@ -17,10 +17,14 @@ import optuna
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
 
 from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
-
 
 
 @pytest.fixture(autouse=True)
@@ -32,25 +36,40 @@ def _quiet_optuna():
     yield
     optuna.logging.set_verbosity(verbosity)
 
+
 N_TRIALS = 6
-FUZZ = settings(max_examples=8, deadline=60_000, derandomize=True, database=None, print_blob=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=8,
+    deadline=60_000,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 SAMPLERS = {
     "egp-ts": lambda seed: EGPTSSampler(seed=seed, n_startup_trials=2, n_features=64),
     "bore++": lambda seed: BORESampler(seed=seed, n_startup_trials=2, variant="bore++"),
     "bore": lambda seed: BORESampler(seed=seed, n_startup_trials=2, variant="bore"),
-    "dts": lambda seed: DistributedTSSampler(seed=seed, n_startup_trials=2, agent_id=1, graph="star", n_agents=3),
+    "dts": lambda seed: DistributedTSSampler(
+        seed=seed, n_startup_trials=2, agent_id=1, graph="star", n_agents=3
+    ),
 }
 
 # ------------------------------------------------------------------------------------------ strategies
 _finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
-_mixed_choice = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), _finite, st.text(max_size=2))
+_mixed_choice = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), _finite, st.text(max_size=2)
+)
 
 
 @st.composite
 def distributions(draw) -> BaseDistribution:
-    kind = draw(st.sampled_from(["float", "float-log", "float-step", "int", "int-log", "int-step", "categorical"]))
+    kind = draw(
+        st.sampled_from(
+            ["float", "float-log", "float-step", "int", "int-log", "int-step", "categorical"]
+        )
+    )
     if kind == "float":
         low = draw(_finite)
         return FloatDistribution(low, low + draw(st.sampled_from([0.0, 1e-9, 1e-3, 1.0, 1e6])))
@@ -69,7 +88,9 @@ def distributions(draw) -> BaseDistribution:
     if kind == "int-step":
         low, step = draw(st.integers(-50, 50)), draw(st.integers(1, 5))
         return IntDistribution(low, low + step * draw(st.integers(0, 10)), step=step)
-    choices = draw(st.lists(_mixed_choice, min_size=1, max_size=4, unique_by=lambda v: (type(v), repr(v))))
+    choices = draw(
+        st.lists(_mixed_choice, min_size=1, max_size=4, unique_by=lambda v: (type(v), repr(v)))
+    )
     return CategoricalDistribution(choices)
 
 
@@ -91,11 +112,20 @@ def problems(draw) -> tuple[dict[str, BaseDistribution], bool, list[float]]:
 
 
 # Every kind in one space, conditional, with NaN, infinities, a huge value and a duplicate: always run.
-EVERY_KIND = ({"f": FloatDistribution(-2.0, 3.0), "flog": FloatDistribution(1e-4, 10.0, log=True),
-               "fstep": FloatDistribution(0.8, 42.8, step=3.0), "i": IntDistribution(-5, 5),
-               "ilog": IntDistribution(1, 1000, log=True), "istep": IntDistribution(-9, 21, step=3),
-               "c": CategoricalDistribution([None, True, 2, 0.5, "x"]), "single": IntDistribution(4, 4)},
-              True, [1.0, math.nan, 2.5, -1e300, math.inf, 1.0])
+EVERY_KIND = (
+    {
+        "f": FloatDistribution(-2.0, 3.0),
+        "flog": FloatDistribution(1e-4, 10.0, log=True),
+        "fstep": FloatDistribution(0.8, 42.8, step=3.0),
+        "i": IntDistribution(-5, 5),
+        "ilog": IntDistribution(1, 1000, log=True),
+        "istep": IntDistribution(-9, 21, step=3),
+        "c": CategoricalDistribution([None, True, 2, 0.5, "x"]),
+        "single": IntDistribution(4, 4),
+    },
+    True,
+    [1.0, math.nan, 2.5, -1e300, math.inf, 1.0],
+)
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -123,7 +153,11 @@ def _valid(dist: BaseDistribution, value) -> bool:
     if isinstance(dist, CategoricalDistribution):
         return any(type(value) is type(c) and (value == c or value is c) for c in dist.choices)
     if isinstance(dist, IntDistribution):
-        return type(value) is int and dist.low <= value <= dist.high and (value - dist.low) % dist.step == 0
+        return (
+            type(value) is int
+            and dist.low <= value <= dist.high
+            and (value - dist.low) % dist.step == 0
+        )
     if not (type(value) is float and math.isfinite(value) and dist.low <= value <= dist.high):
         return False
     if dist.step is None:
@@ -155,7 +189,10 @@ def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTria
 def _check_trials(trials, space, conditional) -> None:
     assert len(trials) == N_TRIALS
     for t in trials:
-        assert t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)  # FAIL: a NaN value
+        assert t.state in (
+            optuna.trial.TrialState.COMPLETE,
+            optuna.trial.TrialState.FAIL,
+        )  # FAIL: a NaN value
         assert t.state == optuna.trial.TrialState.COMPLETE or t.values is None
         for name, dist in space.items():
             assert _valid(dist, t.params[name]), (name, dist, t.params[name])
@@ -167,7 +204,9 @@ def _check_trials(trials, space, conditional) -> None:
 
 
 def _same(a, b) -> bool:
-    return type(a) is type(b) and (a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b)))
+    return type(a) is type(b) and (
+        a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+    )
 
 
 # ------------------------------------------------------------------------------------------------- Optuna
@@ -175,7 +214,9 @@ def _same(a, b) -> bool:
 def test_optuna_samplers_on_random_spaces_and_values(name):
     make = SAMPLERS[name]
 
-    @settings(FUZZ, max_examples=4 if name == "bore" else FUZZ.max_examples)  # BORE trains a network per ask
+    @settings(
+        FUZZ, max_examples=4 if name == "bore" else FUZZ.max_examples
+    )  # BORE trains a network per ask
     @given(problems())
     @example(EVERY_KIND)
     def check(problem):
@@ -206,41 +247,94 @@ def ax_parameters(draw) -> list:
 
     params = [RangeParameterConfig(name="always", parameter_type="float", bounds=(-1.0, 1.0))]
     for i in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["float", "float-log", "float-step", "int", "int-log", "str", "int-choice",
-                                     "float-choice", "bool", "fixed"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "float",
+                    "float-log",
+                    "float-step",
+                    "int",
+                    "int-log",
+                    "str",
+                    "int-choice",
+                    "float-choice",
+                    "bool",
+                    "fixed",
+                ]
+            )
+        )
         name = f"p{i}"
         if kind == "float":
             low = draw(_finite)
-            params.append(RangeParameterConfig(name=name, parameter_type="float",
-                                               bounds=(low, low + draw(st.sampled_from([1e-3, 1.0, 1e6])))))
+            params.append(
+                RangeParameterConfig(
+                    name=name,
+                    parameter_type="float",
+                    bounds=(low, low + draw(st.sampled_from([1e-3, 1.0, 1e6]))),
+                )
+            )
         elif kind == "float-log":
             low = draw(st.sampled_from([1e-6, 1.0]))
-            params.append(RangeParameterConfig(name=name, parameter_type="float", scaling="log",
-                                               bounds=(low, low * draw(st.sampled_from([2.0, 1e6])))))
+            params.append(
+                RangeParameterConfig(
+                    name=name,
+                    parameter_type="float",
+                    scaling="log",
+                    bounds=(low, low * draw(st.sampled_from([2.0, 1e6]))),
+                )
+            )
         elif kind == "float-step":
             low, step = draw(st.integers(-10, 10)), draw(st.sampled_from([0.25, 0.5]))
-            params.append(RangeParameterConfig(name=name, parameter_type="float", step_size=step,
-                                               bounds=(float(low), low + step * draw(st.integers(1, 8)))))
+            params.append(
+                RangeParameterConfig(
+                    name=name,
+                    parameter_type="float",
+                    step_size=step,
+                    bounds=(float(low), low + step * draw(st.integers(1, 8))),
+                )
+            )
         elif kind == "int":
             low = draw(st.integers(-100, 100))
-            params.append(RangeParameterConfig(name=name, parameter_type="int",
-                                               bounds=(low, low + draw(st.sampled_from([1, 5, 10**5])))))
+            params.append(
+                RangeParameterConfig(
+                    name=name,
+                    parameter_type="int",
+                    bounds=(low, low + draw(st.sampled_from([1, 5, 10**5]))),
+                )
+            )
         elif kind == "int-log":
             low = draw(st.integers(1, 10))
-            params.append(RangeParameterConfig(name=name, parameter_type="int", scaling="log",
-                                               bounds=(low, low + draw(st.sampled_from([1, 1000])))))
+            params.append(
+                RangeParameterConfig(
+                    name=name,
+                    parameter_type="int",
+                    scaling="log",
+                    bounds=(low, low + draw(st.sampled_from([1, 1000]))),
+                )
+            )
         elif kind == "str":
-            values = draw(st.lists(st.text(min_size=1, max_size=3), min_size=2, max_size=4, unique=True))
+            values = draw(
+                st.lists(st.text(min_size=1, max_size=3), min_size=2, max_size=4, unique=True)
+            )
             params.append(ChoiceParameterConfig(name=name, parameter_type="str", values=values))
         elif kind == "int-choice":
             values = draw(st.lists(st.integers(-5, 5), min_size=2, max_size=4, unique=True))
-            params.append(ChoiceParameterConfig(name=name, parameter_type="int", values=values,
-                                                is_ordered=draw(st.booleans())))
+            params.append(
+                ChoiceParameterConfig(
+                    name=name, parameter_type="int", values=values, is_ordered=draw(st.booleans())
+                )
+            )
         elif kind == "float-choice":
             values = draw(st.lists(_finite, min_size=2, max_size=3, unique=True))
-            params.append(ChoiceParameterConfig(name=name, parameter_type="float", values=values, is_ordered=False))
+            params.append(
+                ChoiceParameterConfig(
+                    name=name, parameter_type="float", values=values, is_ordered=False
+                )
+            )
         elif kind == "bool":
-            params.append(ChoiceParameterConfig(name=name, parameter_type="bool", values=[True, False]))
+            params.append(
+                ChoiceParameterConfig(name=name, parameter_type="bool", values=[True, False])
+            )
         else:
             params.append(ChoiceParameterConfig(name=name, parameter_type="str", values=["only"]))
     return params
@@ -266,7 +360,9 @@ def _ax_run(method, params, values, seed) -> list[dict]:
     client = Client(random_seed=seed)
     client.configure_experiment(parameters=params)
     client.configure_optimization(objective="-loss")
-    client.set_generation_strategy(generation_strategy(method, initialization_trials=2, seed=seed, **options))
+    client.set_generation_strategy(
+        generation_strategy(method, initialization_trials=2, seed=seed, **options)
+    )
     seen, it = [], iter(values)
     for _ in range(N_TRIALS // 2):  # batches of 2 (a tiny space may give fewer trials)
         for index, p in client.get_next_trials(max_trials=2).items():
@@ -293,7 +389,9 @@ def test_ax_methods_on_random_spaces_and_values(method):
             for config in params:
                 assert _ax_valid(config, p[config.name]), (config, p[config.name])
         assert len(first) == len(again)
-        assert all(set(p) == set(q) and all(_same(p[k], q[k]) for k in p) for p, q in zip(first, again))
+        assert all(
+            set(p) == set(q) and all(_same(p[k], q[k]) for k in p) for p, q in zip(first, again)
+        )
 
     check()
 

@@ -26,7 +26,11 @@ def test_suggestions_match_the_golden_trace(name):
     if name.startswith(("optuna/bore/", "ax/bore/")):
         pytest.importorskip("torch")
     now = library_versions()
-    differ = {lib: (STORED["libraries"][lib], now[lib]) for lib in now if now[lib] != STORED["libraries"][lib]}
+    differ = {
+        lib: (STORED["libraries"][lib], now[lib])
+        for lib in now
+        if now[lib] != STORED["libraries"][lib]
+    }
     if differ:
         pytest.skip(f"recorded with other library versions (recorded, installed): {differ}")
     assert run(name) == STORED["traces"][name]

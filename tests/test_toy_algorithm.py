@@ -31,7 +31,9 @@ def test_a_registered_toy_algorithm_runs_in_optuna(toy):
     assert list(registry.algorithm_options(toy)) == ["low_discrepancy"]
     algorithm = registry.make_algorithm(toy)
     study = optuna.create_study(sampler=CoreSampler(algorithm, seed=0, n_startup_trials=2))
-    study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2 + t.suggest_int("k", 0, 3), n_trials=8)
+    study.optimize(
+        lambda t: t.suggest_float("x", -1, 1) ** 2 + t.suggest_int("k", 0, 3), n_trials=8
+    )
     assert len(study.trials) == 8 and all(-1 <= t.params["x"] <= 1 for t in study.trials)
     assert algorithm.calls == 6  # every trial after the two start-up ones
 
@@ -43,7 +45,9 @@ def test_a_registered_toy_algorithm_runs_in_ax(toy):
     import ax_egp
 
     client = Client(random_seed=0)
-    client.configure_experiment(parameters=[RangeParameterConfig(name="x", bounds=(-1.0, 1.0), parameter_type="float")])
+    client.configure_experiment(
+        parameters=[RangeParameterConfig(name="x", bounds=(-1.0, 1.0), parameter_type="float")]
+    )
     client.configure_optimization(objective="-loss")
     client.set_generation_strategy(ax_egp.generation_strategy(toy, initialization_trials=2, seed=0))
     for _ in range(3):

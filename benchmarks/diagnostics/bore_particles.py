@@ -4,21 +4,45 @@ for beta = 3 and 0, after 50 random points.
 Usage:  python benchmarks/diagnostics/bore_particles.py hartmann6     (or branin, ...)
 Prints the acquisition at 8 joint particles vs random points, and distances to the nearest good trial.
 """
+
 import sys, numpy as np
-sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."))
+
+sys.path.insert(
+    0,
+    __import__("os").path.join(
+        __import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."
+    ),
+)
 from functions import FUNCTIONS
 from shared_core.algorithms.bore import BOREAlgorithm, quantile_labels
 from shared_core.search_space import SearchSpace, FloatParam
-fn = sys.argv[1]; bounds, f, fmin = FUNCTIONS[fn]; d = len(bounds)
+
+fn = sys.argv[1]
+bounds, f, fmin = FUNCTIONS[fn]
+d = len(bounds)
 space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
 rng = np.random.default_rng(0)
-X = rng.random((50, d)); y = np.array([f(bounds[:, 0] + x * (bounds[:, 1] - bounds[:, 0])) for x in X])
+X = rng.random((50, d))
+y = np.array([f(bounds[:, 0] + x * (bounds[:, 1] - bounds[:, 0])) for x in X])
 for beta in (3.0, 0.0):
-    alg = BOREAlgorithm(beta=beta); z = quantile_labels(y, 0.25); alg.classifier.fit(X, z, rng)
+    alg = BOREAlgorithm(beta=beta)
+    z = quantile_labels(y, 0.25)
+    alg.classifier.fit(X, z, rng)
     a = alg.classifier.acquisition
-    R = rng.random((20000, d)); aR = a(R)
+    R = rng.random((20000, d))
+    aR = a(R)
     P = alg._move(alg.classifier, space, alg._draw(alg.classifier, space, 8, rng), np.zeros((0, d)))
     Xg = X[z == 1]
     dist_good = lambda Q: np.min(np.linalg.norm(Q[:, None] - Xg[None], axis=-1), axis=1)
-    print(fn, "beta", beta, "a: random median %.2f, 99%% %.2f, max %.2f | particles %s" % (np.median(aR), np.quantile(aR, .99), aR.max(), np.round(a(P), 2)))
-    print("   dist to nearest good point: particles", np.round(dist_good(P), 2), "random median %.2f" % np.median(dist_good(R[:2000])))
+    print(
+        fn,
+        "beta",
+        beta,
+        "a: random median %.2f, 99%% %.2f, max %.2f | particles %s"
+        % (np.median(aR), np.quantile(aR, 0.99), aR.max(), np.round(a(P), 2)),
+    )
+    print(
+        "   dist to nearest good point: particles",
+        np.round(dist_good(P), 2),
+        "random median %.2f" % np.median(dist_good(R[:2000])),
+    )

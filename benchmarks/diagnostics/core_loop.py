@@ -6,12 +6,15 @@ center (add the box centre, as Ax does), bic (Occam penalty on the eq. 9 weights
 Prints median and sorted final regrets per variant. Compared with botorch_loop.py (same start points) on
 Hartmann-6, where Ax's default beats our Ax strategies (README, Ax table); not part of CI.
 """
+
 import sys, os, numpy as np
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from functions import FUNCTIONS
 from scipy.stats import qmc
 import multiprocessing as mp
+
 
 def run(args):
     variant, fn, seed, nt = args
@@ -20,10 +23,12 @@ def run(args):
     from shared_core.search_space import SearchSpace, FloatParam
     from shared_core.interface import Observations
     from scipy.special import logsumexp
+
     opts = dict(v.split("=") for v in variant.split("+") if "=" in v)
     flags = set(v for v in variant.split("+") if "=" not in v)
     if "bic" in flags:
         orig = ens.EnsembleGP._refit
+
         def _refit(self, X, y, rng):
             orig(self, X, y, rng)
             pen = []
@@ -32,14 +37,19 @@ def run(args):
                 pen.append(-0.5 * k * np.log(len(X)))
             lw = self.log_w + np.array(pen)
             self.log_w = lw - logsumexp(lw)
+
         ens.EnsembleGP._refit = _refit
     bounds, f, fmin = FUNCTIONS[fn]
     d = len(bounds)
     kw = {}
     if "k" in opts:
         from shared_core.models.kernels import KernelSpec
-        kw["kernels"] = tuple(KernelSpec(n.replace("-ard", ""), ard=n.endswith("-ard")) for n in opts["k"].split(","))
-    if "nowarp" in flags: kw["warp_outputs"] = False
+
+        kw["kernels"] = tuple(
+            KernelSpec(n.replace("-ard", ""), ard=n.endswith("-ard")) for n in opts["k"].split(",")
+        )
+    if "nowarp" in flags:
+        kw["warp_outputs"] = False
     alg = EGPAlgorithm(acquisition=opts.get("acq", "ei"), **kw)
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
     rng = np.random.default_rng(seed)
@@ -54,17 +64,27 @@ def run(args):
     y = np.array([ev(x) for x in X])
     while len(y) < nt:
         x = alg.suggest(space, Observations(X, y), 1, rng)[0]
-        X = np.vstack([X, x]); y = np.append(y, ev(x))
+        X = np.vstack([X, x])
+        y = np.append(y, ev(x))
     w = np.round(alg.model.weights, 2)
     return variant, fn, seed, float(y.min() - fmin), w.tolist()
 
+
 if __name__ == "__main__":
-    variants = sys.argv[1].split(";"); fns = sys.argv[2].split(","); seeds = int(sys.argv[3]); nt = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+    variants = sys.argv[1].split(";")
+    fns = sys.argv[2].split(",")
+    seeds = int(sys.argv[3])
+    nt = int(sys.argv[4]) if len(sys.argv) > 4 else 40
     jobs = [(v, fn, s, nt) for s in range(seeds) for fn in fns for v in variants]
     res = {}
     with mp.get_context("spawn").Pool(2) as p:
         for v, fn, s, r, w in p.imap_unordered(run, jobs):
             res.setdefault((v, fn), []).append(r)
-            if os.environ.get("V"): print(v, fn, s, round(r, 4), w, flush=True)
+            if os.environ.get("V"):
+                print(v, fn, s, round(r, 4), w, flush=True)
     for (v, fn), rs in sorted(res.items()):
-        print(f"{fn:10s} {v:40s} median {np.median(rs):.4g} mean {np.mean(rs):.4g} ", np.round(sorted(rs), 4), flush=True)
+        print(
+            f"{fn:10s} {v:40s} median {np.median(rs):.4g} mean {np.mean(rs):.4g} ",
+            np.round(sorted(rs), 4),
+            flush=True,
+        )

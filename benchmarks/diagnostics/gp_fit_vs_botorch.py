@@ -3,9 +3,16 @@
 Usage:  python benchmarks/diagnostics/gp_fit_vs_botorch.py
 Prints fitted lengthscales, amplitude and noise for n = 5 (scrambled Sobol), 10 and 20 (uniform) points, 3 seeds.
 """
+
 import sys, numpy as np, torch, warnings
+
 warnings.filterwarnings("ignore")
-sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."))
+sys.path.insert(
+    0,
+    __import__("os").path.join(
+        __import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."
+    ),
+)
 from functions import FUNCTIONS
 from scipy.stats import qmc
 from shared_core.models.gp import fit_hyperparameters
@@ -14,15 +21,33 @@ from botorch.models import SingleTaskGP
 from botorch.fit import fit_gpytorch_mll
 from gpytorch.mlls import ExactMarginalLogLikelihood
 from botorch.models.transforms import Standardize
+
 _, f, _ = FUNCTIONS["hartmann6"]
 for n in (5, 10, 20):
-  for seed in range(3):
-    X = qmc.Sobol(6, scramble=True, seed=seed).random(n) if n <= 5 else np.random.default_rng(seed).random((n, 6))
-    y = np.array([f(x) for x in X])
-    ys = (y - y.mean()) / y.std()
-    h = fit_hyperparameters(KernelSpec("rbf", ard=True), X, ys)
-    m = SingleTaskGP(torch.tensor(X), torch.tensor(-y)[:, None], outcome_transform=Standardize(1))
-    fit_gpytorch_mll(ExactMarginalLogLikelihood(m.likelihood, m))
-    ls = m.covar_module.lengthscale.detach().numpy().ravel() if hasattr(m.covar_module, "lengthscale") else m.covar_module.base_kernel.lengthscale.detach().numpy().ravel()
-    print(n, seed, "ours ls", np.round(h.ls, 2), "amp %.2f noise %.1e" % (h.amp, h.noise))
-    print(n, seed, "bt   ls", np.round(ls, 2), "noise %.1e" % m.likelihood.noise.item(), type(m.covar_module).__name__)
+    for seed in range(3):
+        X = (
+            qmc.Sobol(6, scramble=True, seed=seed).random(n)
+            if n <= 5
+            else np.random.default_rng(seed).random((n, 6))
+        )
+        y = np.array([f(x) for x in X])
+        ys = (y - y.mean()) / y.std()
+        h = fit_hyperparameters(KernelSpec("rbf", ard=True), X, ys)
+        m = SingleTaskGP(
+            torch.tensor(X), torch.tensor(-y)[:, None], outcome_transform=Standardize(1)
+        )
+        fit_gpytorch_mll(ExactMarginalLogLikelihood(m.likelihood, m))
+        ls = (
+            m.covar_module.lengthscale.detach().numpy().ravel()
+            if hasattr(m.covar_module, "lengthscale")
+            else m.covar_module.base_kernel.lengthscale.detach().numpy().ravel()
+        )
+        print(n, seed, "ours ls", np.round(h.ls, 2), "amp %.2f noise %.1e" % (h.amp, h.noise))
+        print(
+            n,
+            seed,
+            "bt   ls",
+            np.round(ls, 2),
+            "noise %.1e" % m.likelihood.noise.item(),
+            type(m.covar_module).__name__,
+        )

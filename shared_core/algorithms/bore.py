@@ -40,7 +40,12 @@ from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters
 from shared_core.models.kernels import KernelSpec, parse_kernel
 from shared_core.models.network import build_mlp, forward, forward_and_input_grad, require_torch
 from shared_core.models.refit import RefitSchedule, fit_subset
-from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition, pull_back, raw_candidates
+from shared_core.optim.acquisition_optimizer import (
+    matches_any,
+    maximize_acquisition,
+    pull_back,
+    raw_candidates,
+)
 from shared_core.optim.svgd import svgd
 from shared_core.validation import check_int, check_real
 
@@ -82,7 +87,9 @@ class _LeastSquaresClassifier:
     the quantile moves).
     """
 
-    def __init__(self, spec: KernelSpec, lam: float, beta: float, max_fit_points: int = 300) -> None:
+    def __init__(
+        self, spec: KernelSpec, lam: float, beta: float, max_fit_points: int = 300
+    ) -> None:
         self.spec, self.lam, self.beta, self.max_fit_points = spec, lam, beta, max_fit_points
         self.schedule = RefitSchedule()
         self.hyper: GPHyper | None = None
@@ -91,13 +98,25 @@ class _LeastSquaresClassifier:
         self.n_refits = 0
         self.layout = b""  # the search space of the last hyperparameter fit
 
-    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
+    def fit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        n_observed: int,
+        layout: bytes,
+    ) -> None:
         """Train on ``(X (m, d), z (m,))``, a subset of ``n_observed`` observations in the space ``layout``."""
-        same_data = layout == self.layout and n_observed >= self.n_at_refit  # else a new space or study
+        same_data = (
+            layout == self.layout and n_observed >= self.n_at_refit
+        )  # else a new space or study
         if self.hyper is None or not same_data or self.schedule.due(self.n_at_refit, n_observed):
             rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
             warm_start = self.hyper if same_data else None
-            self.hyper = fit_hyperparameters(self.spec, X[rows], z[rows], warm_start=warm_start, noise=self.lam)
+            self.hyper = fit_hyperparameters(
+                self.spec, X[rows], z[rows], warm_start=warm_start, noise=self.lam
+            )
             self.n_at_refit, self.n_refits, self.layout = n_observed, self.n_refits + 1, layout
         self.post = ExactPosterior(self.spec, self.hyper, X, z)
 
@@ -133,7 +152,9 @@ class _NetworkClassifier:
     took 91 s with torch's 2 default threads next to another test run, 11 s with 1 thread alone).
     """
 
-    def __init__(self, hidden: int = 32, lr: float = 3e-3, steps: int = 100, first_steps: int = 500) -> None:
+    def __init__(
+        self, hidden: int = 32, lr: float = 3e-3, steps: int = 100, first_steps: int = 500
+    ) -> None:
         require_torch("variant='bore'")
         self.hidden, self.lr, self.steps, self.first_steps = hidden, lr, steps, first_steps
         self.net = None
@@ -147,7 +168,15 @@ class _NetworkClassifier:
         self.net = build_mlp((d, self.hidden, self.hidden, 1), rng)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
 
-    def fit(self, X: np.ndarray, z: np.ndarray, rng: np.random.Generator, *, n_observed: int, layout: bytes) -> None:
+    def fit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        n_observed: int,
+        layout: bytes,
+    ) -> None:
         """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space or when observations
         disappeared (another study), else 100 steps warm-started from the last fit."""
         import torch
@@ -251,16 +280,29 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         self.gamma = check_real("gamma", gamma, low=0.0, high=1.0, low_open=True, high_open=True)
         self.beta = check_real("beta", beta, low=0.0)
         self.lam = check_real("lam", lam, low=0.0, low_open=True)
-        self.batch_size = None if batch_size is None else check_int("batch_size", batch_size, minimum=1)
+        self.batch_size = (
+            None if batch_size is None else check_int("batch_size", batch_size, minimum=1)
+        )
         self.svgd_steps = check_int("svgd_steps", svgd_steps, minimum=0)
         self.svgd_step_size = check_real("svgd_step_size", svgd_step_size, low=0.0, low_open=True)
-        self.n_raw, self.n_starts = check_int("n_raw", n_raw, minimum=1), check_int("n_starts", n_starts, minimum=1)
+        self.n_raw, self.n_starts = (
+            check_int("n_raw", n_raw, minimum=1),
+            check_int("n_starts", n_starts, minimum=1),
+        )
         self.sharpness = check_real("sharpness", sharpness, low=0.0, low_open=True)
         self.max_points = check_int("max_points", max_points, minimum=2)
         spec = parse_kernel("matern52-ard" if kernel is None else kernel)
-        self.classifier = _LeastSquaresClassifier(spec, self.lam, self.beta) if variant == "bore++" else _NetworkClassifier()
-        self._fitted_key: bytes = b""  # the observations (and space) the classifier was last fitted to
-        self._queue: list[np.ndarray] = []  # particles of the current synchronous batch not handed out yet
+        self.classifier = (
+            _LeastSquaresClassifier(spec, self.lam, self.beta)
+            if variant == "bore++"
+            else _NetworkClassifier()
+        )
+        self._fitted_key: bytes = (
+            b""  # the observations (and space) the classifier was last fitted to
+        )
+        self._queue: list[
+            np.ndarray
+        ] = []  # particles of the current synchronous batch not handed out yet
         self._queue_key: bytes = b""
         super().__init__()
 
@@ -271,7 +313,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         layout = repr((space.params, space.constraints)).encode()
         key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes() + layout
         if key != self._fitted_key:
-            rows = fit_subset(obs.X, obs.y, self.max_points, rng)  # labels come from all observations
+            rows = fit_subset(
+                obs.X, obs.y, self.max_points, rng
+            )  # labels come from all observations
             self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
             self._fitted_key = key
         return z, key
@@ -283,16 +327,27 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         if synchronous:
             if key != self._queue_key or not self._queue:
                 clf = self.classifier.given_pending(pending)
-                self._queue = list(self._move(clf, space, self._draw(clf, space, self.batch_size, rng), pending))
+                self._queue = list(
+                    self._move(clf, space, self._draw(clf, space, self.batch_size, rng), pending)
+                )
                 self._queue_key = key
             x = self._queue.pop(0)
             if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
         clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
         X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
-        x_max = maximize_acquisition(clf.acquisition(), space, rng, X_best=X_best, n_raw=self.n_raw,
-                                     n_starts=self.n_starts, avoid=np.vstack([pending, X]))
-        if not synchronous and len(pending) and space.continuous_columns.size:  # one particle, companions frozen
+        x_max = maximize_acquisition(
+            clf.acquisition(),
+            space,
+            rng,
+            X_best=X_best,
+            n_raw=self.n_raw,
+            n_starts=self.n_starts,
+            avoid=np.vstack([pending, X]),
+        )
+        if (
+            not synchronous and len(pending) and space.continuous_columns.size
+        ):  # one particle, companions frozen
             x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
@@ -307,13 +362,23 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if len(raw) == 0:
                 raw = space.sample(rng, 1)
         a = clf.density(raw)
-        log_w = self.sharpness * np.log(np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR))  # (b,)
-        w = np.exp(log_w - log_w.max()) + 1e-300  # large sharpness: others underflow, but stay drawable
+        log_w = self.sharpness * np.log(
+            np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR)
+        )  # (b,)
+        w = (
+            np.exp(log_w - log_w.max()) + 1e-300
+        )  # large sharpness: others underflow, but stay drawable
         return raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
 
     def _move(self, clf, space, start, frozen) -> np.ndarray:
         """SVGD from ``start`` ``(k, d)`` towards ``p^ ∝ a^sharpness`` with ``frozen`` held fixed;
         ``(k, d)`` valid points."""
-        moved = svgd(lambda Z: self.sharpness * clf.log_density_grad(Z), start, frozen=frozen,
-                     columns=space.continuous_columns, steps=self.svgd_steps, step_size=self.svgd_step_size)
+        moved = svgd(
+            lambda Z: self.sharpness * clf.log_density_grad(Z),
+            start,
+            frozen=frozen,
+            columns=space.continuous_columns,
+            steps=self.svgd_steps,
+            step_size=self.svgd_step_size,
+        )
         return space.round_to_valid(pull_back(space, start, moved))

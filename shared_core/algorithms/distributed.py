@@ -36,7 +36,9 @@ from shared_core.validation import check_int
 __all__ = ["DistributedTSAlgorithm", "SURROGATES"]
 
 SURROGATES = ("gp", "egp")
-PAPER_KERNEL = "matern52-ard"  # Matérn-5/2 (the paper's), one lengthscale per input as BoTorch's default GP
+PAPER_KERNEL = (
+    "matern52-ard"  # Matérn-5/2 (the paper's), one lengthscale per input as BoTorch's default GP
+)
 
 
 class DistributedTSAlgorithm:
@@ -75,17 +77,26 @@ class DistributedTSAlgorithm:
         if surrogate not in SURROGATES:
             raise ValueError(f"surrogate must be one of {SURROGATES}, got {surrogate!r}")
         if surrogate == "gp" and kernels is not None:
-            raise ValueError(f"kernels are options of surrogate='egp'; surrogate='gp' is one {PAPER_KERNEL} GP, "
-                             f"got kernels={kernels!r}")
-        graph_seed = check_int("graph_seed", graph_seed, minimum=0)  # checked even where no graph is random
+            raise ValueError(
+                f"kernels are options of surrogate='egp'; surrogate='gp' is one {PAPER_KERNEL} GP, "
+                f"got kernels={kernels!r}"
+            )
+        graph_seed = check_int(
+            "graph_seed", graph_seed, minimum=0
+        )  # checked even where no graph is random
         self.graph: CommunicationGraph = make_graph(graph, n_agents, seed=graph_seed)
         self.agent_id = agent_id
         self.surrogate = surrogate
         self._model_options = dict(
-            kernels=[PAPER_KERNEL] if surrogate == "gp" else kernels, acquisition="ts", n_features=n_features,
-            fantasize_pending=fantasize_pending, warp_outputs=warp_outputs,
+            kernels=[PAPER_KERNEL] if surrogate == "gp" else kernels,
+            acquisition="ts",
+            n_features=n_features,
+            fantasize_pending=fantasize_pending,
+            warp_outputs=warp_outputs,
         )
-        EGPAlgorithm(**self._model_options)  # validates the options now, not at the first suggestion
+        EGPAlgorithm(
+            **self._model_options
+        )  # validates the options now, not at the first suggestion
         self._models: dict[int, EGPAlgorithm] = {}  # agent -> its own surrogate
         self.last_view: dict | None = None  # what the last suggestion conditioned on (JSON values)
 
@@ -97,8 +108,10 @@ class DistributedTSAlgorithm:
     def agent_id(self, agent: int) -> None:
         agent = check_int("agent_id", agent, minimum=0)
         if agent >= self.graph.n_agents:
-            raise ValueError(f"agent_id must be in 0..{self.graph.n_agents - 1} (the graph has "
-                             f"{self.graph.n_agents} agents), got {agent}")
+            raise ValueError(
+                f"agent_id must be in 0..{self.graph.n_agents - 1} (the graph has "
+                f"{self.graph.n_agents} agents), got {agent}"
+            )
         self._agent_id = agent
 
     @property
@@ -122,21 +135,37 @@ class DistributedTSAlgorithm:
         rows = np.isin(obs.source, known)  # (n,)
         pending = np.isin(obs.pending_source, known)  # (p,)
         visible = obs.subset(rows)
-        return Observations(visible.X, visible.y, obs.X_pending[pending], visible.source, obs.pending_source[pending])
+        return Observations(
+            visible.X,
+            visible.y,
+            obs.X_pending[pending],
+            visible.source,
+            obs.pending_source[pending],
+        )
 
-    def suggest(self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator) -> np.ndarray:
+    def suggest(
+        self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """Algorithm 1, lines 8-11 for agent ``agent_id``: condition on the neighbourhood's data, draw a
         function, return its maximiser (``n_suggestions`` draws, each seeing the earlier ones as pending)."""
-        agent = self.agent_id  # read once: another thread may switch agents (the Ax node does, sequentially)
+        agent = (
+            self.agent_id
+        )  # read once: another thread may switch agents (the Ax node does, sequentially)
         visible = self.visible(obs, agent)
-        self.last_view = {"agent": agent, "sources": sorted({int(v) for v in visible.source}),
-                          "n_observed": int(len(visible.y)), "n_pending": int(len(visible.X_pending))}
+        self.last_view = {
+            "agent": agent,
+            "sources": sorted({int(v) for v in visible.source}),
+            "n_observed": int(len(visible.y)),
+            "n_pending": int(len(visible.X_pending)),
+        }
         return self._model(agent).suggest(space, visible, n_suggestions, rng)
 
     def _model(self, agent: int | None = None) -> EGPAlgorithm:
         agent = self.agent_id if agent is None else agent
         model = self._models.get(agent)
-        if model is None:  # setdefault: two threads creating one agent's surrogate keep the same one
+        if (
+            model is None
+        ):  # setdefault: two threads creating one agent's surrogate keep the same one
             model = self._models.setdefault(agent, EGPAlgorithm(**self._model_options))
         return model
 

@@ -75,10 +75,15 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         exact_limit = check_int("exact_limit", exact_limit, minimum=1)
         self.acquisition = acquisition
         self.fantasize_pending = check_bool("fantasize_pending", fantasize_pending)
-        self.n_raw, self.n_starts = check_int("n_raw", n_raw, minimum=1), check_int("n_starts", n_starts, minimum=1)
+        self.n_raw, self.n_starts = (
+            check_int("n_raw", n_raw, minimum=1),
+            check_int("n_starts", n_starts, minimum=1),
+        )
         self.model = EnsembleGP(
-            kernels, n_frequencies=n_features // 2, exact_limit=exact_limit,
-            warp_outputs=check_bool("warp_outputs", warp_outputs)
+            kernels,
+            n_frequencies=n_features // 2,
+            exact_limit=exact_limit,
+            warp_outputs=check_bool("warp_outputs", warp_outputs),
         )
         super().__init__()
 
@@ -98,24 +103,31 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         return self.model.offer_state(state)
 
     def _prepare(self, space, obs: Observations, rng) -> None:
-        self.model.fit(obs.X, obs.y, rng)  # refit or incremental update (the cached ensemble is shared by threads)
+        self.model.fit(
+            obs.X, obs.y, rng
+        )  # refit or incremental update (the cached ensemble is shared by threads)
 
     def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
         X, y, pending = obs.X, obs.y, obs.X_pending
         acq = self._acquisition(space, obs, rng)
         X_best = X[np.argsort(y)[: min(5, len(y))]]
         avoid = np.vstack([pending, X])  # never repeat a running or an evaluated point if avoidable
-        return maximize_acquisition(acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts,
-                                    avoid=avoid)
+        return maximize_acquisition(
+            acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts, avoid=avoid
+        )
 
     def _acquisition(self, space, obs: Observations, rng) -> Acquisition:
         """EI or a Thompson draw of one member ``m ~ Cat(w)`` (eq. 10), conditioned on the pending points."""
         model, pending = self.model, obs.X_pending
-        member = model.conditioned_on_pending(model.sample_member(rng), pending if self.fantasize_pending else pending[:0])
+        member = model.conditioned_on_pending(
+            model.sample_member(rng), pending if self.fantasize_pending else pending[:0]
+        )
         auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
         if self.acquisition == "ei" or auto_ei:
             best = float(model.y_std(obs.y).min())
-            if self.fantasize_pending and len(pending):  # kriging believer: fantasies count as observed
+            if self.fantasize_pending and len(
+                pending
+            ):  # kriging believer: fantasies count as observed
                 best = min(best, float(np.min(member.post.predict(pending)[0])))
             return LogExpectedImprovement(member.post, best=best)
         return ThompsonSampling(member.post.sample_path(rng))  # eq. (12)

@@ -18,6 +18,17 @@ subgraph (clique); the clique cover number (fewest cliques that partition the ag
 from shared_core.graphs.cliques import EXACT_CLIQUE_MAX_AGENTS
 from shared_core.graphs.edges import Edge  # noqa: F401 - public, outside __all__ (as DEFAULT_EDGE_PROBABILITY)
 from shared_core.graphs.graph import CommunicationGraph
-from shared_core.graphs.specs import DEFAULT_EDGE_PROBABILITY, erdos_renyi_edges, graph_names, make_graph
+from shared_core.graphs.specs import (
+    DEFAULT_EDGE_PROBABILITY,
+    erdos_renyi_edges,
+    graph_names,
+    make_graph,
+)
 
-__all__ = ["EXACT_CLIQUE_MAX_AGENTS", "CommunicationGraph", "erdos_renyi_edges", "graph_names", "make_graph"]
+__all__ = [
+    "EXACT_CLIQUE_MAX_AGENTS",
+    "CommunicationGraph",
+    "erdos_renyi_edges",
+    "graph_names",
+    "make_graph",
+]

@@ -56,7 +56,9 @@ def max_clique_size(adjacency: tuple[int, ...]) -> int:
             return
         if size + candidates.bit_count() <= best:
             return
-        pivot = max(set_bits(candidates | excluded), key=lambda u: (candidates & adjacency[u]).bit_count())
+        pivot = max(
+            set_bits(candidates | excluded), key=lambda u: (candidates & adjacency[u]).bit_count()
+        )
         for v in set_bits(candidates & ~adjacency[pivot]):
             expand(size + 1, candidates & adjacency[v], excluded & adjacency[v])
             candidates &= ~(1 << v)

@@ -35,7 +35,9 @@ def normalised_edge(pair: Any, n_agents: int | None = None) -> Edge:
     if i == j:
         raise ValueError(f"self-loops are not allowed, got edge {pair!r}")
     if n_agents is not None and j >= n_agents:
-        raise ValueError(f"edge {pair!r} uses agent {j}, but n_agents={n_agents} (agents are 0..{n_agents - 1})")
+        raise ValueError(
+            f"edge {pair!r} uses agent {j}, but n_agents={n_agents} (agents are 0..{n_agents - 1})"
+        )
     return i, j
 
 

@@ -122,8 +122,10 @@ class CommunicationGraph:
     def from_dict(cls, description: Mapping[str, Any]) -> CommunicationGraph:
         """The graph of :meth:`to_dict`'s description."""
         if not isinstance(description, Mapping) or set(description) != {"n_agents", "edges"}:
-            raise ValueError(f"a graph description must be a mapping with exactly the keys 'n_agents' and "
-                             f"'edges', got {description!r}")
+            raise ValueError(
+                f"a graph description must be a mapping with exactly the keys 'n_agents' and "
+                f"'edges', got {description!r}"
+            )
         return cls(description["n_agents"], description["edges"])
 
     def to_networkx(self):

@@ -66,20 +66,26 @@ def make_graph(graph: Any, n_agents: int | None = None, *, seed: Any = None) -> 
         return _checked_size(graph, n_agents, "the CommunicationGraph")
     if isinstance(graph, str):
         return _named_graph(graph, n_agents, seed)
-    networkx = sys.modules.get("networkx")  # a networkx graph can only exist if networkx was imported
+    networkx = sys.modules.get(
+        "networkx"
+    )  # a networkx graph can only exist if networkx was imported
     if networkx is not None and isinstance(graph, networkx.Graph):
         return _checked_size(_from_networkx(graph), n_agents, "the networkx graph")
     if _is_adjacency_matrix(graph):
         return _checked_size(_from_adjacency(graph), n_agents, "the adjacency matrix")
     if isinstance(graph, (bytes, Mapping)) or not isinstance(graph, Iterable):
-        raise ValueError(f"a graph must be a topology name {graph_names()}, an edge list, an adjacency matrix, a "
-                         f"networkx.Graph or a CommunicationGraph, got {type(graph).__name__} {graph!r}")
+        raise ValueError(
+            f"a graph must be a topology name {graph_names()}, an edge list, an adjacency matrix, a "
+            f"networkx.Graph or a CommunicationGraph, got {type(graph).__name__} {graph!r}"
+        )
     return _from_edge_list(graph, n_agents)
 
 
 def _checked_size(graph: CommunicationGraph, n_agents: Any, what: str) -> CommunicationGraph:
     if n_agents is not None and check_int("n_agents", n_agents, 1) != graph.n_agents:
-        raise ValueError(f"n_agents={n_agents!r} does not match {what}, which has {graph.n_agents} agents")
+        raise ValueError(
+            f"n_agents={n_agents!r} does not match {what}, which has {graph.n_agents} agents"
+        )
     return graph
 
 
@@ -88,11 +94,19 @@ def _checked_size(graph: CommunicationGraph, n_agents: Any, what: str) -> Commun
 
 def _named_graph(spec: str, n_agents: Any, seed: Any) -> CommunicationGraph:
     name, _, argument = spec.partition(":")
-    if name not in _TOPOLOGIES or (argument and name != "erdos_renyi") or (spec.endswith(":") and not argument):
-        raise ValueError(f"unknown graph {spec!r}; valid names: {graph_names()} (and 'erdos_renyi:p', e.g. "
-                         f"'erdos_renyi:0.3')")
+    if (
+        name not in _TOPOLOGIES
+        or (argument and name != "erdos_renyi")
+        or (spec.endswith(":") and not argument)
+    ):
+        raise ValueError(
+            f"unknown graph {spec!r}; valid names: {graph_names()} (and 'erdos_renyi:p', e.g. "
+            f"'erdos_renyi:0.3')"
+        )
     if n_agents is None:
-        raise ValueError(f"graph {spec!r} needs n_agents (the number of agents M), got n_agents=None")
+        raise ValueError(
+            f"graph {spec!r} needs n_agents (the number of agents M), got n_agents=None"
+        )
     n = check_int("n_agents", n_agents, 1)
     if name == "erdos_renyi":
         try:
@@ -109,7 +123,9 @@ def _edge_probability(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        message = f"the edge probability p of 'erdos_renyi:p' must be a number in [0, 1], got {text!r}"
+        message = (
+            f"the edge probability p of 'erdos_renyi:p' must be a number in [0, 1], got {text!r}"
+        )
         raise ValueError(message) from None
 
 
@@ -152,7 +168,9 @@ _TOPOLOGIES = {
 }
 
 
-def erdos_renyi_edges(n_agents: int, p: float = DEFAULT_EDGE_PROBABILITY, seed: Any = None) -> list[Edge]:
+def erdos_renyi_edges(
+    n_agents: int, p: float = DEFAULT_EDGE_PROBABILITY, seed: Any = None
+) -> list[Edge]:
     """A connected Erdős–Rényi graph's edges, reproducible from ``seed``.
 
     ``rng = numpy.random.default_rng(seed)`` draws ``u = rng.random(M (M-1) / 2)``, one number per pair
@@ -183,13 +201,17 @@ def _from_edge_list(spec: Iterable, n_agents: Any) -> CommunicationGraph:
     pairs = [normalised_edge(pair) for pair in edge_items(spec)]
     if n_agents is None:
         if not pairs:
-            raise ValueError("an empty edge list needs n_agents (the number of agents M), got n_agents=None")
+            raise ValueError(
+                "an empty edge list needs n_agents (the number of agents M), got n_agents=None"
+            )
         return CommunicationGraph(max(j for _, j in pairs) + 1, pairs)
     n = check_int("n_agents", n_agents, 1)
     for i, j in pairs:
         if j >= n:
-            raise ValueError(f"n_agents={n_agents!r} must be larger than every agent index of the edge list, "
-                             f"but edge {(i, j)} uses agent {j}")
+            raise ValueError(
+                f"n_agents={n_agents!r} must be larger than every agent index of the edge list, "
+                f"but edge {(i, j)} uses agent {j}"
+            )
     return CommunicationGraph(n, pairs)
 
 
@@ -200,7 +222,9 @@ def _is_adjacency_matrix(spec: Any) -> bool:
     """True for a square 2-D array-like, except a 2 x 2 one with an entry other than 0/1 (an edge list)."""
     if isinstance(spec, np.ndarray):
         rows = list(spec) if spec.ndim == 2 else None
-    elif isinstance(spec, (list, tuple)) and all(isinstance(row, (list, tuple, np.ndarray)) for row in spec):
+    elif isinstance(spec, (list, tuple)) and all(
+        isinstance(row, (list, tuple, np.ndarray)) for row in spec
+    ):
         rows = list(spec)
     else:
         rows = None
@@ -216,23 +240,35 @@ def _is_binary(entry: Any) -> bool:
 def _from_adjacency(spec: Any) -> CommunicationGraph:
     rows = [list(row) for row in spec]
     n = len(rows)
-    hint = (" (a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the edge of two agents as "
-            "[(0, 1)])") if n == 2 else ""
+    hint = (
+        (
+            " (a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the edge of two agents as "
+            "[(0, 1)])"
+        )
+        if n == 2
+        else ""
+    )
     for r, row in enumerate(rows):
         for c, entry in enumerate(row):
             if not _is_binary(entry):
-                raise ValueError(f"adjacency matrix entries must be 0/1 or bool, got {entry!r} at [{r}, {c}]")
+                raise ValueError(
+                    f"adjacency matrix entries must be 0/1 or bool, got {entry!r} at [{r}, {c}]"
+                )
     matrix = np.array(rows, dtype=bool)  # (M, M)
     diagonal = np.flatnonzero(np.diag(matrix))
     if diagonal.size:
         r = int(diagonal[0])
-        raise ValueError(f"adjacency matrix must have a zero diagonal (no self-loops), got {rows[r][r]!r} at "
-                         f"[{r}, {r}]{hint}")
+        raise ValueError(
+            f"adjacency matrix must have a zero diagonal (no self-loops), got {rows[r][r]!r} at "
+            f"[{r}, {r}]{hint}"
+        )
     asymmetric = np.argwhere(matrix != matrix.T)
     if asymmetric.size:
         r, c = (int(k) for k in asymmetric[0])
-        raise ValueError(f"adjacency matrix must be symmetric, got {rows[r][c]!r} at [{r}, {c}] but "
-                         f"{rows[c][r]!r} at [{c}, {r}]{hint}")
+        raise ValueError(
+            f"adjacency matrix must be symmetric, got {rows[r][c]!r} at [{r}, {c}] but "
+            f"{rows[c][r]!r} at [{c}, {r}]{hint}"
+        )
     edges = [(int(i), int(j)) for i, j in np.argwhere(np.triu(matrix, 1))]
     return CommunicationGraph(n, edges)
 
@@ -242,16 +278,22 @@ def _from_adjacency(spec: Any) -> CommunicationGraph:
 
 def _from_networkx(graph: Any) -> CommunicationGraph:
     if graph.is_directed() or graph.is_multigraph():
-        raise ValueError(f"a networkx graph must be undirected and not a multigraph, got {type(graph).__name__}")
+        raise ValueError(
+            f"a networkx graph must be undirected and not a multigraph, got {type(graph).__name__}"
+        )
     nodes = list(graph.nodes)
     if not nodes:
         raise ValueError("a networkx graph needs at least one node, got an empty graph")
     if set(nodes) != set(range(len(nodes))) or not all(isinstance(n, int) for n in nodes):
-        raise ValueError(f"networkx graph nodes must be the agent ids 0..{len(nodes) - 1}, got {nodes!r} (relabel "
-                         "them with networkx.convert_node_labels_to_integers)")
+        raise ValueError(
+            f"networkx graph nodes must be the agent ids 0..{len(nodes) - 1}, got {nodes!r} (relabel "
+            "them with networkx.convert_node_labels_to_integers)"
+        )
     edges = []
     for u, v in graph.edges:
         if u == v:
-            raise ValueError(f"self-loops are not allowed, got edge {(u, v)!r} of the networkx graph")
+            raise ValueError(
+                f"self-loops are not allowed, got edge {(u, v)!r} of the networkx graph"
+            )
         edges.append((u, v))
     return CommunicationGraph(len(nodes), edges)

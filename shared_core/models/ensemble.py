@@ -45,7 +45,12 @@ from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp
 
 from shared_core.models.features import BayesianLinearRegression
-from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters, hyperparameters_valid
+from shared_core.models.gp import (
+    ExactPosterior,
+    GPHyper,
+    fit_hyperparameters,
+    hyperparameters_valid,
+)
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, default_dictionary
 from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.models.surrogate import Posterior
@@ -136,10 +141,16 @@ def _yeojohnson_lambda(u: np.ndarray) -> float:
 
     def neg_llf(lam: float) -> float:
         var = np.var(yeojohnson(u, lam))
-        return math.inf if not var > 0 or not math.isfinite(var) else 0.5 * len(u) * math.log(var) - (lam - 1.0) * jacobian
+        return (
+            math.inf
+            if not var > 0 or not math.isfinite(var)
+            else 0.5 * len(u) * math.log(var) - (lam - 1.0) * jacobian
+        )
 
     res = minimize_scalar(neg_llf, bounds=(-1.0, 1.0), method="bounded", options={"xatol": 1e-4})
-    candidates = [1.0, -1.0] + ([float(res.x)] if res.success else [])  # the bounds exactly, if best there
+    candidates = [1.0, -1.0] + (
+        [float(res.x)] if res.success else []
+    )  # the bounds exactly, if best there
     values = [neg_llf(lam) for lam in candidates]
     return candidates[int(np.argmin(values))] if math.isfinite(min(values)) else 1.0
 
@@ -240,11 +251,16 @@ class EnsembleGP:
         ys = self.y_std(y)
         rows = fit_subset(X, ys, self.max_fit_points, rng)
         previous = {m.spec: m.hyper for m in self.members}
-        hypers = [fit_hyperparameters(spec, X[rows], ys[rows], warm_start=previous.get(spec)) for spec in self.kernels]
+        hypers = [
+            fit_hyperparameters(spec, X[rows], ys[rows], warm_start=previous.get(spec))
+            for spec in self.kernels
+        ]
         self._build(X, y, hypers, rng)
         self.n_refits += 1
 
-    def _build(self, X: np.ndarray, y: np.ndarray, hypers: list[GPHyper], rng: np.random.Generator) -> None:
+    def _build(
+        self, X: np.ndarray, y: np.ndarray, hypers: list[GPHyper], rng: np.random.Generator
+    ) -> None:
         """Posteriors on ``X (n, d), y (n,)`` with the given hyperparameters, weights by eq. (9)."""
         ys = self.y_std(y)
         members, log_ml = [], []
@@ -275,8 +291,11 @@ class EnsembleGP:
             "n_at_refit": int(self._n_at_refit),
             "transform": {k: float(v) for k, v in asdict(self.transform).items()},
             "hyperparameters": [
-                {"lengthscales": [float(v) for v in m.hyper.ls], "amplitude": float(m.hyper.amp),
-                 "noise": float(m.hyper.noise)}
+                {
+                    "lengthscales": [float(v) for v in m.hyper.ls],
+                    "amplitude": float(m.hyper.amp),
+                    "noise": float(m.hyper.noise),
+                }
                 for m in self.members
             ],
             "weights": [float(w) for w in self.weights],
@@ -300,7 +319,9 @@ class EnsembleGP:
         self._offered = state if ok else None
         return ok
 
-    def _adopt(self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> bool:
+    def _adopt(
+        self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator
+    ) -> bool:
         """Build the posteriors with the hyperparameters and output transform of ``state``; on any
         failure leave the ensemble unfitted (the caller then refits)."""
         try:
@@ -311,12 +332,19 @@ class EnsembleGP:
         if adopted and not np.all(np.isfinite(self.log_w)):  # e.g. absurd output-transform values
             adopted = False
         if not adopted:
-            self.members, self.log_w, self.transform, self._n_at_refit = [], np.zeros(0), OutputTransform(), 0
+            self.members, self.log_w, self.transform, self._n_at_refit = (
+                [],
+                np.zeros(0),
+                OutputTransform(),
+                0,
+            )
             self._X, self._y_raw = np.zeros((0, 0)), np.zeros(0)
         self.n_adopted += adopted
         return adopted
 
-    def _try_adopt(self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> bool:
+    def _try_adopt(
+        self, state: dict[str, Any], X: np.ndarray, y: np.ndarray, rng: np.random.Generator
+    ) -> bool:
         hypers = self._matching_hyperparameters(state, X.shape[1])
         if hypers is None:
             return False
@@ -325,7 +353,9 @@ class EnsembleGP:
             return False
         transform = _transform_from(state.get("transform"))
         if transform is None or not np.max(np.abs(transform(y))) <= MAX_ADOPTED_ABS_VALUE:
-            return False  # invalid, or absurd for these values (a fitted transform standardises them)
+            return (
+                False  # invalid, or absurd for these values (a fitted transform standardises them)
+            )
         self.transform = transform
         n_at_refit = self._n_at_refit
         self._build(X, y, hypers, rng)
@@ -335,15 +365,22 @@ class EnsembleGP:
     def _matching_hyperparameters(self, state: Any, d: int) -> list[GPHyper] | None:
         """The hyperparameters of ``state`` if it was fitted by the same kernels on ``d`` inputs, else None."""
         try:
-            same = (state["version"] == STATE_VERSION and state["kernels"] == [s.name for s in self.kernels]
-                    and state["dim"] == d and state["warp_outputs"] == self.warp_outputs
-                    and int(state["n_at_refit"]) > 0)
+            same = (
+                state["version"] == STATE_VERSION
+                and state["kernels"] == [s.name for s in self.kernels]
+                and state["dim"] == d
+                and state["warp_outputs"] == self.warp_outputs
+                and int(state["n_at_refit"]) > 0
+            )
             if not same:
                 return None
             hypers = []
             for spec, h in zip(self.kernels, state["hyperparameters"], strict=True):
-                hyper = GPHyper(ls=np.asarray(h["lengthscales"], dtype=float), amp=float(h["amplitude"]),
-                                noise=float(h["noise"]))
+                hyper = GPHyper(
+                    ls=np.asarray(h["lengthscales"], dtype=float),
+                    amp=float(h["amplitude"]),
+                    noise=float(h["noise"]),
+                )
                 if not hyperparameters_valid(spec, hyper, d):
                     return None
                 hypers.append(hyper)

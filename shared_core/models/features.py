@@ -58,7 +58,11 @@ class BayesianLinearRegression:
         blr.theta_hat = cho_solve((LA, True), b, check_finite=False)
         blr.Sigma = _inverse_from_cholesky(LA)  # A^-1, well conditioned by the prior term
         # log N(y; 0, amp Phi Phi^T + s2 I) by the matrix determinant and Woodbury lemmas
-        logdet = len(y) * math.log(s2) + 2.0 * np.log(np.diag(LA)).sum() + rff.n_features * math.log(hyper.amp)
+        logdet = (
+            len(y) * math.log(s2)
+            + 2.0 * np.log(np.diag(LA)).sum()
+            + rff.n_features * math.log(hyper.amp)
+        )
         quad = y @ y / s2 - b @ blr.theta_hat  # y^T C^-1 y by Woodbury
         blr.log_evidence = float(-0.5 * (quad + logdet + len(y) * _LOG_2PI))
         return blr
@@ -66,7 +70,12 @@ class BayesianLinearRegression:
     def copy(self) -> BayesianLinearRegression:
         out = BayesianLinearRegression.__new__(BayesianLinearRegression)
         out.rff, out.hyper, out.spec = self.rff, self.hyper, self.spec
-        out.theta_hat, out.Sigma, out.log_evidence, out._chol = self.theta_hat.copy(), self.Sigma.copy(), self.log_evidence, None
+        out.theta_hat, out.Sigma, out.log_evidence, out._chol = (
+            self.theta_hat.copy(),
+            self.Sigma.copy(),
+            self.log_evidence,
+            None,
+        )
         return out
 
     def _update(self, x: np.ndarray, y: float) -> float:
@@ -79,7 +88,9 @@ class BayesianLinearRegression:
         Sigma = self.Sigma - np.outer(Sphi, Sphi) / s2_pred  # eq. (15b)
         self.Sigma = 0.5 * (Sigma + Sigma.T)  # keep it symmetric against round-off
         self._chol = None
-        log_pred = -0.5 * ((y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI)  # eq. (13) factor
+        log_pred = -0.5 * (
+            (y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI
+        )  # eq. (13) factor
         self.log_evidence += log_pred
         return log_pred
 
@@ -99,9 +110,13 @@ class BayesianLinearRegression:
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent mean and variance ``(b,)``."""
         Phi = self.rff.features(X)  # (b, F)
-        return Phi @ self.theta_hat, np.maximum(np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), VARIANCE_FLOOR)
+        return Phi @ self.theta_hat, np.maximum(
+            np.einsum("bf,fg,bg->b", Phi, self.Sigma, Phi), VARIANCE_FLOOR
+        )
 
-    def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def predict_with_grad(
+        self, X: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
         Phi, dPhi = self.rff.features_with_grad(X)  # (b, F), (b, F, d)
         SPhi = Phi @ self.Sigma  # (b, F)
@@ -115,7 +130,9 @@ class BayesianLinearRegression:
         """``f(x) = phi(x)^T theta~``, ``theta~ ~ N(theta_hat, Sigma)`` (eq. 12)."""
         if self._chol is None:
             self._chol = safe_cholesky(0.5 * (self.Sigma + self.Sigma.T))
-        return WeightSample(self.rff, self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat)))
+        return WeightSample(
+            self.rff, self.theta_hat + self._chol @ rng.standard_normal(len(self.theta_hat))
+        )
 
 
 class WeightSample:

@@ -20,7 +20,13 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from shared_core.models.kernels import KernelSpec, RandomFourierFeatures, kernel_grad_x, kernel_matrix, scaled_sqdist
+from shared_core.models.kernels import (
+    KernelSpec,
+    RandomFourierFeatures,
+    kernel_grad_x,
+    kernel_matrix,
+    scaled_sqdist,
+)
 from shared_core.models.surrogate import VARIANCE_FLOOR, kriging_believer
 
 __all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "PathwiseSample", "safe_cholesky"]
@@ -68,7 +74,9 @@ def _unpack(spec: KernelSpec, theta: np.ndarray, d: int) -> GPHyper:
     return GPHyper(ls=ls, amp=float(np.exp(theta[n_ls])), noise=float(np.exp(theta[n_ls + 1])))
 
 
-def _neg_log_posterior(theta: np.ndarray, spec: KernelSpec, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+def _neg_log_posterior(
+    theta: np.ndarray, spec: KernelSpec, X: np.ndarray, y: np.ndarray
+) -> tuple[float, np.ndarray]:
     """Negative (log marginal likelihood + log prior) and its gradient in log space."""
     n, d = X.shape
     h = _unpack(spec, theta, d)
@@ -112,16 +120,26 @@ def _prior_mode(spec: KernelSpec, d: int) -> np.ndarray:
     """``theta`` at the modes of the priors: ``log`` of ``exp(mu - sd^2)`` for each value."""
     n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
     mode = lambda prior: prior[0] - prior[1] ** 2  # noqa: E731
-    return np.concatenate([np.full(n_ls, mode(_ls_prior(d))), [mode(_AMP_PRIOR), mode(_NOISE_PRIOR)]])
+    return np.concatenate(
+        [np.full(n_ls, mode(_ls_prior(d))), [mode(_AMP_PRIOR), mode(_NOISE_PRIOR)]]
+    )
 
 
 def _pack(spec: KernelSpec, h: GPHyper, d: int) -> np.ndarray:
-    ls = [] if spec.lengthscale is not None else np.log(np.broadcast_to(h.ls, (spec.n_lengthscales(d),)))
+    ls = (
+        []
+        if spec.lengthscale is not None
+        else np.log(np.broadcast_to(h.ls, (spec.n_lengthscales(d),)))
+    )
     return np.concatenate([ls, [math.log(h.amp), math.log(h.noise)]])
 
 
 def fit_hyperparameters(
-    spec: KernelSpec, X: np.ndarray, y: np.ndarray, warm_start: GPHyper | None = None, noise: float | None = None
+    spec: KernelSpec,
+    X: np.ndarray,
+    y: np.ndarray,
+    warm_start: GPHyper | None = None,
+    noise: float | None = None,
 ) -> GPHyper:
     """MAP estimate of lengthscales, signal and noise variance by L-BFGS-B in log space.
 
@@ -136,16 +154,29 @@ def fit_hyperparameters(
     if noise is not None:
         starts[0][-1] = math.log(noise)
     if warm_start is not None and (spec.lengthscale is not None or len(warm_start.ls) == n_ls):
-        starts.insert(0, np.clip(_pack(spec, warm_start, d), [b[0] for b in bounds], [b[1] for b in bounds]))
+        starts.insert(
+            0, np.clip(_pack(spec, warm_start, d), [b[0] for b in bounds], [b[1] for b in bounds])
+        )
     best_theta, best_val = starts[-1], math.inf
     for theta0 in starts:
         try:
             res = minimize(
-                _neg_log_posterior, theta0, args=(spec, X, y), jac=True, method="L-BFGS-B",
-                bounds=bounds, options={"maxiter": 200},
+                _neg_log_posterior,
+                theta0,
+                args=(spec, X, y),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": 200},
             )
-        except (ValueError, np.linalg.LinAlgError, FloatingPointError) as err:  # pragma: no cover - fallback
-            _logger.warning("GP hyperparameter fit failed for %s (%s); using prior mode", spec.name, err)
+        except (
+            ValueError,
+            np.linalg.LinAlgError,
+            FloatingPointError,
+        ) as err:  # pragma: no cover - fallback
+            _logger.warning(
+                "GP hyperparameter fit failed for %s (%s); using prior mode", spec.name, err
+            )
             continue
         if np.isfinite(res.fun) and res.fun < min(best_val, 1e24):  # 1e25 marks a failed Cholesky
             best_theta, best_val = res.x, float(res.fun)
@@ -162,8 +193,12 @@ def hyperparameters_valid(spec: KernelSpec, hyper: GPHyper, d: int) -> bool:
         ls_ok = ls.shape == (spec.n_lengthscales(d),) and bool(np.all((ls > 0) & np.isfinite(ls)))
         ls_ok = ls_ok and _inside(np.log(ls), _LOG_LS_BOUNDS)
     scalars_ok = all(v > 0 and math.isfinite(v) for v in (hyper.amp, hyper.noise))
-    return bool(ls_ok and scalars_ok and _inside(np.log([hyper.amp]), _LOG_AMP_BOUNDS)
-                and _inside(np.log([hyper.noise]), _LOG_NOISE_BOUNDS))
+    return bool(
+        ls_ok
+        and scalars_ok
+        and _inside(np.log([hyper.amp]), _LOG_AMP_BOUNDS)
+        and _inside(np.log([hyper.noise]), _LOG_NOISE_BOUNDS)
+    )
 
 
 def _inside(log_values: np.ndarray, bounds: tuple[float, float], slack: float = 1e-9) -> bool:
@@ -182,16 +217,28 @@ class ExactPosterior:
         n_frequencies: random frequencies of the prior draw in :meth:`sample_path`.
     """
 
-    def __init__(self, spec: KernelSpec, hyper: GPHyper, X: np.ndarray, y: np.ndarray, L: np.ndarray | None = None,
-                 *, n_frequencies: int = 256):
+    def __init__(
+        self,
+        spec: KernelSpec,
+        hyper: GPHyper,
+        X: np.ndarray,
+        y: np.ndarray,
+        L: np.ndarray | None = None,
+        *,
+        n_frequencies: int = 256,
+    ):
         self.spec, self.hyper = spec, hyper
         self.X, self.y = X, y
         self.n_frequencies = n_frequencies
         if L is None:
             K = kernel_matrix(spec, X, X, hyper.ls, hyper.amp) + hyper.noise * np.eye(len(X))
             L = safe_cholesky(K)
-        self.L = np.asfortranarray(L)  # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
-        self.alpha = cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)  # (n,)
+        self.L = np.asfortranarray(
+            L
+        )  # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
+        self.alpha = (
+            cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)
+        )  # (n,)
 
     @property
     def n(self) -> int:
@@ -199,7 +246,9 @@ class ExactPosterior:
 
     def log_marginal_likelihood(self) -> float:
         """``log p(y | X, m)`` — the batch weight of eq. (9)."""
-        return float(-0.5 * self.y @ self.alpha - np.log(np.diag(self.L)).sum() - 0.5 * self.n * _LOG_2PI)
+        return float(
+            -0.5 * self.y @ self.alpha - np.log(np.diag(self.L)).sum() - 0.5 * self.n * _LOG_2PI
+        )
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[ExactPosterior, float]:
         """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive density.
@@ -211,14 +260,24 @@ class ExactPosterior:
         K22 = kernel_matrix(self.spec, Xn, Xn, h.ls, h.amp) + h.noise * np.eye(len(Xn))  # (k, k)
         L12 = solve_triangular(self.L, K12, lower=True, check_finite=False)  # (n, k)
         L22 = safe_cholesky(K22 - L12.T @ L12)  # (k, k): predictive covariance S = L22 L22^T
-        mu = L12.T @ solve_triangular(self.L, self.y, lower=True, check_finite=False)  # (k,) predictive mean
+        mu = L12.T @ solve_triangular(
+            self.L, self.y, lower=True, check_finite=False
+        )  # (k,) predictive mean
         z = solve_triangular(L22, yn - mu, lower=True, check_finite=False)
-        log_pred = float(-0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI)  # eq. (13)
+        log_pred = float(
+            -0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI
+        )  # eq. (13)
         n, k = self.n, len(yn)
         L = np.zeros((n + k, n + k), order="F")
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
-        post = ExactPosterior(self.spec, h, np.vstack([self.X, Xn]), np.concatenate([self.y, yn]), L,
-                              n_frequencies=self.n_frequencies)
+        post = ExactPosterior(
+            self.spec,
+            h,
+            np.vstack([self.X, Xn]),
+            np.concatenate([self.y, yn]),
+            L,
+            n_frequencies=self.n_frequencies,
+        )
         return post, log_pred
 
     def believing(self, X_pending: np.ndarray) -> ExactPosterior:
@@ -235,16 +294,25 @@ class ExactPosterior:
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b)
         return Kq @ self.alpha, np.maximum(h.amp - np.einsum("nb,nb->b", V, V), VARIANCE_FLOOR)
 
-    def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def predict_with_grad(
+        self, X: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean and variance ``(b,)`` and their input gradients ``(b, d)``."""
         h = self.hyper
         Kq, dKq = kernel_grad_x(self.spec, X, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b): L^-1 k
-        W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)  # (n, b): (K + noise I)^-1 k
+        W = solve_triangular(
+            self.L, V, lower=True, trans="T", check_finite=False
+        )  # (n, b): (K + noise I)^-1 k
         raw_var = h.amp - np.einsum("nb,nb->b", V, V)
         dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, W)
         dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat
-        return Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR), np.einsum("bnd,n->bd", dKq, self.alpha), dvar
+        return (
+            Kq @ self.alpha,
+            np.maximum(raw_var, VARIANCE_FLOOR),
+            np.einsum("bnd,n->bd", dKq, self.alpha),
+            dvar,
+        )
 
     def sample_path(self, rng: np.random.Generator) -> PathwiseSample:
         """Pathwise posterior sample (Wilson et al. 2020): RFF prior draw plus exact data update.
@@ -258,22 +326,30 @@ class ExactPosterior:
         theta = rng.standard_normal(rff.n_features) * math.sqrt(h.amp)  # prior weights, eq. (11)
         eps = rng.standard_normal(self.n) * math.sqrt(h.noise)
         resid = self.y - rff.features(self.X) @ theta - eps
-        return PathwiseSample(self, rff, theta, cho_solve((self.L, True), resid, check_finite=False))
+        return PathwiseSample(
+            self, rff, theta, cho_solve((self.L, True), resid, check_finite=False)
+        )
 
 
 class PathwiseSample:
     """``f(x) = phi(x)^T theta + k(x, X) v``: one draw of an :class:`ExactPosterior`."""
 
-    def __init__(self, post: ExactPosterior, rff: RandomFourierFeatures, theta: np.ndarray, v: np.ndarray):
+    def __init__(
+        self, post: ExactPosterior, rff: RandomFourierFeatures, theta: np.ndarray, v: np.ndarray
+    ):
         self.post, self.rff, self.theta, self.v = post, rff, theta, v  # theta (F,), v (n,)
 
     def value(self, X: np.ndarray) -> np.ndarray:
         p, h = self.post, self.post.hyper
-        return self.rff.features(X) @ self.theta + kernel_matrix(p.spec, X, p.X, h.ls, h.amp) @ self.v
+        return (
+            self.rff.features(X) @ self.theta + kernel_matrix(p.spec, X, p.X, h.ls, h.amp) @ self.v
+        )
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p, h = self.post, self.post.hyper
         Phi, dPhi = self.rff.features_with_grad(X)  # (b, F), (b, F, d)
         Kq, dKq = kernel_grad_x(p.spec, X, p.X, h.ls, h.amp)  # (b, n), (b, n, d)
-        return (Phi @ self.theta + Kq @ self.v,
-                np.einsum("bfd,f->bd", dPhi, self.theta) + np.einsum("bnd,n->bd", dKq, self.v))
+        return (
+            Phi @ self.theta + Kq @ self.v,
+            np.einsum("bfd,f->bd", dPhi, self.theta) + np.einsum("bnd,n->bd", dKq, self.v),
+        )

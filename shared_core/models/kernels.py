@@ -51,8 +51,12 @@ class KernelSpec:
     def __post_init__(self) -> None:
         if self.form not in FORMS:
             raise ValueError(f"kernel form must be one of {FORMS}, got {self.form!r}")
-        if self.lengthscale is not None and not (self.lengthscale > 0 and math.isfinite(self.lengthscale)):
-            raise ValueError(f"fixed lengthscale must be a positive finite number, got {self.lengthscale!r}")
+        if self.lengthscale is not None and not (
+            self.lengthscale > 0 and math.isfinite(self.lengthscale)
+        ):
+            raise ValueError(
+                f"fixed lengthscale must be a positive finite number, got {self.lengthscale!r}"
+            )
 
     @property
     def name(self) -> str:
@@ -93,7 +97,9 @@ def scaled_sqdist(X1: np.ndarray, X2: np.ndarray, ls: np.ndarray) -> np.ndarray:
     return np.maximum(r2, 0.0)
 
 
-def kernel_matrix(spec: KernelSpec, X1: np.ndarray, X2: np.ndarray, ls: np.ndarray, amp: float) -> np.ndarray:
+def kernel_matrix(
+    spec: KernelSpec, X1: np.ndarray, X2: np.ndarray, ls: np.ndarray, amp: float
+) -> np.ndarray:
     """``amp * kbar(X1, X2)`` as an ``(n, n2)`` matrix."""
     return amp * spec.k_of_r2(scaled_sqdist(X1, X2, ls))
 
@@ -133,7 +139,9 @@ def sample_spectral(spec: KernelSpec, d: int, D: int, rng: np.random.Generator) 
 class RandomFourierFeatures:
     """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for a stationary kernel with given lengthscales."""
 
-    def __init__(self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator):
+    def __init__(
+        self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator
+    ):
         self.W = sample_spectral(spec, d, n_frequencies, rng) / ls  # (D, d)
         self.scale = 1.0 / math.sqrt(n_frequencies)
 
@@ -200,13 +208,17 @@ def parse_kernels(kernels) -> tuple[KernelSpec, ...] | None:
     if isinstance(kernels, str):
         if kernels == "grid":
             return lengthscale_grid_dictionary()
-        raise ValueError(f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
-                         f"got {kernels!r}")
+        raise ValueError(
+            f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
+            f"got {kernels!r}"
+        )
     try:
         specs = tuple(kernels)
     except TypeError:
-        raise ValueError(f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
-                         f"got {kernels!r}") from None
+        raise ValueError(
+            f"kernels must be None, 'grid' or a list of KernelSpec or names from {kernel_names()}, "
+            f"got {kernels!r}"
+        ) from None
     if not specs:
         raise ValueError(f"kernels must not be empty, got {kernels!r}")
     try:

@@ -39,7 +39,9 @@ def build_mlp(sizes: Sequence[int], rng: np.random.Generator) -> torch.nn.Sequen
     import torch
 
     if len(sizes) < 2:
-        raise ValueError(f"an MLP needs at least an input and an output size, got sizes={list(sizes)!r}")
+        raise ValueError(
+            f"an MLP needs at least an input and an output size, got sizes={list(sizes)!r}"
+        )
     gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
     layers = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):

@@ -30,7 +30,9 @@ class RefitSchedule:
         return (n_at_refit < self.always_below and n > n_at_refit) or n - n_at_refit >= interval
 
 
-def fit_subset(X: np.ndarray, y: np.ndarray, max_points: int, rng: np.random.Generator) -> np.ndarray:
+def fit_subset(
+    X: np.ndarray, y: np.ndarray, max_points: int, rng: np.random.Generator
+) -> np.ndarray:
     """Indices of the points to fit hyperparameters on: all of ``(X (n, d), y (n,))`` (``y`` minimised),
     or the best fifth of ``max_points`` plus a random rest when ``n > max_points``."""
     n = len(X)

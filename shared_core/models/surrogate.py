@@ -40,7 +40,9 @@ class Posterior(Protocol):
         """Latent mean ``(b,)`` and variance ``(b,)``."""
         ...
 
-    def predict_with_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def predict_with_grad(
+        self, X: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean ``(b,)``, variance ``(b,)`` and their input gradients ``(b, d)``, ``(b, d)``."""
         ...
 

@@ -35,12 +35,16 @@ def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> n
         reps = max(1, n_raw // (4 * len(X_best)))
         local = np.repeat(X_best, reps, axis=0)
         scale = rng.choice([0.01, 0.05, 0.2], size=(len(local), 1))
-        local[:, cont] = np.clip(local[:, cont] + scale * rng.standard_normal((len(local), len(cont))), 0, 1)
+        local[:, cont] = np.clip(
+            local[:, cont] + scale * rng.standard_normal((len(local), len(cont))), 0, 1
+        )
         X = np.vstack([X, space.round_to_valid(local)])
     return X
 
 
-def _lbfgs_continuous(acq: Acquisition, space: SearchSpace, X0: np.ndarray, maxiter: int) -> np.ndarray:
+def _lbfgs_continuous(
+    acq: Acquisition, space: SearchSpace, X0: np.ndarray, maxiter: int
+) -> np.ndarray:
     """Batched L-BFGS-B over the continuous columns of every row of ``X0`` ``(s, d)``."""
     cont = space.continuous_columns
     if len(cont) == 0:
@@ -52,11 +56,19 @@ def _lbfgs_continuous(acq: Acquisition, space: SearchSpace, X0: np.ndarray, maxi
         X = base.copy()
         X[:, cont] = z.reshape(s, c)
         vals, grads = acq.value_and_grad(X)
-        vals = np.nan_to_num(vals, nan=-1e10, neginf=-1e10, posinf=1e10)  # one bad start must not stop the others
+        vals = np.nan_to_num(
+            vals, nan=-1e10, neginf=-1e10, posinf=1e10
+        )  # one bad start must not stop the others
         return -float(np.sum(vals)), -np.nan_to_num(grads[:, cont]).ravel()
 
-    res = minimize(fun, X0[:, cont].ravel(), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, 1.0)] * (s * c), options={"maxiter": maxiter})
+    res = minimize(
+        fun,
+        X0[:, cont].ravel(),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, 1.0)] * (s * c),
+        options={"maxiter": maxiter},
+    )
     out = base.copy()
     out[:, cont] = np.clip(res.x.reshape(s, c), 0.0, 1.0)
     return out
@@ -112,7 +124,9 @@ def maximize_acquisition(
     """
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = raw_candidates(space, rng, n_raw, X_best)
-    raw_vals = np.concatenate([acq.value(chunk) for chunk in np.array_split(raw, max(1, len(raw) // 512))])
+    raw_vals = np.concatenate(
+        [acq.value(chunk) for chunk in np.array_split(raw, max(1, len(raw) // 512))]
+    )
     raw_vals = np.where(np.isfinite(raw_vals), raw_vals, -np.inf)
     if space.constraints:
         feasible = space.feasible(raw)
@@ -126,10 +140,17 @@ def maximize_acquisition(
         X = _categorical_ascent(acq, space, X)
         X = pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
     avoid = np.zeros((0, space.dim)) if avoid is None else avoid
-    fallback = raw[~matches_any(raw, avoid)]  # the best new raw points, in case every optimum is avoided
+    fallback = raw[
+        ~matches_any(raw, avoid)
+    ]  # the best new raw points, in case every optimum is avoided
     fallback_vals = raw_vals[~matches_any(raw, avoid)]
-    X = np.vstack([space.round_to_valid(X), fallback[np.argsort(-fallback_vals)[:_N_RAW_FINALISTS]],
-                   raw[np.argmax(raw_vals)][None]])
+    X = np.vstack(
+        [
+            space.round_to_valid(X),
+            fallback[np.argsort(-fallback_vals)[:_N_RAW_FINALISTS]],
+            raw[np.argmax(raw_vals)][None],
+        ]
+    )
     vals = acq.value(X)
     vals = np.where(np.isfinite(vals) & space.feasible(X), vals, -np.inf)
     fresh = ~matches_any(X, avoid)
@@ -138,7 +159,9 @@ def maximize_acquisition(
     return X[int(np.argmax(vals))]
 
 
-_N_RAW_FINALISTS = 32  # best new raw candidates kept as fall-backs when optimised points are to be avoided
+_N_RAW_FINALISTS = (
+    32  # best new raw candidates kept as fall-backs when optimised points are to be avoided
+)
 
 
 def matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:

@@ -39,7 +39,9 @@ __all__ = ["svgd"]
 LogDensityGrad = Callable[[np.ndarray], np.ndarray]
 
 
-def _rbf_kernel_terms(X: np.ndarray, free: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rbf_kernel_terms(
+    X: np.ndarray, free: np.ndarray, jac: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Kernel ``K[j, i] = k(x_j, x_i)`` ``(N, f)`` and repulsion ``sum_j grad_{u_j} k(x_j, x_i)`` ``(f, d)``.
 
     ``X`` ``(N, d)`` are all particles in box coordinates, ``free`` the indices of the ``f`` free
@@ -49,8 +51,12 @@ def _rbf_kernel_terms(X: np.ndarray, free: np.ndarray, jac: np.ndarray) -> tuple
     sq = np.sum(diff**2, axis=-1)  # (N, f)
     all_sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)  # (N, N)
     N = len(X)
-    off = np.sort(all_sq.ravel()[1:].reshape(N - 1, N + 1)[:, :-1], axis=None)  # the N (N - 1) off-diagonal values
-    med = 0.5 * float(off[(len(off) - 1) // 2] + off[len(off) // 2]) if off.size else 1.0  # np.median, cheaper
+    off = np.sort(
+        all_sq.ravel()[1:].reshape(N - 1, N + 1)[:, :-1], axis=None
+    )  # the N (N - 1) off-diagonal values
+    med = (
+        0.5 * float(off[(len(off) - 1) // 2] + off[len(off) // 2]) if off.size else 1.0
+    )  # np.median, cheaper
     h = max(med, 1e-12) / np.log(N + 1.0)  # median heuristic
     K = np.exp(-sq / h)
     # grad_{u_j} k = -2 (x_j - x_i) / h * k * dx_j/du_j  (chain rule; vanishes at the box's faces)
@@ -78,18 +84,26 @@ def svgd(
         steps, step_size, decay: the adaptive step schedule described in the module docstring.
     """
     if steps < 0 or step_size <= 0 or not 0 <= decay < 1:
-        raise ValueError(f"need steps >= 0, step_size > 0, 0 <= decay < 1; got {steps}, {step_size}, {decay}")
+        raise ValueError(
+            f"need steps >= 0, step_size > 0, 0 <= decay < 1; got {steps}, {step_size}, {decay}"
+        )
     free_X = np.array(particles, dtype=np.float64)  # (f, d)
     d = free_X.shape[1]
-    frozen = np.zeros((0, d)) if frozen is None else np.asarray(frozen, dtype=np.float64).reshape(-1, d)
+    frozen = (
+        np.zeros((0, d)) if frozen is None else np.asarray(frozen, dtype=np.float64).reshape(-1, d)
+    )
     cols = np.arange(d) if columns is None else np.asarray(columns, dtype=int)
     if len(free_X) == 0 or len(cols) == 0 or steps == 0:
         return free_X
     mask = np.zeros(d)
     mask[cols] = 1.0
     free_u = _to_logit(free_X)
-    frozen_x = np.clip(frozen, _X_EPS, 1.0 - _X_EPS)  # (m, d) in the open box, like the free particles
-    frozen_score = _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))  # (m, d), once
+    frozen_x = np.clip(
+        frozen, _X_EPS, 1.0 - _X_EPS
+    )  # (m, d) in the open box, like the free particles
+    frozen_score = (
+        _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))
+    )  # (m, d), once
     free = np.arange(len(free_X))  # free particles come first in the stacked array
     fixed_values = np.vstack([free_X, frozen])  # (N, d) the fixed columns never change
     hist = None

@@ -29,12 +29,18 @@ def _client(strategy, objective="-loss") -> Client:
     client.configure_experiment(
         parameters=[
             RangeParameterConfig(name="x", bounds=(0.0, 2.0), parameter_type="float"),
-            RangeParameterConfig(name="y", bounds=(1e-3, 100.0), parameter_type="float", scaling="log"),
+            RangeParameterConfig(
+                name="y", bounds=(1e-3, 100.0), parameter_type="float", scaling="log"
+            ),
             RangeParameterConfig(name="k", bounds=(1, 10), parameter_type="int"),
             RangeParameterConfig(name="m", bounds=(1, 1000), parameter_type="int", scaling="log"),
             ChoiceParameterConfig(name="c", values=CHOICES["c"], parameter_type="str"),
-            ChoiceParameterConfig(name="o", values=CHOICES["o"], parameter_type="int", is_ordered=True),
-            ChoiceParameterConfig(name="r", values=CHOICES["r"], parameter_type="float", is_ordered=False),
+            ChoiceParameterConfig(
+                name="o", values=CHOICES["o"], parameter_type="int", is_ordered=True
+            ),
+            ChoiceParameterConfig(
+                name="r", values=CHOICES["r"], parameter_type="float", is_ordered=False
+            ),
             ChoiceParameterConfig(name="b", values=CHOICES["b"], parameter_type="bool"),
             ChoiceParameterConfig(name="fixed", values=["only"], parameter_type="str"),
         ],
@@ -46,8 +52,16 @@ def _client(strategy, objective="-loss") -> Client:
 
 
 def _loss(p) -> float:
-    return ((p["x"] - 1.3) ** 2 + 0.1 * p["k"] + (p["c"] != "b") + 0.05 * p["o"] + p["r"] + p["b"]
-            + 0.01 * abs(math.log(p["y"])) + 0.001 * p["m"])
+    return (
+        (p["x"] - 1.3) ** 2
+        + 0.1 * p["k"]
+        + (p["c"] != "b")
+        + 0.05 * p["o"]
+        + p["r"]
+        + p["b"]
+        + 0.01 * abs(math.log(p["y"]))
+        + 0.001 * p["m"]
+    )
 
 
 def _check_candidate(p) -> None:
@@ -73,13 +87,17 @@ def _run(client, batches, failed=(), abandoned=()) -> list[dict]:
             if index in failed:
                 client.mark_trial_failed(index)
             elif index in abandoned:
-                client._experiment.trials[index].mark_abandoned()  # the Client has no public call for it
+                client._experiment.trials[
+                    index
+                ].mark_abandoned()  # the Client has no public call for it
             else:
                 client.complete_trial(index, raw_data={"loss": _loss(params)})
     return seen
 
 
-@pytest.mark.parametrize("method", ["egp-ts", "egp-ei", "bore++", pytest.param("bore", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "method", ["egp-ts", "egp-ei", "bore++", pytest.param("bore", marks=pytest.mark.slow)]
+)
 def test_mixed_space_with_constraint_and_batches(method):
     client = _client(generation_strategy(method, initialization_trials=5, seed=0))
     seen = _run(client, [10, 1, 4, 4, 4, 1, 4, 4], failed={6}, abandoned={7})
@@ -105,20 +123,34 @@ def test_zero_initialization_trials_starts_with_the_algorithm():
 
 
 def test_same_seed_gives_same_trials():
-    runs = [_run(_client(generation_strategy("egp-ts", initialization_trials=3, seed=7)), [3, 2, 2]) for _ in range(2)]
+    runs = [
+        _run(_client(generation_strategy("egp-ts", initialization_trials=3, seed=7)), [3, 2, 2])
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1]
 
 
 def test_json_round_trip_continues_the_strategy(tmp_path):
     path = str(tmp_path / "client.json")
-    client = _client(generation_strategy("egp-ts", initialization_trials=4, seed=3, max_threads=2, n_features=128))
+    client = _client(
+        generation_strategy(
+            "egp-ts", initialization_trials=4, seed=3, max_threads=2, n_features=128
+        )
+    )
     _run(client, [4, 2])
     client.save_to_json_file(path)
     loaded = Client.load_from_json_file(path)
-    node = loaded._generation_strategy._nodes[1]  # the loaded strategy holds a real AlgorithmNode again
+    node = loaded._generation_strategy._nodes[
+        1
+    ]  # the loaded strategy holds a real AlgorithmNode again
     assert isinstance(node, AlgorithmNode)
-    assert node.json_kwargs() == {"method": "egp-ts", "seed": 3, "options": {"n_features": 128}, "name": "egp-ts",
-                                  "max_threads": 2}
+    assert node.json_kwargs() == {
+        "method": "egp-ts",
+        "seed": 3,
+        "options": {"n_features": 128},
+        "name": "egp-ts",
+        "max_threads": 2,
+    }
     # The model is rebuilt from the experiment, so two loads of one file continue identically. (The
     # original client may differ slightly: it updated its GPs incrementally, the loaded ones refit.)
     again = Client.load_from_json_file(path)
@@ -144,7 +176,9 @@ def test_unknown_method_lists_the_valid_ones():
         generation_strategy("egp-ts", initialization_trials=-1)
     with pytest.raises(ValueError, match="options must be JSON"):
         generation_strategy("egp-ts", kernels=object())
-    with pytest.raises(ValueError, match="rbf-bogus"):  # the one kernel-name parser, as in the samplers
+    with pytest.raises(
+        ValueError, match="rbf-bogus"
+    ):  # the one kernel-name parser, as in the samplers
         generation_strategy("egp-ts", kernels=["rbf-bogus"])
 
 
@@ -153,11 +187,22 @@ def test_numpy_numbers_are_accepted_and_stored_as_json_values():
 
     import numpy as np
 
-    gs = generation_strategy("bore++", initialization_trials=np.int64(3), seed=np.int32(1), gamma=np.float32(0.5),
-                             kernel="matern32-ard", max_points=np.int64(100))
+    gs = generation_strategy(
+        "bore++",
+        initialization_trials=np.int64(3),
+        seed=np.int32(1),
+        gamma=np.float32(0.5),
+        kernel="matern32-ard",
+        max_points=np.int64(100),
+    )
     node = gs.nodes_by_name["bore++"]
-    assert node.seed == 1 and json.loads(json.dumps(node.json_kwargs()))["options"]["max_points"] == 100
-    assert node.algorithm.classifier.spec.name == "matern32-ard" and node.algorithm.max_points == 100
+    assert (
+        node.seed == 1
+        and json.loads(json.dumps(node.json_kwargs()))["options"]["max_points"] == 100
+    )
+    assert (
+        node.algorithm.classifier.spec.name == "matern32-ard" and node.algorithm.max_points == 100
+    )
 
 
 @pytest.mark.parametrize(
@@ -166,7 +211,9 @@ def test_numpy_numbers_are_accepted_and_stored_as_json_values():
 )
 def test_unsupported_optimization_configs_get_a_clear_error(objective, constraints, match):
     client = Client(random_seed=0)
-    client.configure_experiment(parameters=[RangeParameterConfig(name="x", bounds=(0.0, 1.0), parameter_type="float")])
+    client.configure_experiment(
+        parameters=[RangeParameterConfig(name="x", bounds=(0.0, 1.0), parameter_type="float")]
+    )
     client.configure_optimization(objective=objective, outcome_constraints=constraints)
     client.set_generation_strategy(generation_strategy("egp-ts", initialization_trials=0))
     with pytest.raises(ValueError, match=match):
@@ -183,7 +230,9 @@ def _small_client(parameters, constraints=(), initialization_trials=2) -> Client
     client = Client(random_seed=0)
     client.configure_experiment(parameters=parameters, parameter_constraints=list(constraints))
     client.configure_optimization(objective="-loss")
-    client.set_generation_strategy(generation_strategy("egp-ts", initialization_trials=initialization_trials, seed=0))
+    client.set_generation_strategy(
+        generation_strategy("egp-ts", initialization_trials=initialization_trials, seed=0)
+    )
     return client
 
 
@@ -191,9 +240,14 @@ def test_fixed_parameters_and_constraints_on_step_size_parameters():
     """``get_next_trials(fixed_parameters=...)`` is honoured by our node (Ax passes it only to ``_gen``),
     and a constraint on a ``step_size`` range (an ordered float choice in Ax) holds."""
     client = _small_client(
-        [RangeParameterConfig(name="x", bounds=(0.0, 1.0), parameter_type="float", step_size=0.25),
-         RangeParameterConfig(name="y", bounds=(0.0, 1.0), parameter_type="float")],
-        constraints=["x + y <= 1"])
+        [
+            RangeParameterConfig(
+                name="x", bounds=(0.0, 1.0), parameter_type="float", step_size=0.25
+            ),
+            RangeParameterConfig(name="y", bounds=(0.0, 1.0), parameter_type="float"),
+        ],
+        constraints=["x + y <= 1"],
+    )
     for fixed in (None, None, {"x": 0.75}, {"x": 0.75}):
         for index, p in client.get_next_trials(max_trials=2, fixed_parameters=fixed).items():
             assert p["x"] in (0.0, 0.25, 0.5, 0.75, 1.0) and p["x"] + p["y"] <= 1
@@ -205,23 +259,39 @@ def test_fixed_parameters_and_constraints_on_step_size_parameters():
 
 def test_batches_in_a_small_discrete_space_hold_distinct_arms():
     """36 possible arms: Ax only de-duplicates against existing arms, so the node must keep a batch distinct."""
-    client = _small_client([
-        ChoiceParameterConfig(name="a", values=[0, 1, 2, 3], parameter_type="int", is_ordered=False),
-        ChoiceParameterConfig(name="b", values=["x", "y", "z"], parameter_type="str"),
-        RangeParameterConfig(name="k", bounds=(1, 3), parameter_type="int")], initialization_trials=3)
+    client = _small_client(
+        [
+            ChoiceParameterConfig(
+                name="a", values=[0, 1, 2, 3], parameter_type="int", is_ordered=False
+            ),
+            ChoiceParameterConfig(name="b", values=["x", "y", "z"], parameter_type="str"),
+            RangeParameterConfig(name="k", bounds=(1, 3), parameter_type="int"),
+        ],
+        initialization_trials=3,
+    )
     for _ in range(5):
         trials = client.get_next_trials(max_trials=4)
         assert len({json.dumps(p, sort_keys=True) for p in trials.values()}) == len(trials)
         for index, p in trials.items():
-            client.complete_trial(index, raw_data={"loss": (p["a"] - 2) ** 2 + (p["b"] != "y") + abs(p["k"] - 2)})
+            client.complete_trial(
+                index, raw_data={"loss": (p["a"] - 2) ** 2 + (p["b"] != "y") + abs(p["k"] - 2)}
+            )
 
 
 def test_hierarchical_search_space_gets_a_clear_error():
-    client = _small_client([
-        ChoiceParameterConfig(name="model", values=["lin", "tree"], parameter_type="str",
-                              dependent_parameters={"lin": ["lr"], "tree": ["depth"]}),
-        RangeParameterConfig(name="lr", bounds=(0.0, 1.0), parameter_type="float"),
-        RangeParameterConfig(name="depth", bounds=(1, 10), parameter_type="int")], initialization_trials=1)
+    client = _small_client(
+        [
+            ChoiceParameterConfig(
+                name="model",
+                values=["lin", "tree"],
+                parameter_type="str",
+                dependent_parameters={"lin": ["lr"], "tree": ["depth"]},
+            ),
+            RangeParameterConfig(name="lr", bounds=(0.0, 1.0), parameter_type="float"),
+            RangeParameterConfig(name="depth", bounds=(1, 10), parameter_type="int"),
+        ],
+        initialization_trials=1,
+    )
     for index, p in client.get_next_trials(max_trials=1).items():
         client.complete_trial(index, raw_data={"loss": 1.0})
     with pytest.raises(ValueError, match="hierarchical"):
@@ -231,7 +301,7 @@ def test_hierarchical_search_space_gets_a_clear_error():
 def test_importing_ax_egp_without_ax_says_what_to_install():
     code = "import sys; sys.modules['ax'] = None; import ax_egp"  # as if Ax were not installed
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode != 0 and "ax_egp needs Ax" in out.stderr and '.[ax]' in out.stderr
+    assert out.returncode != 0 and "ax_egp needs Ax" in out.stderr and ".[ax]" in out.stderr
 
 
 def test_every_package_has_the_distribution_version():
@@ -240,17 +310,31 @@ def test_every_package_has_the_distribution_version():
     import optuna_egp
     import shared_core
 
-    assert shared_core.__version__ == optuna_egp.__version__ == ax_egp.__version__ == version("egp-samplers")
+    assert (
+        shared_core.__version__
+        == optuna_egp.__version__
+        == ax_egp.__version__
+        == version("egp-samplers")
+    )
 
 
-def test_dts_agents_are_trial_indices_modulo_the_number_of_agents_and_see_their_neighbourhood(tmp_path):
-    client = _client(generation_strategy("dts", initialization_trials=4, seed=0, graph="line", n_agents=3))
+def test_dts_agents_are_trial_indices_modulo_the_number_of_agents_and_see_their_neighbourhood(
+    tmp_path,
+):
+    client = _client(
+        generation_strategy("dts", initialization_trials=4, seed=0, graph="line", n_agents=3)
+    )
     _run(client, [4, 1, 2])  # Sobol 0-3; trial 4 (agent 1); trials 5, 6 (agents 2, 0) in one call
     node = client._generation_strategy._nodes[1]
     assert set(node.algorithm._models) == {0, 1, 2}
     # trial 6 is agent 0 of the line 0-1-2: it sees completed trials of agents 0 and 1 (0, 3 and 1, 4), not
     # trial 2 (agent 2), nor trial 5 of the same call (agent 2)
-    assert node.algorithm.last_view == {"agent": 0, "sources": [0, 1], "n_observed": 4, "n_pending": 0}
+    assert node.algorithm.last_view == {
+        "agent": 0,
+        "sources": [0, 1],
+        "n_observed": 4,
+        "n_pending": 0,
+    }
     path = str(tmp_path / "client.json")
     client.save_to_json_file(path)
     loaded = Client.load_from_json_file(path)

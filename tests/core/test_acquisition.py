@@ -22,8 +22,13 @@ def test_log_ei_and_ucb_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     X = rng.random((8, 2))
     y = rng.standard_normal(8)
-    post = ExactPosterior(KernelSpec("matern52", True), GPHyper(np.array([0.3, 0.5]), 1.0, 1e-3), X, y)
-    for acq in (LogExpectedImprovement(post, best=float(y.min())), UpperConfidenceBound(post, beta=2.0)):
+    post = ExactPosterior(
+        KernelSpec("matern52", True), GPHyper(np.array([0.3, 0.5]), 1.0, 1e-3), X, y
+    )
+    for acq in (
+        LogExpectedImprovement(post, best=float(y.min())),
+        UpperConfidenceBound(post, beta=2.0),
+    ):
         for x in rng.random((4, 2)):
             v, g = acq.value_and_grad(x[None])
             assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)

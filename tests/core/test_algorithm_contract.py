@@ -10,13 +10,23 @@ import numpy as np
 import pytest
 
 from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
-from shared_core.interface import UNKNOWN_SOURCE, Algorithm, MultiAgent, ReadsSources, SharesModelState
+from shared_core.interface import (
+    UNKNOWN_SOURCE,
+    Algorithm,
+    MultiAgent,
+    ReadsSources,
+    SharesModelState,
+)
 from shared_core.registry import algorithm_names, algorithm_options, make_algorithm
 
-REQUIRED_OPTIONS = {"dts": {"n_agents": 3, "agent_id": 1}}  # a topology name needs the number of agents
+REQUIRED_OPTIONS = {
+    "dts": {"n_agents": 3, "agent_id": 1}
+}  # a topology name needs the number of agents
 # Smaller than the defaults where a method has them, to keep the suite fast; the contract is the same.
 CHEAP_OPTIONS = {"n_features": 64, "n_raw": 64, "n_starts": 2, "svgd_steps": 50}
-SPACE = SearchSpace({"x": FloatParam(-1.0, 2.0), "n": IntParam(1, 6), "c": CategoricalParam(("a", "b", "c"))})
+SPACE = SearchSpace(
+    {"x": FloatParam(-1.0, 2.0), "n": IntParam(1, 6), "c": CategoricalParam(("a", "b", "c"))}
+)
 each_method = pytest.mark.parametrize("method", algorithm_names())
 
 
@@ -37,21 +47,28 @@ def _data(n=8, seed=0):
 
 def _assert_valid(X, n):
     assert X.shape == (n, SPACE.dim) and X.dtype == np.float64
-    np.testing.assert_array_equal(SPACE.round_to_valid(X), X)  # each row is the encoding of a valid point
+    np.testing.assert_array_equal(
+        SPACE.round_to_valid(X), X
+    )  # each row is the encoding of a valid point
     for row in X:
         SPACE.decode(row)
 
 
 @each_method
 def test_every_registered_method_lists_its_options_and_builds_an_algorithm(method):
-    assert all(p.kind == p.KEYWORD_ONLY or p.default is not p.empty for p in algorithm_options(method).values())
+    assert all(
+        p.kind == p.KEYWORD_ONLY or p.default is not p.empty
+        for p in algorithm_options(method).values()
+    )
     assert isinstance(_make(method), Algorithm)
 
 
 @each_method
 def test_suggestions_are_valid_encoded_points_with_or_without_data(method):
     rng = np.random.default_rng(0)
-    _assert_valid(_make(method).suggest(SPACE, Observations(np.zeros((0, SPACE.dim)), np.zeros(0)), 2, rng), 2)
+    _assert_valid(
+        _make(method).suggest(SPACE, Observations(np.zeros((0, SPACE.dim)), np.zeros(0)), 2, rng), 2
+    )
     X, y = _data()
     _assert_valid(_make(method).suggest(SPACE, Observations(X, y), 3, rng), 3)
 
@@ -75,7 +92,9 @@ def test_nan_and_infinite_values_are_handled(method):
 def test_a_batch_never_repeats_a_pending_point_or_itself(method):
     X, y = _data(10)
     pending = SPACE.sample(np.random.default_rng(3), 2)  # (2, d)
-    batch = _make(method).suggest(SPACE, Observations(X, y, X_pending=pending), 3, np.random.default_rng(0))
+    batch = _make(method).suggest(
+        SPACE, Observations(X, y, X_pending=pending), 3, np.random.default_rng(0)
+    )
     points = np.vstack([pending, batch])
     gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(len(points), 1)]
     assert gaps.min() > 1e-9
@@ -98,12 +117,22 @@ def test_declared_capabilities_behave_as_the_contract_says(method):
         assert algorithm.n_agents >= 1 and 0 <= algorithm.agent_id < algorithm.n_agents
         assert {UNKNOWN_SOURCE, algorithm.agent_id} <= algorithm.known_sources()
         assert isinstance(algorithm.model_source, int)
-        assert algorithm.last_view is not None and json.loads(json.dumps(algorithm.last_view)) == algorithm.last_view
+        assert (
+            algorithm.last_view is not None
+            and json.loads(json.dumps(algorithm.last_view)) == algorithm.last_view
+        )
 
 
 def test_the_capabilities_of_the_built_in_algorithms():
     """What the adapters rely on: EGP and distributed TS share model states, distributed TS is an agent."""
-    capabilities = {name: (isinstance(_make(name), SharesModelState), isinstance(_make(name), MultiAgent))
-                    for name in ("egp-ts", "egp-ei", "egp-auto", "bore++", "dts")}
-    assert capabilities == {"egp-ts": (True, False), "egp-ei": (True, False), "egp-auto": (True, False),
-                            "bore++": (False, False), "dts": (True, True)}
+    capabilities = {
+        name: (isinstance(_make(name), SharesModelState), isinstance(_make(name), MultiAgent))
+        for name in ("egp-ts", "egp-ei", "egp-auto", "bore++", "dts")
+    }
+    assert capabilities == {
+        "egp-ts": (True, False),
+        "egp-ei": (True, False),
+        "egp-auto": (True, False),
+        "bore++": (False, False),
+        "dts": (True, True),
+    }

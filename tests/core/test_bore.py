@@ -12,15 +12,27 @@ from shared_core.search_space import LinearConstraint
 
 def test_quantile_labels_count_ties_and_tiny_data():
     y = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0])
-    np.testing.assert_array_equal(quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0])  # ceil(0.25 * 8) = 2
+    np.testing.assert_array_equal(
+        quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0]
+    )  # ceil(0.25 * 8) = 2
     # ties with the threshold are not good (equal values, equal labels) ...
-    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 0, 0, 0])
+    np.testing.assert_array_equal(
+        quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 0, 0, 0]
+    )
     # ... so a plateau of bad values (e.g. failures clipped to the worst value) keeps the few good points
-    np.testing.assert_array_equal(quantile_labels(np.array([0.2, 0.5] + [1.0] * 10), 0.25), [1, 1] + [0] * 10)
-    np.testing.assert_array_equal(quantile_labels(np.array([1.0, 1.0, 3.0, 4.0]), 0.25), [1, 1, 0, 0])  # tau = min
+    np.testing.assert_array_equal(
+        quantile_labels(np.array([0.2, 0.5] + [1.0] * 10), 0.25), [1, 1] + [0] * 10
+    )
+    np.testing.assert_array_equal(
+        quantile_labels(np.array([1.0, 1.0, 3.0, 4.0]), 0.25), [1, 1, 0, 0]
+    )  # tau = min
     np.testing.assert_array_equal(quantile_labels(np.array([3.0]), 0.25), [1])
-    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1])  # constant
-    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1])  # at least one good
+    np.testing.assert_array_equal(
+        quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1]
+    )  # constant
+    np.testing.assert_array_equal(
+        quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1]
+    )  # at least one good
 
 
 def _data(n=20, d=2, seed=0):
@@ -32,7 +44,9 @@ def _data(n=20, d=2, seed=0):
 def _fitted(variant):
     X, y = _data()
     alg = BOREAlgorithm(variant=variant)
-    alg.classifier.fit(X, quantile_labels(y, 0.25), np.random.default_rng(0), n_observed=len(y), layout=b"")
+    alg.classifier.fit(
+        X, quantile_labels(y, 0.25), np.random.default_rng(0), n_observed=len(y), layout=b""
+    )
     return alg.classifier
 
 
@@ -42,18 +56,31 @@ def test_acquisition_and_score_gradients_match_finite_differences(variant):
     for x in np.random.default_rng(1).random((3, 2)) * 0.8 + 0.1:
         _, g = clf.acquisition().value_and_grad(x[None])
         fd = approx_fprime(x, lambda v: float(clf.acquisition().value(v[None])[0]), 1e-6)
-        np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)  # forward differences: ~1e-5 error
-        log_a = (lambda v: np.log(clf.acquisition().value(v[None])[0])) if variant == "bore++" else \
-            (lambda v: -np.logaddexp(0.0, -clf.acquisition().value(v[None])[0]))  # log sigmoid(logit)
-        np.testing.assert_allclose(clf.log_density_grad(x[None])[0], approx_fprime(x, log_a, 1e-6), rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(
+            g[0], fd, rtol=1e-3, atol=1e-4
+        )  # forward differences: ~1e-5 error
+        log_a = (
+            (lambda v: np.log(clf.acquisition().value(v[None])[0]))
+            if variant == "bore++"
+            else (lambda v: -np.logaddexp(0.0, -clf.acquisition().value(v[None])[0]))
+        )  # log sigmoid(logit)
+        np.testing.assert_allclose(
+            clf.log_density_grad(x[None])[0], approx_fprime(x, log_a, 1e-6), rtol=1e-3, atol=1e-4
+        )
 
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 def test_classifier_prefers_the_good_region(variant):
     clf = _fitted(variant)
-    good, bad = clf.acquisition().value(np.array([[0.3, 0.3]])), clf.acquisition().value(np.array([[0.95, 0.95]]))
+    good, bad = (
+        clf.acquisition().value(np.array([[0.3, 0.3]])),
+        clf.acquisition().value(np.array([[0.95, 0.95]])),
+    )
     if variant == "bore++":  # compare pi^ alone: the UCB term may favour unexplored corners
-        good, bad = clf.post.predict(np.array([[0.3, 0.3]]))[0], clf.post.predict(np.array([[0.95, 0.95]]))[0]
+        good, bad = (
+            clf.post.predict(np.array([[0.3, 0.3]]))[0],
+            clf.post.predict(np.array([[0.95, 0.95]]))[0],
+        )
     assert good[0] > bad[0]
 
 
@@ -69,7 +96,9 @@ def test_sequential_suggestion_is_the_acquisition_argmax_and_batches_spread():
     acq = alg.classifier.acquisition().value
     grid = np.stack(np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41)), -1).reshape(-1, 2)
     assert acq(x_seq[None])[0] >= acq(grid).max() - 1e-6  # at least as good as a 41x41 grid
-    batch = alg.suggest(space, Observations(X, y, X_pending=x_seq[None]), 4, np.random.default_rng(1))
+    batch = alg.suggest(
+        space, Observations(X, y, X_pending=x_seq[None]), 4, np.random.default_rng(1)
+    )
     pts = np.vstack([x_seq[None], batch])
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)[np.triu_indices(5, 1)]
     assert d.min() > 0.02  # SVGD companions: no point piles onto another
@@ -81,7 +110,9 @@ def test_pending_points_shrink_sigma_but_not_the_mean():
     grid = np.random.default_rng(2).random((200, 2))
     mean, var = clf.post.predict(grid)
     mean_p, var_p = clf.given_pending(pending).post.predict(grid)
-    np.testing.assert_allclose(mean_p, mean, atol=1e-9)  # labels hallucinated at pi^: mean unchanged
+    np.testing.assert_allclose(
+        mean_p, mean, atol=1e-9
+    )  # labels hallucinated at pi^: mean unchanged
     assert np.all(var_p <= var + 1e-12)  # more conditioning never adds variance
     at = clf.given_pending(pending).post.predict(pending)[1]
     assert np.all(at < clf.lam)  # one observation with noise lambda leaves at most lambda there
@@ -128,10 +159,14 @@ def test_synchronous_batch_is_queued_until_new_data():
     alg = BOREAlgorithm(batch_size=3)
     rng = np.random.default_rng(0)
     first = alg.suggest(space, Observations(X, y), 1, rng)[0]
-    assert len(alg._queue) == 2  # the other two particles of the joint SVGD run wait for the next asks
+    assert (
+        len(alg._queue) == 2
+    )  # the other two particles of the joint SVGD run wait for the next asks
     second = alg.suggest(space, Observations(X, y, X_pending=first[None]), 1, rng)[0]
     assert len(alg._queue) == 1 and not np.allclose(first, second)
-    alg.suggest(space, Observations(np.vstack([X, first]), np.append(y, 0.5)), 1, rng)  # new data: new batch
+    alg.suggest(
+        space, Observations(np.vstack([X, first]), np.append(y, 0.5)), 1, rng
+    )  # new data: new batch
     assert len(alg._queue) == 2
 
 
@@ -165,8 +200,12 @@ def test_categorical_only_space_and_constant_values():
 
 def test_same_seed_same_suggestions():
     X, y = _data()
-    runs = [BOREAlgorithm(variant=v).suggest(_space(), Observations(X, y, X_pending=X[:1]), 2, np.random.default_rng(5))
-            for v in ("bore", "bore", "bore++", "bore++")]
+    runs = [
+        BOREAlgorithm(variant=v).suggest(
+            _space(), Observations(X, y, X_pending=X[:1]), 2, np.random.default_rng(5)
+        )
+        for v in ("bore", "bore", "bore++", "bore++")
+    ]
     np.testing.assert_array_equal(runs[0], runs[1])
     np.testing.assert_array_equal(runs[2], runs[3])
 
@@ -191,17 +230,27 @@ def test_queued_batch_is_not_reused_in_another_space(change):
     """
     X, y = _data()
     first = _space()  # a, b continuous in [0, 1], no constraint
-    if change == "params":  # same encoded shape, but on grids: a queued (continuous) particle is off-grid
+    if (
+        change == "params"
+    ):  # same encoded shape, but on grids: a queued (continuous) particle is off-grid
         other = SearchSpace({"a": FloatParam(0.0, 1.0, step=0.25), "b": IntParam(0, 4)})
     else:  # same parameters, a constraint that every queued particle satisfies
-        other = SearchSpace(first.params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.9)])
+        other = SearchSpace(
+            first.params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.9)]
+        )
     alg = BOREAlgorithm(batch_size=4, svgd_steps=100)
-    alg.suggest(first, Observations(X, y), 1, np.random.default_rng(0))  # one SVGD run: 1 handed out, 3 queued
+    alg.suggest(
+        first, Observations(X, y), 1, np.random.default_rng(0)
+    )  # one SVGD run: 1 handed out, 3 queued
     queued = np.array(alg._queue)
     assert len(queued) == 3 and other.feasible(queued).all()
-    batch = alg.suggest(other, Observations(X, y), 2, np.random.default_rng(1))  # same data, other space
+    batch = alg.suggest(
+        other, Observations(X, y), 2, np.random.default_rng(1)
+    )  # same data, other space
     assert not matches_any(batch, queued).any()  # a reused particle would be returned unchanged
-    np.testing.assert_array_equal(other.round_to_valid(batch), batch)  # valid points of the other space
+    np.testing.assert_array_equal(
+        other.round_to_valid(batch), batch
+    )  # valid points of the other space
     assert other.feasible(batch).all()
 
 
@@ -218,11 +267,22 @@ def test_registry_builds_bore_with_json_options():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"variant": "x"}, "variant"), ({"gamma": 0}, "gamma"), ({"gamma": 1.5}, "gamma"), ({"beta": -0.1}, "beta"),
-     ({"lam": 0.0}, "lam"), ({"batch_size": 0}, "batch_size"), ({"batch_size": True}, "batch_size"),
-     ({"svgd_steps": -1}, "svgd_steps"), ({"n_raw": 0}, "n_raw"), ({"n_starts": 1.5}, "n_starts"),
-     ({"kernel": 3}, "kernel"), ({"sharpness": 0}, "sharpness"), ({"sharpness": float("inf")}, "sharpness"),
-     ({"sharpness": True}, "sharpness")],
+    [
+        ({"variant": "x"}, "variant"),
+        ({"gamma": 0}, "gamma"),
+        ({"gamma": 1.5}, "gamma"),
+        ({"beta": -0.1}, "beta"),
+        ({"lam": 0.0}, "lam"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": True}, "batch_size"),
+        ({"svgd_steps": -1}, "svgd_steps"),
+        ({"n_raw": 0}, "n_raw"),
+        ({"n_starts": 1.5}, "n_starts"),
+        ({"kernel": 3}, "kernel"),
+        ({"sharpness": 0}, "sharpness"),
+        ({"sharpness": float("inf")}, "sharpness"),
+        ({"sharpness": True}, "sharpness"),
+    ],
 )
 def test_bad_arguments_name_the_value(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -235,13 +295,19 @@ def test_classifier_is_reused_while_the_data_is_unchanged_and_refitted_on_schedu
     alg = BOREAlgorithm(max_points=20, svgd_steps=10)
     alg.suggest(space, Observations(X, y), 1, rng)
     post, refits = alg.classifier.post, alg.classifier.n_refits
-    alg.suggest(space, Observations(X, y, X_pending=np.full((1, 2), 0.5)), 2, rng)  # an Ax batch: same data
+    alg.suggest(
+        space, Observations(X, y, X_pending=np.full((1, 2), 0.5)), 2, rng
+    )  # an Ax batch: same data
     assert alg.classifier.post is post and alg.classifier.n_refits == refits
-    for _ in range(10):  # 30 -> 39 observations: refits due at 33 (ceil(10 % of 30) = 3 more) and 37 (4 more)
+    for _ in range(
+        10
+    ):  # 30 -> 39 observations: refits due at 33 (ceil(10 % of 30) = 3 more) and 37 (4 more)
         x = alg.suggest(space, Observations(X, y), 1, rng)
         X, y = np.vstack([X, x]), np.append(y, np.sum((x - 0.3) ** 2))
     assert alg.classifier.n_refits == refits + 2
-    assert alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20  # trained on max_points rows
+    assert (
+        alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20
+    )  # trained on max_points rows
 
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
@@ -252,15 +318,25 @@ def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkey
 
     warm_starts = []  # what each BORE++ hyperparameter fit started from
     fit = bore.fit_hyperparameters
-    monkeypatch.setattr(bore, "fit_hyperparameters", lambda *a, **kw: warm_starts.append(kw["warm_start"]) or fit(*a, **kw))
+    monkeypatch.setattr(
+        bore,
+        "fit_hyperparameters",
+        lambda *a, **kw: warm_starts.append(kw["warm_start"]) or fit(*a, **kw),
+    )
     X, y = _data(n=15, d=3)
     rng = np.random.default_rng(0)
     alg = BOREAlgorithm(variant=variant, svgd_steps=10)
     clf = alg.classifier
     alg.suggest(SearchSpace({k: FloatParam(0.0, 1.0) for k in "abc"}), Observations(X, y), 1, rng)
-    steps = [(_space(), X[:, :2], y),  # fewer columns
-             (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:, :2], y),  # same width
-             (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:8, :2], y[:8])]  # another study
+    steps = [
+        (_space(), X[:, :2], y),  # fewer columns
+        (
+            SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}),
+            X[:, :2],
+            y,
+        ),  # same width
+        (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:8, :2], y[:8]),
+    ]  # another study
     for space, X_new, y_new in steps:
         net = getattr(clf, "net", None)
         x = alg.suggest(space, Observations(X_new, y_new), 1, rng)[0]

@@ -5,13 +5,27 @@ import pytest
 
 from shared_core.acquisition import Acquisition
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
-from shared_core.search_space import CategoricalParam, FloatParam, IntParam, LinearConstraint, SearchSpace
+from shared_core.search_space import (
+    CategoricalParam,
+    FloatParam,
+    IntParam,
+    LinearConstraint,
+    SearchSpace,
+)
 
 
 def _space() -> SearchSpace:
     return SearchSpace(
-        {"x1": FloatParam(0.0, 2.0), "n": IntParam(0, 3), "c": CategoricalParam(("a", "b")), "x2": FloatParam(0.0, 2.0)},
-        constraints=[LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5), LinearConstraint((("n", 1.0), ("x1", -1.0)), 1.0)],
+        {
+            "x1": FloatParam(0.0, 2.0),
+            "n": IntParam(0, 3),
+            "c": CategoricalParam(("a", "b")),
+            "x2": FloatParam(0.0, 2.0),
+        },
+        constraints=[
+            LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5),
+            LinearConstraint((("n", 1.0), ("x1", -1.0)), 1.0),
+        ],
     )
 
 
@@ -35,16 +49,22 @@ def test_sample_returns_only_feasible_points():
 
 
 def test_infeasible_constraints_raise_a_clear_error():
-    space = SearchSpace({"x": FloatParam(0.0, 1.0)}, constraints=[LinearConstraint((("x", 1.0),), -1.0)])
+    space = SearchSpace(
+        {"x": FloatParam(0.0, 1.0)}, constraints=[LinearConstraint((("x", 1.0),), -1.0)]
+    )
     with pytest.raises(ValueError, match="constraints"):
         space.sample(np.random.default_rng(0), 4)
 
 
 def test_constraint_on_unknown_or_categorical_parameter_is_rejected():
     with pytest.raises(ValueError, match="'c'"):
-        SearchSpace({"c": CategoricalParam(("a", "b"))}, constraints=[LinearConstraint((("c", 1.0),), 1.0)])
+        SearchSpace(
+            {"c": CategoricalParam(("a", "b"))}, constraints=[LinearConstraint((("c", 1.0),), 1.0)]
+        )
     with pytest.raises(ValueError, match="'zz'"):
-        SearchSpace({"x": FloatParam(0.0, 1.0)}, constraints=[LinearConstraint((("zz", 1.0),), 1.0)])
+        SearchSpace(
+            {"x": FloatParam(0.0, 1.0)}, constraints=[LinearConstraint((("zz", 1.0),), 1.0)]
+        )
 
 
 class _Linear(Acquisition):
@@ -63,8 +83,10 @@ class _Linear(Acquisition):
 def test_optimiser_finds_the_constrained_optimum_on_the_boundary():
     """Maximise x1 + x2 subject to x1 + x2 <= 2.5: the unconstrained optimum (4) is infeasible, so the
     optimiser must end on the boundary (within the bisection resolution, 2 * 2**-30 per unit)."""
-    space = SearchSpace({"x1": FloatParam(0.0, 2.0), "x2": FloatParam(0.0, 2.0)},
-                        constraints=[LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5)])
+    space = SearchSpace(
+        {"x1": FloatParam(0.0, 2.0), "x2": FloatParam(0.0, 2.0)},
+        constraints=[LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5)],
+    )
 
     acq = _Linear(np.full(2, 2.0))  # x1 + x2 in decoded units
     for seed in range(5):

@@ -17,7 +17,9 @@ def _obs(n_agents=4, per_agent=6, seed=0):
     X = rng.random((len(source), 2))
     y = ((X - 0.3) ** 2).sum(1)
     pending_source = np.arange(n_agents)
-    return Observations(X, y, rng.random((n_agents, 2)), source=source, pending_source=pending_source)
+    return Observations(
+        X, y, rng.random((n_agents, 2)), source=source, pending_source=pending_source
+    )
 
 
 def test_an_agent_sees_its_neighbourhood_and_rows_of_unknown_source_only():
@@ -30,7 +32,9 @@ def test_an_agent_sees_its_neighbourhood_and_rows_of_unknown_source_only():
 
 
 def test_a_suggestion_conditions_only_on_the_neighbourhood():
-    algo = DistributedTSAlgorithm(graph="star", n_agents=4, agent_id=2)  # a leaf: sees itself and the centre 0
+    algo = DistributedTSAlgorithm(
+        graph="star", n_agents=4, agent_id=2
+    )  # a leaf: sees itself and the centre 0
     x = algo.suggest(SPACE, _obs(), 1, np.random.default_rng(0))
     assert x.shape == (1, 2) and np.all((0 <= x) & (x <= 1))
     assert algo._models[2].model.n == 2 * 6 + 2
@@ -61,13 +65,16 @@ def test_the_paper_surrogate_is_one_matern52_gp_and_egp_is_the_ensemble():
     assert gp._models[0].acquisition == "ts"
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(graph="ring", n_agents=4, agent_id=4), "agent_id"),
-    (dict(graph="ring", n_agents=4, agent_id=-1), "agent_id"),
-    (dict(graph="ring", n_agents=4, surrogate="bnn"), "surrogate"),
-    (dict(graph="ring", n_agents=4, kernels=["rbf"]), "kernels"),
-    (dict(graph="moebius", n_agents=4), "moebius"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(graph="ring", n_agents=4, agent_id=4), "agent_id"),
+        (dict(graph="ring", n_agents=4, agent_id=-1), "agent_id"),
+        (dict(graph="ring", n_agents=4, surrogate="bnn"), "surrogate"),
+        (dict(graph="ring", n_agents=4, kernels=["rbf"]), "kernels"),
+        (dict(graph="moebius", n_agents=4), "moebius"),
+    ],
+)
 def test_bad_configuration_is_a_value_error_naming_the_value(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DistributedTSAlgorithm(**kwargs)

@@ -1,14 +1,29 @@
 import numpy as np
 import pytest
 
-from shared_core import CategoricalParam, EGPAlgorithm, FloatParam, IntParam, KernelSpec, Observations, SearchSpace
+from shared_core import (
+    CategoricalParam,
+    EGPAlgorithm,
+    FloatParam,
+    IntParam,
+    KernelSpec,
+    Observations,
+    SearchSpace,
+)
 
 
 def _quadratic(space, X):
-    return np.array([(v["x"] - 0.3) ** 2 + (v["y"] + 0.5) ** 2 + (0.0 if v["c"] == "b" else 1.0) for v in map(space.decode, X)])
+    return np.array(
+        [
+            (v["x"] - 0.3) ** 2 + (v["y"] + 0.5) ** 2 + (0.0 if v["c"] == "b" else 1.0)
+            for v in map(space.decode, X)
+        ]
+    )
 
 
-SPACE = SearchSpace({"x": FloatParam(-1, 1), "y": FloatParam(-1, 1), "c": CategoricalParam(("a", "b", "c"))})
+SPACE = SearchSpace(
+    {"x": FloatParam(-1, 1), "y": FloatParam(-1, 1), "c": CategoricalParam(("a", "b", "c"))}
+)
 
 
 @pytest.mark.parametrize("acquisition", ["ts", "ei", "auto"])
@@ -62,14 +77,30 @@ def test_seeded_runs_are_reproducible_and_inputs_edge_cases():
     b = EGPAlgorithm().suggest(space, Observations(X, y), 2, np.random.default_rng(7))
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(space.round_to_valid(a), a)
-    const = EGPAlgorithm().suggest(space, Observations(X, np.full(8, 4.0)), 1, np.random.default_rng(0))
+    const = EGPAlgorithm().suggest(
+        space, Observations(X, np.full(8, 4.0)), 1, np.random.default_rng(0)
+    )
     assert np.all(np.isfinite(const))
-    empty = EGPAlgorithm().suggest(space, Observations(np.zeros((0, space.dim)), np.zeros(0)), 3, np.random.default_rng(0))
+    empty = EGPAlgorithm().suggest(
+        space, Observations(np.zeros((0, space.dim)), np.zeros(0)), 3, np.random.default_rng(0)
+    )
     assert empty.shape == (3, space.dim)
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"acquisition": "ucb"}, {"n_features": 3}, {"kernels": ()}, {"kernels": ("rbf-bogus",)}, {"kernels": "rbf"}, {"n_raw": 0}, {"n_features": True}, {"exact_limit": 0}, {"fantasize_pending": "no"}, {"warp_outputs": 1}]
+    "kwargs",
+    [
+        {"acquisition": "ucb"},
+        {"n_features": 3},
+        {"kernels": ()},
+        {"kernels": ("rbf-bogus",)},
+        {"kernels": "rbf"},
+        {"n_raw": 0},
+        {"n_features": True},
+        {"exact_limit": 0},
+        {"fantasize_pending": "no"},
+        {"warp_outputs": 1},
+    ],
 )
 def test_bad_arguments_raise(kwargs):
     with pytest.raises(ValueError):
@@ -80,10 +111,13 @@ def test_bad_arguments_raise(kwargs):
 def test_batch_in_a_small_discrete_space_never_repeats_a_point(acquisition):
     """12 possible points, 4 evaluated: a batch of 6 must be 6 new, distinct points."""
     space = SearchSpace({"a": CategoricalParam(("x", "y", "z")), "k": IntParam(1, 4)})
-    X = space.encode_many([{"a": "x", "k": 1}, {"a": "y", "k": 2}, {"a": "z", "k": 3}, {"a": "y", "k": 4}])
+    X = space.encode_many(
+        [{"a": "x", "k": 1}, {"a": "y", "k": 2}, {"a": "z", "k": 3}, {"a": "y", "k": 4}]
+    )
     y = np.array([1.0, 0.0, 2.0, 0.5])
     batch = EGPAlgorithm(acquisition=acquisition, n_features=64).suggest(
-        space, Observations(X=X, y=y), 6, np.random.default_rng(0))
+        space, Observations(X=X, y=y), 6, np.random.default_rng(0)
+    )
     keys = {tuple(row) for row in np.vstack([X, batch])}
     assert len(keys) == 10
 
@@ -95,11 +129,16 @@ def test_random_feature_posteriors_handle_pending_points(acquisition):
     space = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
     X = rng.random((30, 2))
     alg = EGPAlgorithm(acquisition=acquisition, exact_limit=20, n_features=64)
-    batch = alg.suggest(space, Observations(X, np.sum((X - 0.3) ** 2, 1), X_pending=X[:2] * 0.9), 3, rng)
+    batch = alg.suggest(
+        space, Observations(X, np.sum((X - 0.3) ** 2, 1), X_pending=X[:2] * 0.9), 3, rng
+    )
     assert type(alg.model.members[0].post).__name__ == "BayesianLinearRegression"
     assert batch.shape == (3, 2) and len({tuple(x) for x in batch}) == 3
     pending = X[:2] * 0.9  # the fantasies shrink each member's variance there, the mean stays
     for m, member in enumerate(alg.model.members):
-        before, after = member.post.predict(pending), alg.model.conditioned_on_pending(m, pending).post.predict(pending)
+        before, after = (
+            member.post.predict(pending),
+            alg.model.conditioned_on_pending(m, pending).post.predict(pending),
+        )
         np.testing.assert_allclose(after[0], before[0], atol=1e-8)
         assert np.all(after[1] < before[1])

@@ -59,7 +59,9 @@ def test_lengthscale_grid_dictionary_prefers_plausible_lengthscales():
 
 
 def test_standardize_handles_huge_and_constant_values():
-    assert standardize(np.array([1e300, -1e300, 5e299])) == pytest.approx((1e299 * 5 / 3, standardize(np.array([1.0, -1.0, 0.5]))[1] * 1e300))
+    assert standardize(np.array([1e300, -1e300, 5e299])) == pytest.approx(
+        (1e299 * 5 / 3, standardize(np.array([1.0, -1.0, 0.5]))[1] * 1e300)
+    )
     assert standardize(np.array([3.0, 3.0])) == (3.0, 1.0)
 
 
@@ -67,7 +69,7 @@ def test_output_transform_is_increasing_and_keeps_new_best_values_ordered():
     rng = np.random.default_rng(0)
     X = rng.uniform(-5, 10, (40, 2))
     s = X[:, 0] * 0.5 + X[:, 1]
-    y = (X ** 2).sum(1) + (0.5 * s) ** 2 + (0.5 * s) ** 4  # Zakharov: heavy right tail
+    y = (X**2).sum(1) + (0.5 * s) ** 2 + (0.5 * s) ** 4  # Zakharov: heavy right tail
     tr = OutputTransform.fit(y)
     assert tr.lam < 1.0  # the heavy tail of bad values is compressed
     grid = np.concatenate([[y.min() - 100.0, y.min() - 1.0], np.sort(y), [10 * y.max()]])
@@ -77,7 +79,9 @@ def test_output_transform_is_increasing_and_keeps_new_best_values_ordered():
 
 
 def test_output_transform_is_plain_standardisation_without_a_right_tail():
-    y = -np.abs(np.random.default_rng(1).standard_normal(50)) ** 2  # left tail: good values are rare
+    y = (
+        -(np.abs(np.random.default_rng(1).standard_normal(50)) ** 2)
+    )  # left tail: good values are rare
     tr, plain = OutputTransform.fit(y), OutputTransform.fit(y, warp=False)
     assert tr.lam == 1.0
     np.testing.assert_allclose(tr(y), plain(y), atol=1e-12)
@@ -99,10 +103,14 @@ def test_yeojohnson_matches_scipy():
     rng = np.random.default_rng(0)
     u = np.concatenate([rng.standard_normal(20), rng.exponential(3.0, 30)])
     for lam in (-1.0, -0.3, 0.0, 0.5, 1.0):
-        np.testing.assert_allclose(yeojohnson(u, lam), stats.yeojohnson(u, lam), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            yeojohnson(u, lam), stats.yeojohnson(u, lam), rtol=1e-10, atol=1e-12
+        )
     for scale in (0.5, 3.0, 30.0):  # light to heavy right tails
         v = rng.exponential(scale, 60) ** 1.5
-        assert _yeojohnson_lambda(v) == pytest.approx(np.clip(stats.yeojohnson_normmax(v), -1, 1), abs=1e-3)
+        assert _yeojohnson_lambda(v) == pytest.approx(
+            np.clip(stats.yeojohnson_normmax(v), -1, 1), abs=1e-3
+        )
 
 
 # ------------------------------------------------------------------------------ shared state
@@ -139,8 +147,23 @@ def test_an_offered_state_replaces_the_first_fit_and_gives_the_same_model():
     assert other.n_refits == 1
 
 
-@pytest.mark.parametrize("change", ["kernels", "dim", "warp", "garbage", "negative", "missing", "refit_due",
-                                    "infinite_n", "huge_int", "tiny_lengthscale", "tiny_scale", "wrong_fixed_ls"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "kernels",
+        "dim",
+        "warp",
+        "garbage",
+        "negative",
+        "missing",
+        "refit_due",
+        "infinite_n",
+        "huge_int",
+        "tiny_lengthscale",
+        "tiny_scale",
+        "wrong_fixed_ls",
+    ],
+)
 def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
     ens, X, y = _fitted(50, 54)
     state = json.loads(json.dumps(ens.state()))
@@ -164,7 +187,10 @@ def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
     elif change == "huge_int":
         state["hyperparameters"][0]["amplitude"] = 10**400
     elif change == "tiny_lengthscale":
-        state["hyperparameters"][1]["lengthscales"] = [1e-300, 1e-300]  # outside the fitter's bounds
+        state["hyperparameters"][1]["lengthscales"] = [
+            1e-300,
+            1e-300,
+        ]  # outside the fitter's bounds
     elif change == "tiny_scale":
         state["transform"]["scale"] = 1e-300  # valid-looking, but the weights would be NaN
     elif change == "wrong_fixed_ls":

@@ -15,4 +15,6 @@ def test_shared_core_never_imports_optuna_or_ax():
     assert res.returncode == 0, res.stdout + res.stderr
     for path in (ROOT / "shared_core").rglob("*.py"):
         text = path.read_text()
-        assert "import optuna" not in text and "from optuna" not in text and "from ax" not in text, path
+        assert (
+            "import optuna" not in text and "from optuna" not in text and "from ax" not in text
+        ), path

@@ -7,7 +7,12 @@ from shared_core.models.kernels import RandomFourierFeatures
 from shared_core.models.gp import ExactPosterior, GPHyper, _neg_log_posterior, fit_hyperparameters
 from shared_core.models.kernels import KernelSpec
 
-SPECS = [KernelSpec("rbf", True), KernelSpec("matern32"), KernelSpec("matern52", True), KernelSpec("rbf", lengthscale=0.3)]
+SPECS = [
+    KernelSpec("rbf", True),
+    KernelSpec("matern32"),
+    KernelSpec("matern52", True),
+    KernelSpec("rbf", lengthscale=0.3),
+]
 
 
 def _data(n=12, d=3, seed=0):
@@ -43,20 +48,28 @@ def test_priors_are_lognormal_densities_of_the_values():
 
     from shared_core.models.gp import _ls_prior
 
-    X, y = np.zeros((1, 6)), np.zeros(1)  # one point at 0: only the prior depends on the lengthscales
+    X, y = (
+        np.zeros((1, 6)),
+        np.zeros(1),
+    )  # one point at 0: only the prior depends on the lengthscales
     spec = KernelSpec("rbf", ard=True)
     mu, sd = _ls_prior(6)
     t1 = np.concatenate([np.log(np.full(6, 0.5)), [0.0, np.log(0.01)]])
     t2 = t1.copy()
     t2[:6] = np.log([0.1, 0.3, 1.0, 3.0, 10.0, 30.0])
-    expected = np.sum(lognorm.logpdf(np.exp(t2[:6]), sd, scale=np.exp(mu)) - lognorm.logpdf(np.exp(t1[:6]), sd, scale=np.exp(mu)))
+    expected = np.sum(
+        lognorm.logpdf(np.exp(t2[:6]), sd, scale=np.exp(mu))
+        - lognorm.logpdf(np.exp(t1[:6]), sd, scale=np.exp(mu))
+    )
     got = _neg_log_posterior(t1, spec, X, y)[0] - _neg_log_posterior(t2, spec, X, y)[0]
     assert got == pytest.approx(expected, rel=1e-10)
     # with no information about the lengthscales the fit returns the prior mode exp(mu - sd^2) (~0.5 in
     # 6-D), as BoTorch's; before this convention it returned the median exp(mu) (~10), which switched
     # most inputs off.
     h = fit_hyperparameters(spec, X, y)
-    np.testing.assert_allclose(h.ls, np.exp(mu - sd**2), rtol=1e-4)  # L-BFGS-B tolerance on a flat-ish optimum
+    np.testing.assert_allclose(
+        h.ls, np.exp(mu - sd**2), rtol=1e-4
+    )  # L-BFGS-B tolerance on a flat-ish optimum
 
 
 def test_pathwise_samples_match_exact_posterior_moments():
@@ -78,8 +91,8 @@ def test_pathwise_samples_match_exact_posterior_moments():
     np.testing.assert_allclose(draws.mean(0), mean, atol=4 * np.sqrt(var.max() / 2000) + 0.02)
     np.testing.assert_allclose(draws.var(0), var, rtol=0.15, atol=0.01)
 
-    blr = BayesianLinearRegression.from_data(RandomFourierFeatures(spec, h.ls, 1, 10, rng), h, spec, X, y)
+    blr = BayesianLinearRegression.from_data(
+        RandomFourierFeatures(spec, h.ls, 1, 10, rng), h, spec, X, y
+    )
     _, blr_var = blr.predict(Xq)
     assert np.abs(blr_var - var).max() > np.abs(draws.var(0) - var).max()
-
-

@@ -42,7 +42,15 @@ def test_grid_rows_are_largest_divisor_up_to_sqrt():
 
 
 def test_graph_names():
-    assert graph_names() == ["complete", "star", "ring", "line", "grid", "disconnected", "erdos_renyi"]
+    assert graph_names() == [
+        "complete",
+        "star",
+        "ring",
+        "line",
+        "grid",
+        "disconnected",
+        "erdos_renyi",
+    ]
 
 
 # ---- neighbourhoods and connectivity -------------------------------------------------------------
@@ -76,40 +84,78 @@ def test_connectivity_and_components():
     assert not make_graph("disconnected", 2).is_connected
     graph = make_graph([(3, 4), (0, 2)], 6)
     assert not graph.is_connected
-    assert graph.components == [frozenset({0, 2}), frozenset({1}), frozenset({3, 4}), frozenset({5})]
+    assert graph.components == [
+        frozenset({0, 2}),
+        frozenset({1}),
+        frozenset({3, 4}),
+        frozenset({5}),
+    ]
     assert make_graph("ring", 5).components == [frozenset(range(5))]
 
 
 # ---- clique numbers ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, n, size", [
-    ("complete", 1, 1), ("complete", 5, 5), ("star", 2, 2), ("star", 6, 2), ("star", 1, 1), ("ring", 3, 3),
-    ("ring", 4, 2), ("ring", 5, 2), ("line", 4, 2), ("grid", 6, 2), ("grid", 9, 2), ("disconnected", 4, 1),
-])
+@pytest.mark.parametrize(
+    "name, n, size",
+    [
+        ("complete", 1, 1),
+        ("complete", 5, 5),
+        ("star", 2, 2),
+        ("star", 6, 2),
+        ("star", 1, 1),
+        ("ring", 3, 3),
+        ("ring", 4, 2),
+        ("ring", 5, 2),
+        ("line", 4, 2),
+        ("grid", 6, 2),
+        ("grid", 9, 2),
+        ("disconnected", 4, 1),
+    ],
+)
 def test_largest_clique_size(name, n, size):
     graph = make_graph(name, n)
     assert graph.largest_clique_size == size
     assert graph.clique_numbers_exact
 
 
-@pytest.mark.parametrize("name, n, cover", [
-    ("complete", 1, 1), ("complete", 6, 1), ("star", 5, 4), ("star", 2, 1), ("ring", 5, 3), ("ring", 6, 3),
-    ("ring", 3, 1), ("line", 4, 2), ("line", 5, 3), ("grid", 6, 3), ("disconnected", 1, 1), ("disconnected", 5, 5),
-])
+@pytest.mark.parametrize(
+    "name, n, cover",
+    [
+        ("complete", 1, 1),
+        ("complete", 6, 1),
+        ("star", 5, 4),
+        ("star", 2, 1),
+        ("ring", 5, 3),
+        ("ring", 6, 3),
+        ("ring", 3, 1),
+        ("line", 4, 2),
+        ("line", 5, 3),
+        ("grid", 6, 3),
+        ("disconnected", 1, 1),
+        ("disconnected", 5, 5),
+    ],
+)
 def test_clique_cover_number(name, n, cover):
     assert make_graph(name, n).clique_cover_number == cover
 
 
 def _complement(graph):
-    return CommunicationGraph(graph.n_agents, set(itertools.combinations(range(graph.n_agents), 2)) - graph.edges)
+    return CommunicationGraph(
+        graph.n_agents, set(itertools.combinations(range(graph.n_agents), 2)) - graph.edges
+    )
 
 
 def test_clique_cover_beyond_its_lower_bounds():
     # Grötzsch graph (Mycielskian of C5): 11 vertices, triangle-free, chromatic number 4, independence 5.
     # Its complement has clique cover 4, but the lower bounds (independence 2, ceil(11 / 5) = 3) give 3.
     c5 = [(i, (i + 1) % 5) for i in range(5)]
-    edges = c5 + [(i + 5, j) for i, j in c5] + [(j + 5, i) for i, j in c5] + [(i + 5, 10) for i in range(5)]
+    edges = (
+        c5
+        + [(i + 5, j) for i, j in c5]
+        + [(j + 5, i) for i, j in c5]
+        + [(i + 5, 10) for i in range(5)]
+    )
     groetzsch = CommunicationGraph(11, edges)
     assert groetzsch.largest_clique_size == 2
     complement = _complement(groetzsch)
@@ -123,17 +169,24 @@ def _brute_force_clique_numbers(graph):
     def is_clique(agents):
         return all(adjacency[i, j] for i, j in itertools.combinations(agents, 2))
 
-    largest = max(r for r in range(1, n + 1) for s in itertools.combinations(range(n), r) if is_clique(s))
+    largest = max(
+        r for r in range(1, n + 1) for s in itertools.combinations(range(n), r) if is_clique(s)
+    )
     for k in range(1, n + 1):  # clique cover = colouring of the complement with k colours
         for colours in itertools.product(range(k), repeat=n):
-            if all(colours[i] != colours[j] or adjacency[i, j] for i, j in itertools.combinations(range(n), 2)):
+            if all(
+                colours[i] != colours[j] or adjacency[i, j]
+                for i, j in itertools.combinations(range(n), 2)
+            ):
                 return largest, k
 
 
 def _random_small_graph(rng) -> CommunicationGraph:
     """1-6 agents, each edge present with a probability drawn per graph."""
     n, p = int(rng.integers(1, 7)), rng.uniform()
-    return CommunicationGraph(n, [e for e in itertools.combinations(range(n), 2) if rng.random() < p])
+    return CommunicationGraph(
+        n, [e for e in itertools.combinations(range(n), 2) if rng.random() < p]
+    )
 
 
 def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
@@ -141,7 +194,10 @@ def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
     for _ in range(40):
         graph = _random_small_graph(rng)
         n = graph.n_agents
-        assert (graph.largest_clique_size, graph.clique_cover_number) == _brute_force_clique_numbers(graph), graph
+        assert (
+            graph.largest_clique_size,
+            graph.clique_cover_number,
+        ) == _brute_force_clique_numbers(graph), graph
         assert cliques.greedy_clique_size(graph._adjacency) <= graph.largest_clique_size
         assert cliques.greedy_clique_cover(graph._adjacency) >= graph.clique_cover_number
 
@@ -157,8 +213,25 @@ def test_inclusion_exclusion_cover_matches_brute_force_without_bounds():
 
 def test_clique_cover_between_its_lower_bounds_and_the_greedy_cover():
     # lower bounds 3, greedy cover 5, exact 4 (brute force): only the inclusion-exclusion step finds it
-    edges = [(0, 1), (0, 2), (1, 3), (1, 4), (1, 5), (2, 4), (2, 7), (3, 4), (3, 5), (3, 7), (3, 8), (4, 5), (4, 6),
-             (4, 8), (5, 6), (6, 8), (7, 8)]
+    edges = [
+        (0, 1),
+        (0, 2),
+        (1, 3),
+        (1, 4),
+        (1, 5),
+        (2, 4),
+        (2, 7),
+        (3, 4),
+        (3, 5),
+        (3, 7),
+        (3, 8),
+        (4, 5),
+        (4, 6),
+        (4, 8),
+        (5, 6),
+        (6, 8),
+        (7, 8),
+    ]
     graph = CommunicationGraph(9, edges)
     assert cliques.greedy_clique_cover(graph._adjacency) == 5
     assert graph.clique_cover_number == 4 == _brute_force_clique_numbers(graph)[1]
@@ -193,7 +266,9 @@ def test_erdos_renyi_is_reproducible_and_connected():
     assert len({make_graph("erdos_renyi:0.2", 12, seed=s) for s in range(5)}) > 1
     for seed in range(10):
         assert make_graph("erdos_renyi:0.05", 15, seed=seed).is_connected
-    assert make_graph("erdos_renyi", 9, seed=1) == make_graph("erdos_renyi:0.3", 9, seed=1)  # default p 0.3
+    assert make_graph("erdos_renyi", 9, seed=1) == make_graph(
+        "erdos_renyi:0.3", 9, seed=1
+    )  # default p 0.3
     assert make_graph("erdos_renyi:1", 5, seed=0) == make_graph("complete", 5)
     assert make_graph("erdos_renyi:0", 5, seed=0) == make_graph("line", 5)
     assert make_graph("erdos_renyi:0.5", 1, seed=0).edges == frozenset()
@@ -233,20 +308,26 @@ def test_edge_list_ignores_duplicates_and_order():
     graph = make_graph([(1, 0), (0, 1), [0, 1], (np.int64(2), 1)])
     assert graph.edges == {(0, 1), (1, 2)}
     assert graph.n_agents == 3
-    assert make_graph([(0, 1), (2, 3)]).edges == {(0, 1), (2, 3)}  # a 2 x 2 list that is not 0/1: edges
+    assert make_graph([(0, 1), (2, 3)]).edges == {
+        (0, 1),
+        (2, 3),
+    }  # a 2 x 2 list that is not 0/1: edges
 
 
-@pytest.mark.parametrize("edges, n, message", [
-    ([(0, 0)], None, r"self-loops.*\(0, 0\)"),
-    ([(0, -1)], None, r"integers >= 0, got -1"),
-    ([(0, 1.0)], None, r"integers >= 0, got 1\.0"),
-    ([(0, True)], None, r"integers >= 0, got True"),
-    ([(0, 1, 2)], None, r"pair.*\(0, 1, 2\)"),
-    ([0, 1], None, r"pair.*got 0"),
-    ([(0, 4)], 4, r"n_agents=4.*edge \(0, 4\).*agent 4"),
-    ([], None, r"empty edge list needs n_agents"),
-    ([(0, 1)], 0, r"n_agents must be an integer >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "edges, n, message",
+    [
+        ([(0, 0)], None, r"self-loops.*\(0, 0\)"),
+        ([(0, -1)], None, r"integers >= 0, got -1"),
+        ([(0, 1.0)], None, r"integers >= 0, got 1\.0"),
+        ([(0, True)], None, r"integers >= 0, got True"),
+        ([(0, 1, 2)], None, r"pair.*\(0, 1, 2\)"),
+        ([0, 1], None, r"pair.*got 0"),
+        ([(0, 4)], 4, r"n_agents=4.*edge \(0, 4\).*agent 4"),
+        ([], None, r"empty edge list needs n_agents"),
+        ([(0, 1)], 0, r"n_agents must be an integer >= 1, got 0"),
+    ],
+)
 def test_edge_list_errors(edges, n, message):
     with pytest.raises(ValueError, match=message):
         make_graph(edges, n)
@@ -278,15 +359,30 @@ def test_adjacency_round_trip():
     assert make_graph([[0, 1, 1], [1, 0, 0], [1, 0, 0]]).edges == {(0, 1), (0, 2)}
 
 
-@pytest.mark.parametrize("matrix, n, message", [
-    ([[0, 1, 0], [0, 0, 0], [0, 0, 0]], None, r"symmetric, got 1 at \[0, 1\] but 0 at \[1, 0\]"),
-    ([[0, 1, 0], [1, 1, 0], [0, 0, 0]], None, r"zero diagonal.*got 1 at \[1, 1\]"),
-    ([[0, 2, 0], [2, 0, 0], [0, 0, 0]], None, r"0/1 or bool, got 2 at \[0, 1\]"),
-    ([[0, 0.5, 0], [0.5, 0, 0], [0, 0, 0]], None, r"0/1 or bool, got 0\.5 at \[0, 1\]"),
-    ([[0, 1], [0, 0]], None, r"symmetric.*\(a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the "
-                             r"edge of two agents as \[\(0, 1\)\]\)"),
-    (np.zeros((3, 3)), 4, r"n_agents=4 does not match the adjacency matrix, which has 3 agents"),
-])
+@pytest.mark.parametrize(
+    "matrix, n, message",
+    [
+        (
+            [[0, 1, 0], [0, 0, 0], [0, 0, 0]],
+            None,
+            r"symmetric, got 1 at \[0, 1\] but 0 at \[1, 0\]",
+        ),
+        ([[0, 1, 0], [1, 1, 0], [0, 0, 0]], None, r"zero diagonal.*got 1 at \[1, 1\]"),
+        ([[0, 2, 0], [2, 0, 0], [0, 0, 0]], None, r"0/1 or bool, got 2 at \[0, 1\]"),
+        ([[0, 0.5, 0], [0.5, 0, 0], [0, 0, 0]], None, r"0/1 or bool, got 0\.5 at \[0, 1\]"),
+        (
+            [[0, 1], [0, 0]],
+            None,
+            r"symmetric.*\(a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the "
+            r"edge of two agents as \[\(0, 1\)\]\)",
+        ),
+        (
+            np.zeros((3, 3)),
+            4,
+            r"n_agents=4 does not match the adjacency matrix, which has 3 agents",
+        ),
+    ],
+)
 def test_adjacency_errors(matrix, n, message):
     with pytest.raises(ValueError, match=message):
         make_graph(matrix, n)
@@ -319,13 +415,17 @@ def test_networkx_errors():
         make_graph(nx.MultiGraph([(0, 1)]))
     with pytest.raises(ValueError, match=r"self-loops.*\(1, 1\) of the networkx graph"):
         make_graph(nx.Graph([(0, 1), (1, 1)]))
-    with pytest.raises(ValueError, match=r"n_agents=3 does not match the networkx graph, which has 2 agents"):
+    with pytest.raises(
+        ValueError, match=r"n_agents=3 does not match the networkx graph, which has 2 agents"
+    ):
         make_graph(nx.Graph([(0, 1)]), 3)
     with pytest.raises(ValueError, match="at least one node"):
         make_graph(nx.Graph())
     with pytest.raises(ValueError, match=r"agent ids 0..1, got \[0, 'a'\]"):
         make_graph(nx.Graph([(0, "a")]))
-    with pytest.raises(ValueError, match=r"agent ids 0..3, got \[1, 2, 3, 4\]"):  # agent 0 is missing
+    with pytest.raises(
+        ValueError, match=r"agent ids 0..3, got \[1, 2, 3, 4\]"
+    ):  # agent 0 is missing
         make_graph(nx.path_graph([1, 2, 3, 4]))
 
 
@@ -333,9 +433,13 @@ def test_networkx_not_imported_by_the_module():
     import subprocess
     import sys
 
-    code = ("import sys, shared_core.graphs as g; g.make_graph('ring', 5).clique_cover_number; "
-            "print('networkx' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (
+        "import sys, shared_core.graphs as g; g.make_graph('ring', 5).clique_cover_number; "
+        "print('networkx' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 
@@ -343,7 +447,9 @@ def test_communication_graph_passes_through():
     graph = make_graph("star", 4)
     assert make_graph(graph) is graph
     assert make_graph(graph, 4) is graph
-    with pytest.raises(ValueError, match=r"n_agents=5 does not match the CommunicationGraph, which has 4 agents"):
+    with pytest.raises(
+        ValueError, match=r"n_agents=5 does not match the CommunicationGraph, which has 4 agents"
+    ):
         make_graph(graph, 5)
 
 
@@ -367,19 +473,26 @@ def test_dict_equality_hash_repr_and_immutability():
 # ---- names: errors -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec, n, message", [
-    ("hypercube", 4, r"unknown graph 'hypercube'; valid names: \['complete', 'star', 'ring', 'line', 'grid', "
-                     r"'disconnected', 'erdos_renyi'\]"),
-    ("ring:3", 4, r"unknown graph 'ring:3'"),
-    ("erdos_renyi:", 4, r"unknown graph 'erdos_renyi:'"),
-    ("ring", None, r"graph 'ring' needs n_agents.*got n_agents=None"),
-    ("ring", 0, r"n_agents must be an integer >= 1, got 0"),
-    ("star", 2.5, r"n_agents must be an integer >= 1, got 2\.5"),
-    ("complete", True, r"n_agents must be an integer >= 1, got True"),
-    ("erdos_renyi:abc", 4, r"must be a number in \[0, 1\], got 'abc'"),
-    ("erdos_renyi:1.5", 4, r"p must be a finite number in \[0, 1\], got 1\.5"),
-    ("erdos_renyi:nan", 4, r"p must be a finite number in \[0, 1\], got nan"),
-])
+@pytest.mark.parametrize(
+    "spec, n, message",
+    [
+        (
+            "hypercube",
+            4,
+            r"unknown graph 'hypercube'; valid names: \['complete', 'star', 'ring', 'line', 'grid', "
+            r"'disconnected', 'erdos_renyi'\]",
+        ),
+        ("ring:3", 4, r"unknown graph 'ring:3'"),
+        ("erdos_renyi:", 4, r"unknown graph 'erdos_renyi:'"),
+        ("ring", None, r"graph 'ring' needs n_agents.*got n_agents=None"),
+        ("ring", 0, r"n_agents must be an integer >= 1, got 0"),
+        ("star", 2.5, r"n_agents must be an integer >= 1, got 2\.5"),
+        ("complete", True, r"n_agents must be an integer >= 1, got True"),
+        ("erdos_renyi:abc", 4, r"must be a number in \[0, 1\], got 'abc'"),
+        ("erdos_renyi:1.5", 4, r"p must be a finite number in \[0, 1\], got 1\.5"),
+        ("erdos_renyi:nan", 4, r"p must be a finite number in \[0, 1\], got nan"),
+    ],
+)
 def test_name_errors(spec, n, message):
     with pytest.raises(ValueError, match=message):
         make_graph(spec, n, seed=0)
@@ -387,5 +500,7 @@ def test_name_errors(spec, n, message):
 
 @pytest.mark.parametrize("spec", [3.5, None, {"n_agents": 2, "edges": []}, b"ring"])
 def test_unsupported_spec(spec):
-    with pytest.raises(ValueError, match=r"a graph must be a topology name .*got " + type(spec).__name__):
+    with pytest.raises(
+        ValueError, match=r"a graph must be a topology name .*got " + type(spec).__name__
+    ):
         make_graph(spec, 3)

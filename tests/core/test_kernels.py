@@ -16,7 +16,9 @@ def test_input_gradient_matches_finite_differences(spec):
     x = rng.random(3)
     _, dK = kernel_grad_x(spec, x[None], X2, ls, 1.7)
     for j in range(5):
-        fd = approx_fprime(x, lambda z: kernel_matrix(spec, z[None], X2[j : j + 1], ls, 1.7)[0, 0], 1e-7)
+        fd = approx_fprime(
+            x, lambda z: kernel_matrix(spec, z[None], X2[j : j + 1], ls, 1.7)[0, 0], 1e-7
+        )
         # forward differences with step 1e-7: error ~1e-6 relative to O(1) kernel slopes
         np.testing.assert_allclose(dK[0, j], fd, atol=2e-6)
 

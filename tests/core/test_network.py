@@ -51,5 +51,7 @@ def test_build_mlp_needs_two_sizes():
 
 def test_importing_the_module_does_not_import_torch():
     code = "import sys, shared_core.models.network; print('torch' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"

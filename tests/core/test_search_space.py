@@ -35,7 +35,13 @@ def _valid(p, v):
 def test_any_point_decodes_to_valid_values():
     space = SearchSpace(PARAMS)
     rng = np.random.default_rng(0)
-    X = np.vstack([rng.uniform(-0.5, 1.5, (300, space.dim)), np.zeros((1, space.dim)), np.ones((1, space.dim))])
+    X = np.vstack(
+        [
+            rng.uniform(-0.5, 1.5, (300, space.dim)),
+            np.zeros((1, space.dim)),
+            np.ones((1, space.dim)),
+        ]
+    )
     X[0, 0] = np.nan
     for x in X:
         for name, v in space.decode(x).items():
@@ -72,8 +78,13 @@ def test_categorical_is_one_hot_and_bool_is_not_confused_with_int():
 
 @pytest.mark.parametrize(
     "factory",
-    [lambda: FloatParam(2.0, 1.0), lambda: FloatParam(0.0, 1.0, log=True), lambda: IntParam(0, 5, log=True),
-     lambda: CategoricalParam(()), lambda: FloatParam(0.0, math.inf)],
+    [
+        lambda: FloatParam(2.0, 1.0),
+        lambda: FloatParam(0.0, 1.0, log=True),
+        lambda: IntParam(0, 5, log=True),
+        lambda: CategoricalParam(()),
+        lambda: FloatParam(0.0, math.inf),
+    ],
 )
 def test_bad_params_raise_value_error(factory):
     with pytest.raises(ValueError):
@@ -127,7 +138,9 @@ def _ref_encode(p, v):
 
 def _ref_decode(p, u):
     if isinstance(p, CategoricalParam):
-        nan = [i for i, ui in enumerate(u) if math.isnan(ui)]  # NaN counts as the largest, as in numpy
+        nan = [
+            i for i, ui in enumerate(u) if math.isnan(ui)
+        ]  # NaN counts as the largest, as in numpy
         return p.choices[nan[0] if nan else u.index(max(u))]
     u = 0.5 if math.isnan(u[0]) else min(max(u[0], 0.0), 1.0)
     lo, hi = _ref_bounds(p)
@@ -146,8 +159,12 @@ def _random_space(rng):
     ilow = int(rng.integers(-20, 20))
     params = {
         "f": FloatParam(low, low + float(rng.uniform(0.1, 10.0))),
-        "flog": FloatParam(float(10 ** rng.uniform(-6, 0)), float(10 ** rng.uniform(0.5, 6)), log=True),
-        "fstep": FloatParam(low, low + float(rng.uniform(1.0, 5.0)), step=float(rng.choice([0.1, 0.25, 0.3]))),
+        "flog": FloatParam(
+            float(10 ** rng.uniform(-6, 0)), float(10 ** rng.uniform(0.5, 6)), log=True
+        ),
+        "fstep": FloatParam(
+            low, low + float(rng.uniform(1.0, 5.0)), step=float(rng.choice([0.1, 0.25, 0.3]))
+        ),
         "fsingle": FloatParam(low, low),
         "fsingle_log": FloatParam(2.0, 2.0, log=True),
         "i": IntParam(ilow, ilow + int(rng.integers(1, 50))),
@@ -188,7 +205,8 @@ def test_encode_columns_matches_the_row_wise_definition(seed):
     columns = _random_columns(space, rng, 200)
     X = space.encode_columns(columns)
     expected = [
-        np.concatenate([_ref_encode(p, columns[name][i]) for name, p in space.params.items()]) for i in range(200)
+        np.concatenate([_ref_encode(p, columns[name][i]) for name, p in space.params.items()])
+        for i in range(200)
     ]
     assert X.dtype == np.float64 and X.shape == (200, space.dim)
     np.testing.assert_allclose(X, np.array(expected), rtol=0.0, atol=1e-12)
@@ -218,7 +236,9 @@ def test_decode_columns_matches_the_row_wise_definition(seed):
         if isinstance(p, CategoricalParam):
             assert isinstance(values, list)
         else:
-            assert values.dtype == (np.int64 if isinstance(p, IntParam) else np.float64) and values.shape == (200,)
+            assert values.dtype == (
+                np.int64 if isinstance(p, IntParam) else np.float64
+            ) and values.shape == (200,)
         for i, x in enumerate(X):
             want = _ref_decode(p, x[space.columns[name]].tolist())
             got = values[i] if isinstance(values, list) else values[i].item()
@@ -226,7 +246,9 @@ def test_decode_columns_matches_the_row_wise_definition(seed):
             assert _valid(p, got), (name, got)
     for i in (0, 5, 199):
         for name, v in space.decode(X[i]).items():
-            _assert_same_value(v, _ref_decode(space.params[name], X[i, space.columns[name]].tolist()))
+            _assert_same_value(
+                v, _ref_decode(space.params[name], X[i, space.columns[name]].tolist())
+            )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -249,12 +271,28 @@ def test_decode_of_encode_returns_the_values(seed):
 def test_mixed_type_choices_follow_the_matching_rule():
     space = SearchSpace({"c": CategoricalParam(MIXED)})
     X = space.encode_columns({"c": ["a", 1, 1.0, True, None, np.int64(1)]})
-    assert np.argmax(X, axis=1).tolist() == [0, 1, 1, 3, 4, 1]  # 1.0 == 1 comes first; True only matches True
+    assert np.argmax(X, axis=1).tolist() == [
+        0,
+        1,
+        1,
+        3,
+        4,
+        1,
+    ]  # 1.0 == 1 comes first; True only matches True
     assert space.decode_columns(np.eye(5))["c"] == list(MIXED)
     assert space.decode_columns(np.eye(5))["c"][2] is MIXED[2]
-    assert np.argmax(space.round_to_valid(np.eye(5)), axis=1).tolist() == [0, 1, 1, 3, 4]  # 1.0 encodes as 1
+    assert np.argmax(space.round_to_valid(np.eye(5)), axis=1).tolist() == [
+        0,
+        1,
+        1,
+        3,
+        4,
+    ]  # 1.0 encodes as 1
     bools = SearchSpace({"b": CategoricalParam((0, True, False))})
-    assert np.argmax(bools.encode_columns({"b": np.array([True, False])}), axis=1).tolist() == [1, 2]
+    assert np.argmax(bools.encode_columns({"b": np.array([True, False])}), axis=1).tolist() == [
+        1,
+        2,
+    ]
 
 
 def test_encode_columns_errors():
@@ -282,7 +320,10 @@ def test_round_to_valid_snaps_to_the_encodings_of_the_decoded_values(seed):
     snapped = space.round_to_valid(X)
     np.testing.assert_array_equal(snapped, space.encode_columns(space.decode_columns(X)))
     for x, s in zip(X[:20], snapped[:20]):
-        want = [_ref_encode(p, _ref_decode(p, x[space.columns[n]].tolist())) for n, p in space.params.items()]
+        want = [
+            _ref_encode(p, _ref_decode(p, x[space.columns[n]].tolist()))
+            for n, p in space.params.items()
+        ]
         np.testing.assert_allclose(s, np.concatenate(want), rtol=0.0, atol=1e-12)
     np.testing.assert_array_equal(space.round_to_valid(snapped), snapped)
 

@@ -19,14 +19,22 @@ HYPER_ARD = GPHyper(ls=np.array([0.25, 0.5]), amp=0.8, noise=1e-3)
 
 
 def _blr(spec, hyper):
-    rff = RandomFourierFeatures(spec, hyper.ls, D, 64, np.random.default_rng(42))  # fixed features per posterior
+    rff = RandomFourierFeatures(
+        spec, hyper.ls, D, 64, np.random.default_rng(42)
+    )  # fixed features per posterior
     return lambda X, y: BayesianLinearRegression.from_data(rff, hyper, spec, X, y)
 
 
 POSTERIORS = {
-    "exact-rbf": lambda X, y: ExactPosterior(KernelSpec("rbf"), HYPER_ISO, X, y, n_frequencies=1024),
-    "exact-matern32": lambda X, y: ExactPosterior(KernelSpec("matern32"), HYPER_ISO, X, y, n_frequencies=1024),
-    "exact-matern52-ard": lambda X, y: ExactPosterior(KernelSpec("matern52", True), HYPER_ARD, X, y, n_frequencies=1024),
+    "exact-rbf": lambda X, y: ExactPosterior(
+        KernelSpec("rbf"), HYPER_ISO, X, y, n_frequencies=1024
+    ),
+    "exact-matern32": lambda X, y: ExactPosterior(
+        KernelSpec("matern32"), HYPER_ISO, X, y, n_frequencies=1024
+    ),
+    "exact-matern52-ard": lambda X, y: ExactPosterior(
+        KernelSpec("matern52", True), HYPER_ARD, X, y, n_frequencies=1024
+    ),
     "features-rbf": _blr(KernelSpec("rbf"), HYPER_ISO),
     "features-matern52-ard": _blr(KernelSpec("matern52", True), HYPER_ARD),
 }
@@ -56,10 +64,16 @@ def test_gradients_match_finite_differences(make):
     post = make(*_data())
     for x in _queries(3):
         mean, var, dmean, dvar = post.predict_with_grad(x[None])
-        np.testing.assert_allclose([mean[0], var[0]], [v[0] for v in post.predict(x[None])], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            [mean[0], var[0]], [v[0] for v in post.predict(x[None])], rtol=1e-10, atol=1e-12
+        )
         # central-difference error ~1e-7 for these smooth kernels; 1e-4 leaves a wide margin
-        np.testing.assert_allclose(dmean[0], approx_fprime(x, lambda z: post.predict(z[None])[0][0], 1e-7), atol=1e-4)
-        np.testing.assert_allclose(dvar[0], approx_fprime(x, lambda z: post.predict(z[None])[1][0], 1e-7), atol=1e-4)
+        np.testing.assert_allclose(
+            dmean[0], approx_fprime(x, lambda z: post.predict(z[None])[0][0], 1e-7), atol=1e-4
+        )
+        np.testing.assert_allclose(
+            dvar[0], approx_fprime(x, lambda z: post.predict(z[None])[1][0], 1e-7), atol=1e-4
+        )
 
 
 def test_incremental_conditioning_equals_batch(make):
@@ -69,8 +83,12 @@ def test_incremental_conditioning_equals_batch(make):
     for a, b in zip(inc.predict(_queries()), full.predict(_queries())):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
     # p(y_1..15) = p(y_1..10) p(y_11..15 | y_1..10): the ensemble's weight update (eq. 13) sums to eq. (9)
-    assert part.log_marginal_likelihood() + log_pred == pytest.approx(full.log_marginal_likelihood(), abs=1e-6)
-    assert part.predict(_queries())[0] == pytest.approx(make(X[:10], y[:10]).predict(_queries())[0])  # unchanged
+    assert part.log_marginal_likelihood() + log_pred == pytest.approx(
+        full.log_marginal_likelihood(), abs=1e-6
+    )
+    assert part.predict(_queries())[0] == pytest.approx(
+        make(X[:10], y[:10]).predict(_queries())[0]
+    )  # unchanged
 
 
 def test_believing_pending_points_keeps_the_mean_and_never_raises_the_variance(make):
@@ -105,4 +123,6 @@ def test_path_sample_gradients_match_finite_differences(make):
     for x in _queries(3):
         f, g = sample.value_and_grad(x[None])
         assert f[0] == pytest.approx(sample.value(x[None])[0], rel=1e-10, abs=1e-12)
-        np.testing.assert_allclose(g[0], approx_fprime(x, lambda z: sample.value(z[None])[0], 1e-7), atol=1e-4)
+        np.testing.assert_allclose(
+            g[0], approx_fprime(x, lambda z: sample.value(z[None])[0], 1e-7), atol=1e-4
+        )

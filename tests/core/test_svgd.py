@@ -52,7 +52,9 @@ def test_repulsion_is_the_logit_gradient_of_the_box_kernel():
                 kp = np.exp(-np.sum((_from_logit(U[j] + e) - X[i]) ** 2) / h)
                 km = np.exp(-np.sum((_from_logit(U[j] - e) - X[i]) ** 2) / h)
                 fd[c] += 0.0 if j == i else (kp - km) / 2e-6  # x_i is held fixed: d/du_j only
-        np.testing.assert_allclose(repulsion[f], fd, rtol=1e-6, atol=1e-9)  # central differences: ~1e-10
+        np.testing.assert_allclose(
+            repulsion[f], fd, rtol=1e-6, atol=1e-9
+        )  # central differences: ~1e-10
 
 
 def test_frozen_particles_push_free_ones_away():
@@ -69,7 +71,11 @@ def test_frozen_particles_push_free_ones_away():
 
 def test_many_frozen_particles_spread_new_ones():
     frozen = np.full((3, 2), 0.3) + np.array([[0.0, 0.0], [0.02, 0.0], [0.0, 0.02]])
-    free = svgd(_gauss_score, np.full((2, 2), 0.3) + 1e-3 * np.array([[1.0, -1.0], [-1.0, 1.0]]), frozen=frozen)
+    free = svgd(
+        _gauss_score,
+        np.full((2, 2), 0.3) + 1e-3 * np.array([[1.0, -1.0], [-1.0, 1.0]]),
+        frozen=frozen,
+    )
     all_points = np.vstack([free, frozen])
     d = np.linalg.norm(all_points[:, None] - all_points[None], axis=-1)[np.triu_indices(5, 1)]
     assert d.min() > 0.015  # no free particle collapses onto another particle
@@ -91,6 +97,7 @@ def test_particles_stay_in_the_box_and_fixed_columns_stay_fixed():
 def test_a_frozen_particle_of_another_category_repels_less():
     """Fixed (one-hot) columns count in the kernel distance: a frozen particle in another category is
     farther away, so it pushes a free particle less than one in the same category."""
+
     def score(X):
         g = np.zeros_like(X)
         g[:, 0] = -(X[:, 0] - 0.3) / 0.1**2

@@ -43,12 +43,18 @@ def library_versions() -> dict[str, str]:
 
 # --- Optuna objectives (deterministic) --------------------------------------------------------------
 
+
 def _mixed(trial) -> float:
     x = trial.suggest_float("x", -2.0, 2.0)
     lr = trial.suggest_float("lr", 1e-4, 1e-1, log=True)
     n = trial.suggest_int("n", 1, 8)
     act = trial.suggest_categorical("act", ["relu", "tanh", "elu"])
-    return (x - 0.7) ** 2 + (math.log10(lr) + 2.5) ** 2 + 0.1 * (n - 3) ** 2 + {"relu": 0.0, "tanh": 0.5, "elu": 0.2}[act]
+    return (
+        (x - 0.7) ** 2
+        + (math.log10(lr) + 2.5) ** 2
+        + 0.1 * (n - 3) ** 2
+        + {"relu": 0.0, "tanh": 0.5, "elu": 0.2}[act]
+    )
 
 
 def _branin(trial) -> float:
@@ -65,27 +71,39 @@ def _conditional(trial) -> float:
     return (x - 0.3) ** 2 + (extra - 0.6) ** 2 + (0.1 if kind == "a" else 0.0)
 
 
-OBJECTIVES: dict[str, Callable[[Any], float]] = {"mixed": _mixed, "branin": _branin, "conditional": _conditional}
+OBJECTIVES: dict[str, Callable[[Any], float]] = {
+    "mixed": _mixed,
+    "branin": _branin,
+    "conditional": _conditional,
+}
 
 
 def _record(study: optuna.Study) -> list[list[Any]]:
     return [[t.number, dict(sorted(t.params.items())), t.value] for t in study.trials]
 
 
-def sequential(make_sampler: Callable[[], optuna.samplers.BaseSampler], objective: str, n_trials: int) -> list:
+def sequential(
+    make_sampler: Callable[[], optuna.samplers.BaseSampler], objective: str, n_trials: int
+) -> list:
     study = optuna.create_study(sampler=make_sampler())
     study.optimize(OBJECTIVES[objective], n_trials=n_trials)
     return _record(study)
 
 
-def concurrent(make_samplers: Callable[[], list[optuna.samplers.BaseSampler]], objective: str, n_trials: int,
-               n_running: int = 3) -> list:
+def concurrent(
+    make_samplers: Callable[[], list[optuna.samplers.BaseSampler]],
+    objective: str,
+    n_trials: int,
+    n_running: int = 3,
+) -> list:
     """Ask-and-tell with ``n_running`` trials running; a seeded random one completes before each new ask.
     Several samplers (e.g. agents) take turns asking, on one study in one storage."""
     samplers = make_samplers()
     storage = optuna.storages.InMemoryStorage()
     studies = [optuna.create_study(storage=storage, study_name="golden", sampler=samplers[0])]
-    studies += [optuna.load_study(storage=storage, study_name="golden", sampler=s) for s in samplers[1:]]
+    studies += [
+        optuna.load_study(storage=storage, study_name="golden", sampler=s) for s in samplers[1:]
+    ]
     order = np.random.default_rng(0)
     running: list[tuple[optuna.Study, optuna.Trial, float]] = []
     for i in range(n_trials):
@@ -94,7 +112,9 @@ def concurrent(make_samplers: Callable[[], list[optuna.samplers.BaseSampler]], o
             study.tell(trial, value)
         study = studies[i % len(studies)]
         trial = study.ask()
-        running.append((study, trial, OBJECTIVES[objective](trial)))  # parameters suggested now, told later
+        running.append(
+            (study, trial, OBJECTIVES[objective](trial))
+        )  # parameters suggested now, told later
     return _record(studies[0])
 
 
@@ -102,32 +122,46 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
     from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
 
     def dts(agent: int) -> DistributedTSSampler:
-        return DistributedTSSampler(agent_id=agent, graph="ring", n_agents=3, seed=0, n_startup_trials=4)
+        return DistributedTSSampler(
+            agent_id=agent, graph="ring", n_agents=3, seed=0, n_startup_trials=4
+        )
 
     return {
         "optuna/egp-ts/mixed/sequential": lambda: sequential(
-            lambda: EGPTSSampler(seed=0, n_startup_trials=4, acquisition="ts"), "mixed", 12),
+            lambda: EGPTSSampler(seed=0, n_startup_trials=4, acquisition="ts"), "mixed", 12
+        ),
         "optuna/egp-auto/mixed/sequential": lambda: sequential(
-            lambda: EGPTSSampler(seed=0, n_startup_trials=4), "mixed", 12),
+            lambda: EGPTSSampler(seed=0, n_startup_trials=4), "mixed", 12
+        ),
         "optuna/egp-auto/mixed/concurrent": lambda: concurrent(
-            lambda: [EGPTSSampler(seed=0, n_startup_trials=4)], "mixed", 14),
+            lambda: [EGPTSSampler(seed=0, n_startup_trials=4)], "mixed", 14
+        ),
         "optuna/egp-ts/branin/concurrent": lambda: concurrent(
-            lambda: [EGPTSSampler(seed=1, n_startup_trials=4, acquisition="ts")], "branin", 14),
+            lambda: [EGPTSSampler(seed=1, n_startup_trials=4, acquisition="ts")], "branin", 14
+        ),
         "optuna/egp-ts/conditional/sequential": lambda: sequential(
-            lambda: EGPTSSampler(seed=0, n_startup_trials=3, acquisition="ts"), "conditional", 10),
+            lambda: EGPTSSampler(seed=0, n_startup_trials=3, acquisition="ts"), "conditional", 10
+        ),
         "optuna/bore++/mixed/sequential": lambda: sequential(
-            lambda: BORESampler(seed=0, n_startup_trials=4), "mixed", 12),
+            lambda: BORESampler(seed=0, n_startup_trials=4), "mixed", 12
+        ),
         "optuna/bore++/branin/concurrent": lambda: concurrent(
-            lambda: [BORESampler(seed=0, n_startup_trials=4)], "branin", 14),
+            lambda: [BORESampler(seed=0, n_startup_trials=4)], "branin", 14
+        ),
         "optuna/bore++-batch3/branin/concurrent": lambda: concurrent(
-            lambda: [BORESampler(seed=0, n_startup_trials=4, batch_size=3)], "branin", 12),
+            lambda: [BORESampler(seed=0, n_startup_trials=4, batch_size=3)], "branin", 12
+        ),
         "optuna/bore/branin/sequential": lambda: sequential(
-            lambda: BORESampler(variant="bore", seed=0, n_startup_trials=4), "branin", 8),
-        "optuna/dts-ring-agents-0-1/mixed/concurrent": lambda: concurrent(lambda: [dts(0), dts(1)], "mixed", 14),
+            lambda: BORESampler(variant="bore", seed=0, n_startup_trials=4), "branin", 8
+        ),
+        "optuna/dts-ring-agents-0-1/mixed/concurrent": lambda: concurrent(
+            lambda: [dts(0), dts(1)], "mixed", 14
+        ),
     }
 
 
 # --- Ax ---------------------------------------------------------------------------------------------
+
 
 def ax_batches(method: str, n_rounds: int = 3, batch: int = 3, **options: Any) -> list:
     """Ax ``Client`` with a mixed space and a linear constraint: 3 Sobol trials, then ``n_rounds`` batches."""
@@ -150,7 +184,9 @@ def ax_batches(method: str, n_rounds: int = 3, batch: int = 3, **options: Any) -
         parameter_constraints=["x + k <= 5.5"],
     )
     client.configure_optimization(objective="-loss")
-    client.set_generation_strategy(ax_egp.generation_strategy(method, initialization_trials=3, seed=0, **options))
+    client.set_generation_strategy(
+        ax_egp.generation_strategy(method, initialization_trials=3, seed=0, **options)
+    )
     out = []
     for _ in range(n_rounds + 1):
         for index, p in client.get_next_trials(max_trials=batch).items():
@@ -161,8 +197,10 @@ def ax_batches(method: str, n_rounds: int = 3, batch: int = 3, **options: Any) -
 
 
 def _ax_scenarios() -> dict[str, Callable[[], list]]:
-    scenarios = {f"ax/{method}/batches": (lambda m=method: ax_batches(m))
-                 for method in ("egp-ts", "egp-ei", "egp-auto", "bore++")}
+    scenarios = {
+        f"ax/{method}/batches": (lambda m=method: ax_batches(m))
+        for method in ("egp-ts", "egp-ei", "egp-auto", "bore++")
+    }
     scenarios["ax/dts-complete-3/batches"] = lambda: ax_batches("dts", n_agents=3)
     scenarios["ax/bore/batches"] = lambda: ax_batches("bore", n_rounds=2)
     return scenarios
@@ -195,7 +233,9 @@ def record() -> None:
         start = time.perf_counter()
         traces[name] = run(name)
         print(f"{name}: {len(traces[name])} trials, {time.perf_counter() - start:.1f} s")
-    TRACES.write_text(json.dumps({"libraries": library_versions(), "traces": traces}, indent=1) + "\n")
+    TRACES.write_text(
+        json.dumps({"libraries": library_versions(), "traces": traces}, indent=1) + "\n"
+    )
     print(f"wrote {len(traces)} traces to {TRACES}")
 
 

@@ -19,11 +19,13 @@ NOT_MODELLED = "does not model constraints yet"
 
 def _constrained_from(first: int):
     """Minimise (x-2)^2 + (y-2)^2; from trial ``first`` on, the trial also sets the constraint x + y - 2 <= 0."""
+
     def objective(trial):
         x, y = trial.suggest_float("x", 0, 3), trial.suggest_float("y", 0, 3)
         if trial.number >= first:
             trial.set_constraint("sum", x + y - 2)
         return (x - 2) ** 2 + (y - 2) ** 2
+
     return objective
 
 
@@ -39,12 +41,16 @@ def test_the_first_trial_with_constraint_values_is_warned_about_once_per_study(m
     study = optuna.create_study(sampler=sampler)
     study.optimize(_constrained_from(3), n_trials=3)
     assert optuna_log.messages(NOT_MODELLED) == []  # no trial has constraint values yet
-    study.optimize(_constrained_from(3), n_trials=1)  # trial 3, the last one: warned when it is told
+    study.optimize(
+        _constrained_from(3), n_trials=1
+    )  # trial 3, the last one: warned when it is told
     warned = optuna_log.messages(NOT_MODELLED)
     assert len(warned) == 1 and "trial 3 " in warned[0] and "['sum']" in warned[0]
     study.optimize(_constrained_from(3), n_trials=3)
     assert len(optuna_log.messages(NOT_MODELLED)) == 1
-    other = optuna.create_study(sampler=sampler)  # the same sampler on another study warns again, once
+    other = optuna.create_study(
+        sampler=sampler
+    )  # the same sampler on another study warns again, once
     other.optimize(_constrained_from(0), n_trials=4)
     assert len(optuna_log.messages(NOT_MODELLED)) == 2
 
@@ -52,8 +58,14 @@ def test_the_first_trial_with_constraint_values_is_warned_about_once_per_study(m
 def test_a_constrained_trial_added_by_hand_is_warned_about_at_the_next_suggestion(optuna_log):
     """``study.add_trial`` does not pass through the sampler's ``after_trial``; the suggestion reads it."""
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
-    study.add_trial(create_trial(params={"x": 0.5}, distributions={"x": FloatDistribution(0, 1)}, value=0.25,
-                                 constraints={"c": 1.0}))
+    study.add_trial(
+        create_trial(
+            params={"x": 0.5},
+            distributions={"x": FloatDistribution(0, 1)},
+            value=0.25,
+            constraints={"c": 1.0},
+        )
+    )
     assert optuna_log.messages(NOT_MODELLED) == []
     study.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2, n_trials=1)
     warned = optuna_log.messages(NOT_MODELLED)

@@ -25,12 +25,16 @@ def _objective(trial):
 
 def _run(study_kwargs, agents, n_trials_each, **sampler_kwargs):
     """Agents take turns on one study (one sampler per agent, as one process per agent would)."""
-    samplers = {a: DistributedTSSampler(agent_id=a, seed=a, n_startup_trials=3, **sampler_kwargs) for a in agents}
+    samplers = {
+        a: DistributedTSSampler(agent_id=a, seed=a, n_startup_trials=3, **sampler_kwargs)
+        for a in agents
+    }
     study = optuna.create_study(**study_kwargs)
     for _ in range(n_trials_each):
         for a in agents:
-            optuna.load_study(study_name=study.study_name, storage=study._storage, sampler=samplers[a]).optimize(
-                _objective, n_trials=1)
+            optuna.load_study(
+                study_name=study.study_name, storage=study._storage, sampler=samplers[a]
+            ).optimize(_objective, n_trials=1)
     return study, samplers
 
 
@@ -57,12 +61,20 @@ def test_an_agent_conditions_on_its_neighbourhood_only_as_recorded_in_the_storag
         agent = t.user_attrs[AGENT_ATTR]
         assert view["agent"] == agent
         assert set(view["sources"]) <= {agent - 1, agent, agent + 1}
-        earlier = [u for u in study.trials[: t.number] if u.state == TrialState.COMPLETE
-                   and abs(u.user_attrs[AGENT_ATTR] - agent) <= 1]
+        earlier = [
+            u
+            for u in study.trials[: t.number]
+            if u.state == TrialState.COMPLETE and abs(u.user_attrs[AGENT_ATTR] - agent) <= 1
+        ]
         assert view["n_observed"] == len(earlier)
-    last = [t for t in study.trials if t.user_attrs[AGENT_ATTR] == 0 and VIEW_KEY in t.system_attrs][-1]
-    assert samplers[0].algorithm._models[0].model.n == last.system_attrs[VIEW_KEY]["n_observed"] == len(
-        [u for u in study.trials[: last.number] if u.user_attrs[AGENT_ATTR] in (0, 1)])
+    last = [
+        t for t in study.trials if t.user_attrs[AGENT_ATTR] == 0 and VIEW_KEY in t.system_attrs
+    ][-1]
+    assert (
+        samplers[0].algorithm._models[0].model.n
+        == last.system_attrs[VIEW_KEY]["n_observed"]
+        == len([u for u in study.trials[: last.number] if u.user_attrs[AGENT_ATTR] in (0, 1)])
+    )
 
 
 def test_trials_without_an_agent_are_seen_by_every_agent():
@@ -89,11 +101,14 @@ def test_without_an_agent_the_error_names_both_ways(monkeypatch):
         DistributedTSSampler(graph="ring", n_agents=4)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(agent_id=5, graph="ring", n_agents=4), "agent_id"),
-    (dict(agent_id=0, graph="hypercube", n_agents=4), "hypercube"),
-    (dict(agent_id=0, graph=[(0, 1), (1, 5)], n_agents=3), "n_agents"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(agent_id=5, graph="ring", n_agents=4), "agent_id"),
+        (dict(agent_id=0, graph="hypercube", n_agents=4), "hypercube"),
+        (dict(agent_id=0, graph=[(0, 1), (1, 5)], n_agents=3), "n_agents"),
+    ],
+)
 def test_bad_configuration_is_a_value_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DistributedTSSampler(**kwargs)
@@ -113,16 +128,30 @@ def test_a_new_worker_adopts_only_its_own_agents_model_records(tmp_path):
         storage = f"sqlite:///{tmp_path / f'{agent}.db'}"
         _run(dict(study_name="s", storage=storage), [0, 1], 6, graph="complete", n_agents=2)
         study = optuna.load_study(study_name="s", storage=storage)
-        own = {a: [t.system_attrs[MODEL_KEY] for t in study.trials
-                   if MODEL_KEY in t.system_attrs and t.user_attrs[AGENT_ATTR] == a][-1] for a in (0, 1)}
-        assert [RefitSchedule().due(own[a]["model"]["n_at_refit"], 12) for a in (0, 1)] == [True, False]
-        sampler = DistributedTSSampler(agent_id=agent, graph="complete", n_agents=2, n_startup_trials=3)
-        optuna.load_study(study_name="s", storage=storage, sampler=sampler).optimize(_objective, n_trials=1)
+        own = {
+            a: [
+                t.system_attrs[MODEL_KEY]
+                for t in study.trials
+                if MODEL_KEY in t.system_attrs and t.user_attrs[AGENT_ATTR] == a
+            ][-1]
+            for a in (0, 1)
+        }
+        assert [RefitSchedule().due(own[a]["model"]["n_at_refit"], 12) for a in (0, 1)] == [
+            True,
+            False,
+        ]
+        sampler = DistributedTSSampler(
+            agent_id=agent, graph="complete", n_agents=2, n_startup_trials=3
+        )
+        optuna.load_study(study_name="s", storage=storage, sampler=sampler).optimize(
+            _objective, n_trials=1
+        )
         models[agent] = sampler.algorithm._models[agent].model
     assert (models[0].n_adopted, models[0].n_refits) == (0, 1)
     assert (models[1].n_adopted, models[1].n_refits) == (1, 0)
     assert [h["lengthscales"] for h in own[1]["model"]["hyperparameters"]] == [
-        m.hyper.ls.tolist() for m in models[1].members]
+        m.hyper.ls.tolist() for m in models[1].members
+    ]
 
 
 def test_failed_and_pruned_trials_and_nan_values_do_not_break_an_agent():
@@ -147,9 +176,18 @@ def test_a_retried_trial_does_not_carry_the_dead_agents_records():
     study, _ = _run({}, [0], 6, graph="disconnected", n_agents=2)
     donor = [t for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     copied = optuna.trial.FrozenTrial(
-        number=0, state=TrialState.WAITING, value=None, datetime_start=None, datetime_complete=None,
-        params={}, distributions={}, user_attrs=dict(donor.user_attrs), system_attrs=dict(donor.system_attrs),
-        intermediate_values={}, trial_id=0)
+        number=0,
+        state=TrialState.WAITING,
+        value=None,
+        datetime_start=None,
+        datetime_complete=None,
+        params={},
+        distributions={},
+        user_attrs=dict(donor.user_attrs),
+        system_attrs=dict(donor.system_attrs),
+        intermediate_values={},
+        trial_id=0,
+    )
     study.add_trial(copied)
     agent1 = DistributedTSSampler(agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3)
     study.sampler = agent1
@@ -175,14 +213,19 @@ def test_every_agent_of_a_study_must_use_the_same_graph():
 
 
 def test_a_random_topology_is_the_same_in_every_process_by_default():
-    graphs = [DistributedTSSampler(agent_id=a, graph="erdos_renyi:0.3", n_agents=8).graph for a in range(3)]
+    graphs = [
+        DistributedTSSampler(agent_id=a, graph="erdos_renyi:0.3", n_agents=8).graph
+        for a in range(3)
+    ]
     assert graphs[0] == graphs[1] == graphs[2]
 
 
 def test_agents_given_the_same_seed_draw_different_start_up_points():
     firsts = []
     for agent in (0, 1):
-        study = optuna.create_study(sampler=DistributedTSSampler(agent_id=agent, graph="ring", n_agents=3, seed=0))
+        study = optuna.create_study(
+            sampler=DistributedTSSampler(agent_id=agent, graph="ring", n_agents=3, seed=0)
+        )
         study.optimize(_objective, n_trials=1)
         firsts.append(study.trials[0].params)
     assert firsts[0] != firsts[1]
@@ -192,7 +235,9 @@ def test_the_start_up_phase_counts_the_neighbourhoods_trials_only():
     """Agent 1 of a disconnected pair with 3 start-up trials: agent 0's 5 completed trials do not end
     its start-up; its model starts after its own 3."""
     study, _ = _run({}, [0], 5, graph="disconnected", n_agents=2)
-    study.sampler = DistributedTSSampler(agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3)
+    study.sampler = DistributedTSSampler(
+        agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3
+    )
     study.optimize(_objective, n_trials=4)
     agent1 = [t for t in study.trials if t.user_attrs[AGENT_ATTR] == 1]
     assert [VIEW_KEY in t.system_attrs for t in agent1] == [False, False, False, True]
@@ -229,8 +274,10 @@ def test_four_agent_processes_on_postgresql(tmp_path, postgres_study):
     script = tmp_path / "agent.py"
     script.write_text(WORKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, str(script), url, "6"], env={**env, AGENT_ENV: str(a)})
-             for a in range(4)]
+    procs = [
+        subprocess.Popen([sys.executable, str(script), url, "6"], env={**env, AGENT_ENV: str(a)})
+        for a in range(4)
+    ]
     assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
     study = optuna.load_study(study_name="dts", storage=url)
     assert len(study.trials) == 24
@@ -241,4 +288,6 @@ def test_four_agent_processes_on_postgresql(tmp_path, postgres_study):
     for t in views:
         view = t.system_attrs[VIEW_KEY]
         assert view["agent"] == t.user_attrs[AGENT_ATTR]
-        assert set(view["sources"]) <= neighbours[view["agent"]]  # never the opposite agent of the ring
+        assert (
+            set(view["sources"]) <= neighbours[view["agent"]]
+        )  # never the opposite agent of the ring

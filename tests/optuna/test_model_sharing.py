@@ -20,8 +20,11 @@ def _objective(trial):
 
 def _study(tmp_path, n_trials=14, **kwargs):
     storage = f"sqlite:///{tmp_path / 's.db'}"
-    study = optuna.create_study(study_name="s", storage=storage,
-                                sampler=EGPTSSampler(seed=0, n_startup_trials=5, kernels=KERNELS, **kwargs))
+    study = optuna.create_study(
+        study_name="s",
+        storage=storage,
+        sampler=EGPTSSampler(seed=0, n_startup_trials=5, kernels=KERNELS, **kwargs),
+    )
     study.optimize(_objective, n_trials=n_trials)
     return storage
 
@@ -60,7 +63,8 @@ def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path
     assert (model.n_adopted, model.n_refits) == (1, 0)
     newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     assert [h["lengthscales"] for h in newest["model"]["hyperparameters"]] == [
-        m.hyper.ls.tolist() for m in model.members]
+        m.hyper.ls.tolist() for m in model.members
+    ]
     assert MODEL_KEY not in study.trials[-1].system_attrs  # the adopted model is not recorded again
     assert WEIGHTS_KEY in study.trials[-1].system_attrs
 
@@ -68,7 +72,9 @@ def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path
 def test_share_model_false_neither_records_nor_reads(tmp_path):
     storage = _study(tmp_path, share_model=False)
     study = optuna.load_study(study_name="s", storage=storage)
-    assert not any(MODEL_KEY in t.system_attrs or WEIGHTS_KEY in t.system_attrs for t in study.trials)
+    assert not any(
+        MODEL_KEY in t.system_attrs or WEIGHTS_KEY in t.system_attrs for t in study.trials
+    )
     study, sampler = _new_worker(storage, share_model=False)
     study.optimize(_objective, n_trials=1)
     assert (sampler.algorithm.model.n_adopted, sampler.algorithm.model.n_refits) == (0, 1)
@@ -83,13 +89,21 @@ def _add_record(storage, edit):
     study.tell(trial, state=TrialState.FAIL)
 
 
-@pytest.mark.parametrize("corrupt", [
-    lambda m: {**m, "hyperparameters": [{"lengthscales": "x"}] * 2},
-    lambda m: {**m, "n_at_refit": float("inf")},
-    lambda m: {**m, "transform": {**m["transform"], "scale": 10**400}},
-    lambda m: {**m, "hyperparameters": [{**h, "lengthscales": [1e-300] * len(h["lengthscales"])}
-                                        for h in m["hyperparameters"]]},
-])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda m: {**m, "hyperparameters": [{"lengthscales": "x"}] * 2},
+        lambda m: {**m, "n_at_refit": float("inf")},
+        lambda m: {**m, "transform": {**m["transform"], "scale": 10**400}},
+        lambda m: {
+            **m,
+            "hyperparameters": [
+                {**h, "lengthscales": [1e-300] * len(h["lengthscales"])}
+                for h in m["hyperparameters"]
+            ],
+        },
+    ],
+)
 def test_a_corrupted_newest_record_is_skipped_for_an_older_valid_one(tmp_path, corrupt):
     storage = _study(tmp_path)
     _add_record(storage, lambda r: {**r, "model": corrupt(r["model"])})
@@ -104,8 +118,13 @@ def test_a_record_of_another_search_space_is_skipped(tmp_path):
     storage = _study(tmp_path)
 
     def other_space(record):
-        model = {**record["model"], "hyperparameters": [
-            {**h, "lengthscales": [0.123] * len(h["lengthscales"])} for h in record["model"]["hyperparameters"]]}
+        model = {
+            **record["model"],
+            "hyperparameters": [
+                {**h, "lengthscales": [0.123] * len(h["lengthscales"])}
+                for h in record["model"]["hyperparameters"]
+            ],
+        }
         return {**record, "space": "the hash of another search space", "model": model}
 
     _add_record(storage, other_space)

@@ -11,9 +11,15 @@ from shared_core.registry import algorithm_options
 
 # sampler -> (its registry methods, its own defaults where they differ from the registry's)
 NAMED = {
-    EGPTSSampler: (["egp-ts", "egp-ei", "egp-auto"], {"acquisition": "auto"}),  # the method name's part
+    EGPTSSampler: (
+        ["egp-ts", "egp-ei", "egp-auto"],
+        {"acquisition": "auto"},
+    ),  # the method name's part
     BORESampler: (["bore++", "bore"], {"variant": "bore++"}),
-    DistributedTSSampler: (["dts"], {"agent_id": None}),  # None: from the environment (OPTUNA_EGP_AGENT_ID)
+    DistributedTSSampler: (
+        ["dts"],
+        {"agent_id": None},
+    ),  # None: from the environment (OPTUNA_EGP_AGENT_ID)
 }
 
 
@@ -36,26 +42,48 @@ def test_a_named_samplers_signature_is_its_registry_options_and_core_samplers(sa
     assert all(p.kind == p.KEYWORD_ONLY for p in parameters.values())
 
 
-@pytest.mark.parametrize("make, options", [
-    (EGPTSSampler, {"acquisition": "ts", "exact_limit": 50, "n_raw": 100, "n_starts": 3}),
-    (BORESampler, {"variant": "bore++", "lam": 0.1, "svgd_steps": 20, "svgd_step_size": 0.05, "kernel": "rbf"}),
-], ids=["egp", "bore++"])
+@pytest.mark.parametrize(
+    "make, options",
+    [
+        (EGPTSSampler, {"acquisition": "ts", "exact_limit": 50, "n_raw": 100, "n_starts": 3}),
+        (
+            BORESampler,
+            {
+                "variant": "bore++",
+                "lam": 0.1,
+                "svgd_steps": 20,
+                "svgd_step_size": 0.05,
+                "kernel": "rbf",
+            },
+        ),
+    ],
+    ids=["egp", "bore++"],
+)
 def test_every_option_reaches_the_algorithm(make, options):
     sampler = make(**options)
     for name, value in options.items():
         if name in ("acquisition", "variant"):
             assert getattr(sampler.algorithm, name) == value
         elif name == "kernel":  # the default is Matérn-5/2 ARD
-            assert (sampler.algorithm.classifier.spec.form, sampler.algorithm.classifier.spec.ard) == ("rbf", False)
+            assert (
+                sampler.algorithm.classifier.spec.form,
+                sampler.algorithm.classifier.spec.ard,
+            ) == ("rbf", False)
         elif name == "exact_limit":
             assert sampler.algorithm.model.exact_limit == value
         else:
             assert getattr(sampler.algorithm, name) == value
 
 
-@pytest.mark.parametrize("make", [lambda: EGPTSSampler(seed=1, n_raw=64), lambda: BORESampler(seed=1, lam=0.1),
-                                  lambda: DistributedTSSampler(agent_id=1, n_agents=2, seed=1)],
-                         ids=["egp", "bore++", "dts"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: EGPTSSampler(seed=1, n_raw=64),
+        lambda: BORESampler(seed=1, lam=0.1),
+        lambda: DistributedTSSampler(agent_id=1, n_agents=2, seed=1),
+    ],
+    ids=["egp", "bore++", "dts"],
+)
 def test_named_samplers_pickle_and_keep_working(make):
     sampler = pickle.loads(pickle.dumps(make()))
     study = optuna.create_study(sampler=sampler)

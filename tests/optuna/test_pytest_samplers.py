@@ -1,7 +1,11 @@
 """Optuna's reusable sampler test suites, run on EGPTSSampler and BORESampler."""
 
 import pytest
-from optuna.testing.pytest_samplers import BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase
+from optuna.testing.pytest_samplers import (
+    BasicSamplerTestCase,
+    RelativeSamplerTestCase,
+    SingleOnlySamplerTestCase,
+)
 
 from optuna_egp import BORESampler, CoreSampler, EGPTSSampler
 from shared_core import BOREAlgorithm
@@ -27,5 +31,7 @@ class TestBORESampler(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlyS
     def sampler(self, request):
         if request.node.originalname in _PENDING_HEAVY:
             # bore++ with BORESampler's defaults except the SVGD and acquisition-optimiser budgets
-            return lambda: CoreSampler(BOREAlgorithm(svgd_steps=20, n_raw=64, n_starts=2), seed=0, n_startup_trials=1)
+            return lambda: CoreSampler(
+                BOREAlgorithm(svgd_steps=20, n_raw=64, n_starts=2), seed=0, n_startup_trials=1
+            )
         return lambda: BORESampler(seed=0, n_startup_trials=1)  # default variant: bore++

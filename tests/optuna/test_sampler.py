@@ -23,7 +23,9 @@ def _sphere(trial):
 
 
 @pytest.mark.parametrize("direction", ["minimize", "maximize"])
-@pytest.mark.parametrize("make, tol", [(EGPTSSampler, 5e-3), (BORESampler, 5e-3)], ids=["egp", "bore++"])
+@pytest.mark.parametrize(
+    "make, tol", [(EGPTSSampler, 5e-3), (BORESampler, 5e-3)], ids=["egp", "bore++"]
+)
 def test_optimises_in_both_directions(direction, make, tol):
     sign = 1 if direction == "minimize" else -1
     study = optuna.create_study(direction=direction, sampler=make(seed=0, n_startup_trials=5))
@@ -47,8 +49,17 @@ def test_seed_reproduces_and_reseed_changes(make):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"acquisition": "ucb"}, {"n_startup_trials": -1}, {"n_startup_trials": 1.5}, {"n_features": 7},
-     {"independent_sampler": "random"}, {"seed": "x"}, {"kernels": ["rbf-bogus"]}, {"kernels": "rbf"}, {"n_startup_trials": True}],
+    [
+        {"acquisition": "ucb"},
+        {"n_startup_trials": -1},
+        {"n_startup_trials": 1.5},
+        {"n_features": 7},
+        {"independent_sampler": "random"},
+        {"seed": "x"},
+        {"kernels": ["rbf-bogus"]},
+        {"kernels": "rbf"},
+        {"n_startup_trials": True},
+    ],
 )
 def test_bad_arguments_raise_value_error(kwargs):
     with pytest.raises(ValueError):
@@ -57,10 +68,19 @@ def test_bad_arguments_raise_value_error(kwargs):
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"variant": "tpe"}, "variant"), ({"gamma": 0.0}, "gamma"), ({"gamma": 1.0}, "gamma"), ({"gamma": "x"}, "gamma"),
-     ({"beta": -1.0}, "beta"), ({"beta": float("nan")}, "beta"), ({"batch_size": 0}, "batch_size"),
-     ({"batch_size": 2.5}, "batch_size"), ({"n_startup_trials": -1}, "n_startup_trials"), ({"seed": "x"}, "seed"),
-     ({"independent_sampler": "random"}, "independent_sampler")],
+    [
+        ({"variant": "tpe"}, "variant"),
+        ({"gamma": 0.0}, "gamma"),
+        ({"gamma": 1.0}, "gamma"),
+        ({"gamma": "x"}, "gamma"),
+        ({"beta": -1.0}, "beta"),
+        ({"beta": float("nan")}, "beta"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": 2.5}, "batch_size"),
+        ({"n_startup_trials": -1}, "n_startup_trials"),
+        ({"seed": "x"}, "seed"),
+        ({"independent_sampler": "random"}, "independent_sampler"),
+    ],
 )
 def test_bore_bad_arguments_name_the_value(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -76,8 +96,12 @@ def test_multi_objective_gets_a_clear_error_before_the_objective_runs():
     study = optuna.create_study(directions=["minimize", "minimize"], sampler=EGPTSSampler())
     calls = []
     with pytest.raises(ValueError, match="single-objective"):
-        study.optimize(lambda t: (calls.append(t.number), t.suggest_float("x", 0, 1), 1.0)[1:], n_trials=3)
-    assert calls == [] and [t.state for t in study.trials] == [TrialState.FAIL]  # no trial left RUNNING
+        study.optimize(
+            lambda t: (calls.append(t.number), t.suggest_float("x", 0, 1), 1.0)[1:], n_trials=3
+        )
+    assert calls == [] and [t.state for t in study.trials] == [
+        TrialState.FAIL
+    ]  # no trial left RUNNING
 
 
 @each_sampler
@@ -92,12 +116,20 @@ def test_awkward_values_failures_and_pruning(make):
             raise RuntimeError("worker crashed")
         if i % 7 == 4:
             raise optuna.TrialPruned()
-        return [float("nan"), float("inf"), -float("inf"), 1e300, x + y][i % 5] if i < 20 else x**2 + y**2
+        return (
+            [float("nan"), float("inf"), -float("inf"), 1e300, x + y][i % 5]
+            if i < 20
+            else x**2 + y**2
+        )
 
     study = optuna.create_study(sampler=make(seed=1, n_startup_trials=3))
     study.optimize(objective, n_trials=35, catch=(RuntimeError,))
     states = {s: sum(t.state == s for t in study.trials) for s in TrialState}
-    assert states[TrialState.FAIL] > 0 and states[TrialState.PRUNED] > 0 and states[TrialState.COMPLETE] > 10
+    assert (
+        states[TrialState.FAIL] > 0
+        and states[TrialState.PRUNED] > 0
+        and states[TrialState.COMPLETE] > 10
+    )
     for t in study.trials:
         assert -1 <= t.params["x"] <= 1 and t.params["y"] in range(-3, 4)
 
@@ -118,7 +150,9 @@ def test_constant_objective_and_categorical_only_and_wide_log(make):
     assert study.best_value == 0
 
     study = optuna.create_study(sampler=make(seed=0, n_startup_trials=3))
-    study.optimize(lambda t: abs(math.log10(t.suggest_float("lr", 1e-30, 1e30, log=True)) - 5), n_trials=15)
+    study.optimize(
+        lambda t: abs(math.log10(t.suggest_float("lr", 1e-30, 1e30, log=True)) - 5), n_trials=15
+    )
     assert study.best_value < 3
 
 
@@ -168,10 +202,14 @@ def test_warnings_follow_optunas_verbosity(optuna_log):
 
     try:
         optuna.logging.set_verbosity(optuna.logging.ERROR)
-        optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(conditional, n_trials=4)
+        optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(
+            conditional, n_trials=4
+        )
         assert not [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(conditional, n_trials=4)
+        optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=1)).optimize(
+            conditional, n_trials=4
+        )
         assert [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
     finally:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -261,7 +299,9 @@ def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
         if label is not None:
             trial.set_user_attr("agent_id", label)
         x = trial.suggest_float("x", 0, 1)
-        study.tell(trial, math.inf if number == 2 else x + number)  # an infinite value is clipped, not dropped
+        study.tell(
+            trial, math.inf if number == 2 else x + number
+        )  # an infinite value is clipped, not dropped
     running = study.ask()
     running.set_user_attr("agent_id", 9)
     running.suggest_float("x", 0, 1)
@@ -279,7 +319,9 @@ def test_concurrent_asks_above_the_exact_gp_limit():
     trials run condition it on them (this used to raise AttributeError)."""
     from shared_core import EGPAlgorithm
 
-    study = optuna.create_study(sampler=CoreSampler(EGPAlgorithm(exact_limit=20, n_features=64), seed=0))
+    study = optuna.create_study(
+        sampler=CoreSampler(EGPAlgorithm(exact_limit=20, n_features=64), seed=0)
+    )
     study.optimize(_sphere, n_trials=25)
     batch = [study.ask() for _ in range(3)]
     X = np.array([[t.suggest_float("x0", -1, 1), t.suggest_float("x1", -1, 1)] for t in batch])
@@ -288,10 +330,20 @@ def test_concurrent_asks_above_the_exact_gp_limit():
 
 def test_numpy_numbers_and_kernel_names_are_accepted_wherever_python_ones_are():
     samplers = [
-        EGPTSSampler(seed=np.int64(0), n_startup_trials=np.int32(2), n_features=np.int64(64),
-                     kernels=np.array(["rbf", "matern52-ard"])),  # names, as numpy strings
-        BORESampler(seed=np.int64(0), n_startup_trials=np.int32(2), gamma=np.float32(0.3), beta=np.float64(2.0),
-                    sharpness=np.int64(5), max_points=np.int64(50)),
+        EGPTSSampler(
+            seed=np.int64(0),
+            n_startup_trials=np.int32(2),
+            n_features=np.int64(64),
+            kernels=np.array(["rbf", "matern52-ard"]),
+        ),  # names, as numpy strings
+        BORESampler(
+            seed=np.int64(0),
+            n_startup_trials=np.int32(2),
+            gamma=np.float32(0.3),
+            beta=np.float64(2.0),
+            sharpness=np.int64(5),
+            max_points=np.int64(50),
+        ),
     ]
     assert [k.name for k in samplers[0].algorithm.model.kernels] == ["rbf", "matern52-ard"]
     for sampler in samplers:
@@ -314,11 +366,21 @@ def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
     dist = {"x": optuna.distributions.FloatDistribution(0, 1)}
     for values in ([0.1, 0.2], [0.7, 0.8, 0.9]):  # same name, fresh in-memory storage each time
         study = optuna.create_study(study_name="same", sampler=sampler)
-        study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v) for v in values])
+        study.add_trials(
+            [
+                optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v)
+                for v in values
+            ]
+        )
         sampler.sample_relative(study, _frozen(study, study.ask()), dist)
         np.testing.assert_allclose(algorithm.last.X[:, 0], values)
-    study.add_trial(optuna.trial.create_trial(params={"y": 0.5}, distributions={
-        "y": optuna.distributions.FloatDistribution(0, 1)}, value=0.0))  # lacks x: left out
+    study.add_trial(
+        optuna.trial.create_trial(
+            params={"y": 0.5},
+            distributions={"y": optuna.distributions.FloatDistribution(0, 1)},
+            value=0.0,
+        )
+    )  # lacks x: left out
     study.add_trial(optuna.trial.create_trial(params={"x": 0.3}, distributions=dist, value=0.3))
     sampler.sample_relative(study, _frozen(study, study.ask()), dist)
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.7, 0.8, 0.9, 0.3])
@@ -364,12 +426,19 @@ def test_encodings_are_kept_per_search_space():
     sampler = CoreSampler(algorithm, n_startup_trials=1)
     study = optuna.create_study(sampler=sampler)
     narrow, wide = ({"x": optuna.distributions.FloatDistribution(0, high)} for high in (1, 2))
-    study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=narrow, value=v) for v in (0.2, 0.4)])
+    study.add_trials(
+        [
+            optuna.trial.create_trial(params={"x": v}, distributions=narrow, value=v)
+            for v in (0.2, 0.4)
+        ]
+    )
     sampler.sample_relative(study, _frozen(study, study.ask()), narrow)
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
     study.add_trial(optuna.trial.create_trial(params={"x": 1.0}, distributions=wide, value=1.0))
     sampler.sample_relative(study, _frozen(study, study.ask()), wide)
-    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.5])  # 1.0 on [0, 2]; the [0, 1] trials left out
+    np.testing.assert_allclose(
+        algorithm.last.X[:, 0], [0.5]
+    )  # 1.0 on [0, 2]; the [0, 1] trials left out
     sampler.sample_relative(study, _frozen(study, study.ask()), narrow)
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
 
@@ -382,7 +451,12 @@ def test_an_interrupted_encoding_leaves_the_trials_usable(monkeypatch):
     sampler = CoreSampler(algorithm, n_startup_trials=1)
     study = optuna.create_study(sampler=sampler)
     dist = {"x": optuna.distributions.FloatDistribution(0, 1)}
-    study.add_trials([optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v) for v in (0.2, 0.4)])
+    study.add_trials(
+        [
+            optuna.trial.create_trial(params={"x": v}, distributions=dist, value=v)
+            for v in (0.2, 0.4)
+        ]
+    )
     encode = space_module.encode_trials
 
     def interrupted(*args):

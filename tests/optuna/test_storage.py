@@ -50,8 +50,10 @@ def _run_workers(url, tmp_path, specs):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, str(script), url, str(n), str(seed), str(crash)], env=env)
-             for n, seed, crash in specs]
+    procs = [
+        subprocess.Popen([sys.executable, str(script), url, str(n), str(seed), str(crash)], env=env)
+        for n, seed, crash in specs
+    ]
     return [p.wait(timeout=300) for p in procs]
 
 
@@ -70,12 +72,16 @@ def _check(url, n_complete_min):
 def test_processes_share_one_storage_and_a_crashed_worker_is_replaced(kind, tmp_path):
     url = str(tmp_path / "j.log") if kind == "journal" else f"sqlite:///{tmp_path / 's.db'}"
     optuna.create_study(study_name="s", storage=_storage(url))
-    codes = _run_workers(url, tmp_path, [(10, 0, -1), (10, 1, 5)])  # the second dies in its 6th trial
+    codes = _run_workers(
+        url, tmp_path, [(10, 0, -1), (10, 1, 5)]
+    )  # the second dies in its 6th trial
     assert codes == [0, 3]
     codes = _run_workers(url, tmp_path, [(6, 2, -1)])  # a new worker takes over from the storage
     assert codes == [0]
     study = _check(url, 21)
-    assert sum(t.state == TrialState.RUNNING for t in study.trials) == 1  # the crashed trial; nothing else lost
+    assert (
+        sum(t.state == TrialState.RUNNING for t in study.trials) == 1
+    )  # the crashed trial; nothing else lost
 
 
 @pytest.mark.slow

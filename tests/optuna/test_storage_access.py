@@ -12,8 +12,10 @@ from optuna_egp import _storage
 
 
 def _study(storage=None):
-    return optuna.create_study(storage=storage or optuna.storages.InMemoryStorage(),
-                               sampler=optuna.samplers.RandomSampler(seed=0))
+    return optuna.create_study(
+        storage=storage or optuna.storages.InMemoryStorage(),
+        sampler=optuna.samplers.RandomSampler(seed=0),
+    )
 
 
 def test_study_storage_is_the_storage_the_study_was_created_with():
@@ -26,7 +28,9 @@ def test_trial_id_is_the_id_the_storage_knows_the_trial_by():
     study.ask()
     study.ask()
     for trial in study.get_trials(deepcopy=False):
-        assert _storage.study_storage(study).get_trial(_storage.trial_id(trial)).number == trial.number
+        assert (
+            _storage.study_storage(study).get_trial(_storage.trial_id(trial)).number == trial.number
+        )
 
 
 def test_attributes_written_to_a_running_trial_are_read_back_by_optunas_public_api():
@@ -36,7 +40,10 @@ def test_attributes_written_to_a_running_trial_are_read_back_by_optunas_public_a
     _storage.write_system_attr(study, frozen, "egp_samplers:probe", {"x": [0.5]})
     _storage.write_user_attr(study, frozen, "agent_id", 3)
     (trial,) = study.get_trials()
-    assert trial.system_attrs["egp_samplers:probe"] == {"x": [0.5]} and trial.user_attrs["agent_id"] == 3
+    assert (
+        trial.system_attrs["egp_samplers:probe"] == {"x": [0.5]}
+        and trial.user_attrs["agent_id"] == 3
+    )
 
 
 def test_heartbeats_are_recorded_only_by_storages_with_a_heartbeat_interval(tmp_path):
@@ -45,7 +52,9 @@ def test_heartbeats_are_recorded_only_by_storages_with_a_heartbeat_interval(tmp_
     study = _study(storage)
     study.ask()
     assert _storage.heartbeat_interval(study) == 60.0
-    _storage.record_heartbeat(study, study.get_trials(deepcopy=False)[0])  # raises if the storage's API changed
+    _storage.record_heartbeat(
+        study, study.get_trials(deepcopy=False)[0]
+    )  # raises if the storage's API changed
 
 
 def test_enqueued_parameters_are_where_optuna_keeps_them():
@@ -66,14 +75,26 @@ def test_constraint_values_are_read_from_optuna_5_and_optuna_4_trials():
     # Optuna 5 still reads under the same key and names "0", "1", ...
     stored = {_storage.OPTUNA4_CONSTRAINTS_KEY: [0.5, -1.0]}
     assert _storage.constraint_values(SimpleNamespace(system_attrs=stored)) == {"0": 0.5, "1": -1.0}
-    optuna5 = create_trial(params={"x": 0.1}, distributions={"x": FloatDistribution(0, 1)}, value=0.0,
-                           system_attrs=stored)
+    optuna5 = create_trial(
+        params={"x": 0.1},
+        distributions={"x": FloatDistribution(0, 1)},
+        value=0.0,
+        system_attrs=stored,
+    )
     assert _storage.constraint_values(optuna5) == {"0": 0.5, "1": -1.0}
     assert _storage.constraint_values(SimpleNamespace(system_attrs={})) == {}
 
 
-@pytest.mark.parametrize("name", [n for n in dir(_storage) if callable(getattr(_storage, n)) and not n.startswith("_")
-                                  and getattr(getattr(_storage, n), "__module__", "") == _storage.__name__])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in dir(_storage)
+        if callable(getattr(_storage, n))
+        and not n.startswith("_")
+        and getattr(getattr(_storage, n), "__module__", "") == _storage.__name__
+    ],
+)
 def test_every_access_function_has_a_test_here(name):
     with open(__file__) as source:
         assert f"_storage.{name}(" in source.read()

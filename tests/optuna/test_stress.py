@@ -11,13 +11,32 @@ import stress  # noqa: E402
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("sampler", "space"), [("egp-ts", "discrete"), ("bore++", "continuous"),
-                                                ("bore++", "discrete"), ("dts", "continuous")])
-def test_killed_workers_leave_no_running_trial_and_no_duplicate_concurrent_points(postgres_study, sampler, space):
+@pytest.mark.parametrize(
+    ("sampler", "space"),
+    [
+        ("egp-ts", "discrete"),
+        ("bore++", "continuous"),
+        ("bore++", "discrete"),
+        ("dts", "continuous"),
+    ],
+)
+def test_killed_workers_leave_no_running_trial_and_no_duplicate_concurrent_points(
+    postgres_study, sampler, space
+):
     name = f"stress-{sampler}-{space}"
     url = postgres_study(name)
-    row = stress.run_study(url, name, sampler, space=space, workers=8, trials=24, kills=True, seed=1,
-                           trial_seconds=(0.2, 0.5), kill_every=(0.8, 1.6))
+    row = stress.run_study(
+        url,
+        name,
+        sampler,
+        space=space,
+        workers=8,
+        trials=24,
+        kills=True,
+        seed=1,
+        trial_seconds=(0.2, 0.5),
+        kill_every=(0.8, 1.6),
+    )
     assert row["kills"] >= 2, row  # the run did kill workers
     assert row["states"]["COMPLETE"] >= 24, row
     assert row["concurrent_pairs"] > 0, row

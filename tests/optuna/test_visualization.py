@@ -27,7 +27,9 @@ def _objective(trial):
 @pytest.fixture(scope="module")
 def study():
     study = optuna.create_study(
-        sampler=EGPTSSampler(seed=0, n_startup_trials=N_STARTUP, kernels=["rbf", "rbf-ard"], n_features=64)
+        sampler=EGPTSSampler(
+            seed=0, n_startup_trials=N_STARTUP, kernels=["rbf", "rbf-ard"], n_features=64
+        )
     )
     study.optimize(_objective, n_trials=N_TRIALS)
     return study
@@ -47,7 +49,13 @@ def test_weights_one_row_per_model_based_trial(study):
     assert [r.trial_number for r in history.refits] == sorted(
         t.number for t in study.trials if MODEL_KEY in t.system_attrs
     )
-    assert history.refits[-1].columns == ["c", "c", "c", "x", "y"]  # Optuna sorts the relative space by name
+    assert history.refits[-1].columns == [
+        "c",
+        "c",
+        "c",
+        "x",
+        "y",
+    ]  # Optuna sorts the relative space by name
 
 
 def test_relevance_ranks_the_parameter_that_matters_first(study):
@@ -94,26 +102,43 @@ def test_plot_model_draws_weights_and_relevance(study):
 def test_no_recorded_model_is_a_clear_error():
     study = optuna.create_study(
         study_name="plain",
-        sampler=EGPTSSampler(seed=0, n_startup_trials=2, kernels=["rbf"], n_features=16, share_model=False),
+        sampler=EGPTSSampler(
+            seed=0, n_startup_trials=2, kernels=["rbf"], n_features=16, share_model=False
+        ),
     )
     study.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2, n_trials=3)
-    with pytest.raises(ValueError, match=r"no trial of study 'plain' has a recorded model.*share_model=True"):
+    with pytest.raises(
+        ValueError, match=r"no trial of study 'plain' has a recorded model.*share_model=True"
+    ):
         model_history(study)
 
 
 # ----------------------------------------------------------------------------- hand-written records
 def _record(kernels, lengthscales, columns, n_at_refit=5):
     hyper = [{"lengthscales": ls, "amplitude": 1.0, "noise": 1e-3} for ls in lengthscales]
-    model = {"version": 1, "kernels": kernels, "dim": len(columns), "warp_outputs": True,
-             "n_at_refit": n_at_refit, "transform": {}, "hyperparameters": hyper}
+    model = {
+        "version": 1,
+        "kernels": kernels,
+        "dim": len(columns),
+        "warp_outputs": True,
+        "n_at_refit": n_at_refit,
+        "transform": {},
+        "hyperparameters": hyper,
+    }
     return {"space": [], "columns": columns, "model": model}
 
 
 def _study_with(attrs):
     study = optuna.create_study(study_name="hand")
     for a in attrs:
-        study.add_trial(create_trial(params={"x": 0.5}, distributions={"x": FloatDistribution(0, 1)}, value=1.0,
-                                     system_attrs=a))
+        study.add_trial(
+            create_trial(
+                params={"x": 0.5},
+                distributions={"x": FloatDistribution(0, 1)},
+                value=1.0,
+                system_attrs=a,
+            )
+        )
     return study
 
 
@@ -121,13 +146,15 @@ def test_relevance_combines_a_categorical_by_max_and_normalises():
     columns = ["x", "c", "c", "c", "y"]
     old = _record(["rbf", "rbf-ard"], [[0.3], [1.0] * 5], columns)
     new = _record(["rbf", "rbf-ard"], [[0.3], [0.5, 2.0, 0.25, 4.0, 1.0]], columns, n_at_refit=8)
-    study = _study_with([
-        {},  # start-up
-        {MODEL_KEY: old, WEIGHTS_KEY: [0.5, 0.5]},
-        {MODEL_KEY: old, WEIGHTS_KEY: [0.4, 0.6]},  # the same model recorded again: not a refit
-        {WEIGHTS_KEY: [1.0]},  # another kernel count: left out
-        {MODEL_KEY: new, WEIGHTS_KEY: [0.25, 0.75]},
-    ])
+    study = _study_with(
+        [
+            {},  # start-up
+            {MODEL_KEY: old, WEIGHTS_KEY: [0.5, 0.5]},
+            {MODEL_KEY: old, WEIGHTS_KEY: [0.4, 0.6]},  # the same model recorded again: not a refit
+            {WEIGHTS_KEY: [1.0]},  # another kernel count: left out
+            {MODEL_KEY: new, WEIGHTS_KEY: [0.25, 0.75]},
+        ]
+    )
     history = model_history(study)
     np.testing.assert_array_equal(history.trial_numbers, [1, 2, 4])
     np.testing.assert_allclose(history.weights, [[0.5, 0.5], [0.4, 0.6], [0.25, 0.75]])
@@ -142,8 +169,14 @@ def test_plot_without_ard_kernel_shows_shared_lengthscales():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    study = _study_with([{MODEL_KEY: _record(["rbf", "matern52"], [[0.3], [0.6]], ["x", "y"]),
-                          WEIGHTS_KEY: [0.7, 0.3]}])
+    study = _study_with(
+        [
+            {
+                MODEL_KEY: _record(["rbf", "matern52"], [[0.3], [0.6]], ["x", "y"]),
+                WEIGHTS_KEY: [0.7, 0.3],
+            }
+        ]
+    )
     assert model_history(study).relevance() == {}
     fig = plot_model(study)
     try:
@@ -155,8 +188,12 @@ def test_plot_without_ard_kernel_shows_shared_lengthscales():
 
 
 def test_plot_model_without_matplotlib_names_the_install(monkeypatch):
-    study = _study_with([{MODEL_KEY: _record(["rbf-ard"], [[0.3, 0.6]], ["x", "y"]), WEIGHTS_KEY: [1.0]}])
+    study = _study_with(
+        [{MODEL_KEY: _record(["rbf-ard"], [[0.3, 0.6]], ["x", "y"]), WEIGHTS_KEY: [1.0]}]
+    )
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import matplotlib.pyplot fails
     with pytest.raises(ImportError, match=r"python -m pip install matplotlib"):
         plot_model(study)
-    assert model_history(study).relevance() == {"rbf-ard": pytest.approx({"x": 2 / 3, "y": 1 / 3})}  # no plot needed
+    assert model_history(study).relevance() == {
+        "rbf-ard": pytest.approx({"x": 2 / 3, "y": 1 / 3})
+    }  # no plot needed

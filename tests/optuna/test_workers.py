@@ -23,7 +23,12 @@ from optuna_egp._claims import settled as has_settled
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY
 from optuna_egp._space import RelativeSpace, space_key
 from optuna_egp._storage import write_system_attr
-from optuna_egp._timeouts import STALE_MIN_SECONDS, alive_running_trials, seconds_between, stale_after_seconds
+from optuna_egp._timeouts import (
+    STALE_MIN_SECONDS,
+    alive_running_trials,
+    seconds_between,
+    stale_after_seconds,
+)
 from shared_core.threads import limited_threads
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -68,7 +73,9 @@ def test_overlapping_limits_first_block_sets_and_restores_others_change_nothing(
     entered, release, seen = threading.Event(), threading.Event(), []
 
     def second_block():
-        with limited_threads(2) as capped:  # another thread's block holds the limit: nothing changes
+        with limited_threads(
+            2
+        ) as capped:  # another thread's block holds the limit: nothing changes
             seen.append((_blas_threads(), capped))
             entered.set()
             release.wait(10)
@@ -152,9 +159,19 @@ _DIST = {"x": FloatDistribution(0, 1)}
 
 def _trial(number, state, start, seconds=None, x=0.5):
     complete = None if seconds is None else start + datetime.timedelta(seconds=seconds)
-    return FrozenTrial(number=number, state=state, value=None if seconds is None else x, datetime_start=start,
-                       datetime_complete=complete, params={"x": x}, distributions=_DIST, user_attrs={},
-                       system_attrs={}, intermediate_values={}, trial_id=number)
+    return FrozenTrial(
+        number=number,
+        state=state,
+        value=None if seconds is None else x,
+        datetime_start=start,
+        datetime_complete=complete,
+        params={"x": x},
+        distributions=_DIST,
+        user_attrs={},
+        system_attrs={},
+        intermediate_values={},
+        trial_id=number,
+    )
 
 
 def _completed(n, seconds, start):
@@ -167,7 +184,9 @@ def test_stale_after_seconds_rule():
     assert stale_after_seconds(four, "auto") == np.inf  # too few completed trials to judge
     assert stale_after_seconds(many, "auto") == STALE_MIN_SECONDS  # 10 x 1 s, raised to the floor
     slow = many[:-1] + [_trial(9, TrialState.COMPLETE, t0, 100.0)]
-    assert stale_after_seconds(slow, "auto") == pytest.approx(10 * (1.0 + 0.1 * 99.0))  # 10 x 90th percentile
+    assert stale_after_seconds(slow, "auto") == pytest.approx(
+        10 * (1.0 + 0.1 * 99.0)
+    )  # 10 x 90th percentile
     assert stale_after_seconds(many, None) == np.inf
     assert stale_after_seconds(many, 7.5) == 7.5
 
@@ -225,9 +244,13 @@ def test_a_trial_this_process_runs_stays_pending_however_old():
     still runs here); another process's equally old trial is presumed dead."""
     now = datetime.datetime.now()
     recorder = _Recorder()
-    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=0.5))
+    study = optuna.create_study(
+        sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=0.5)
+    )
     study.add_trials(_completed(10, 1.0, now - datetime.timedelta(seconds=100)))
-    study.add_trial(_trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=60), x=0.9))  # another process's
+    study.add_trial(
+        _trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=60), x=0.9)
+    )  # another process's
     mine = study.ask(_DIST)
     time.sleep(0.6)
     study.ask(_DIST)
@@ -237,16 +260,23 @@ def test_a_trial_this_process_runs_stays_pending_however_old():
 def test_this_processs_own_running_trials_are_never_presumed_dead():
     now = datetime.datetime.now().astimezone()
     old = now - datetime.timedelta(seconds=600)
-    trials = _completed(10, 1.0, old) + [_trial(10, TrialState.RUNNING, old), _trial(11, TrialState.RUNNING, old)]
+    trials = _completed(10, 1.0, old) + [
+        _trial(10, TrialState.RUNNING, old),
+        _trial(11, TrialState.RUNNING, old),
+    ]
     assert [t.number for t in alive_running_trials(trials, "auto", now, own={11})] == [11]
 
 
-@pytest.mark.parametrize("age, timeout, pending", [(600, "auto", 0), (5, "auto", 1), (600, None, 1), (600, 900.0, 1)])
+@pytest.mark.parametrize(
+    "age, timeout, pending", [(600, "auto", 0), (5, "auto", 1), (600, None, 1), (600, 900.0, 1)]
+)
 def test_a_trial_running_far_longer_than_completed_trials_is_not_pending(age, timeout, pending):
     """A study of 1-second trials with a trial started ``age`` seconds ago that never finished."""
     now = datetime.datetime.now()
     recorder = _Recorder()
-    study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout))
+    study = optuna.create_study(
+        sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout)
+    )
     study.add_trials(_completed(10, 1.0, now - datetime.timedelta(seconds=1000)))
     study.add_trial(_trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=age), x=0.123))
     study.ask(_DIST)  # the relative parameters are sampled when the first parameter is suggested
@@ -280,18 +310,28 @@ def test_a_killed_workers_trial_stops_counting_as_pending(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(KILLED_WORKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    assert subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode == -signal.SIGKILL
+    assert (
+        subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode
+        == -signal.SIGKILL
+    )
     (dead,) = study.get_trials(states=(TrialState.RUNNING,))
 
     recorder = _Recorder()
     timeout = 3.0
-    study = optuna.load_study(study_name="s", storage=url,
-                              sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout))
+    study = optuna.load_study(
+        study_name="s",
+        storage=url,
+        sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=timeout),
+    )
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
     age = (datetime.datetime.now() - dead.datetime_start).total_seconds()
     if age >= timeout:
-        pytest.skip(f"the machine was too slow for this test's timing ({age:.1f} s to the first suggestion)")
-    assert [p[:, 0].tolist() for p in recorder.pending] == [[dead.params["x"]]]  # pending while young
+        pytest.skip(
+            f"the machine was too slow for this test's timing ({age:.1f} s to the first suggestion)"
+        )
+    assert [p[:, 0].tolist() for p in recorder.pending] == [
+        [dead.params["x"]]
+    ]  # pending while young
     time.sleep(timeout - age + 0.5)
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
     assert len(recorder.pending[-1]) == 0  # presumed dead
@@ -304,20 +344,33 @@ def test_with_heartbeats_optuna_fails_a_killed_workers_trial(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     optuna.create_study(study_name="s", storage=url)
     script = tmp_path / "worker.py"
-    script.write_text(KILLED_WORKER.replace("storage=sys.argv[1]", "storage=optuna.storages.RDBStorage("
-                                            "sys.argv[1], heartbeat_interval=1, grace_period=2)"))
+    script.write_text(
+        KILLED_WORKER.replace(
+            "storage=sys.argv[1]",
+            "storage=optuna.storages.RDBStorage(sys.argv[1], heartbeat_interval=1, grace_period=2)",
+        )
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    assert subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode == -signal.SIGKILL
+    assert (
+        subprocess.run([sys.executable, str(script), url], env=env, timeout=120).returncode
+        == -signal.SIGKILL
+    )
     storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=2)
     time.sleep(3)
     study = optuna.load_study(study_name="s", storage=storage, sampler=EGPTSSampler(seed=0))
-    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)  # optimize fails stale trials first
+    study.optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=1
+    )  # optimize fails stale trials first
     assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]
 
 
 def _heartbeat_study(tmp_path, sampler):
-    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path / 'h.db'}", heartbeat_interval=1, grace_period=1)
-    return optuna.create_study(study_name="h", storage=storage, sampler=sampler, load_if_exists=True)
+    storage = optuna.storages.RDBStorage(
+        f"sqlite:///{tmp_path / 'h.db'}", heartbeat_interval=1, grace_period=1
+    )
+    return optuna.create_study(
+        study_name="h", storage=storage, sampler=sampler, load_if_exists=True
+    )
 
 
 @pytest.mark.slow
@@ -336,17 +389,23 @@ def test_a_live_ask_and_tell_trial_is_never_given_a_heartbeat(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_orphaned_trial_gets_one_heartbeat_in_the_whole_study_not_one_per_new_process(tmp_path, monkeypatch):
+def test_an_orphaned_trial_gets_one_heartbeat_in_the_whole_study_not_one_per_new_process(
+    tmp_path, monkeypatch
+):
     """New processes must not keep a dead trial alive by each giving it a fresh heartbeat."""
     orphan = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0)).ask()
     time.sleep(1.5)
     given = []
     record = optuna.storages.RDBStorage.record_heartbeat
-    monkeypatch.setattr(optuna.storages.RDBStorage, "record_heartbeat",
-                        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1])
+    monkeypatch.setattr(
+        optuna.storages.RDBStorage,
+        "record_heartbeat",
+        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1],
+    )
     for seed in range(3):  # three new worker processes, one trial each
-        _heartbeat_study(tmp_path, EGPTSSampler(seed=seed)).optimize(lambda t: t.suggest_float("x", 0, 1),
-                                                                      n_trials=1)
+        _heartbeat_study(tmp_path, EGPTSSampler(seed=seed)).optimize(
+            lambda t: t.suggest_float("x", 0, 1), n_trials=1
+        )
     study = _heartbeat_study(tmp_path, None)
     assert given.count(study.trials[orphan.number]._trial_id) == 1
 
@@ -391,11 +450,19 @@ def _frozen(study, trial):
 def _two_workers(algorithms, **kwargs):
     """Two samplers (as two processes would have) on one study with one completed trial."""
     storage = optuna.storages.InMemoryStorage()
-    first = optuna.create_study(storage=storage, study_name="s",
-                                sampler=CoreSampler(algorithms[0], n_startup_trials=1, **kwargs))
-    first.add_trial(optuna.trial.create_trial(params={"x": 0.9}, distributions={"x": _DIST["x"]}, value=1.0))
-    second = optuna.load_study(storage=storage, study_name="s",
-                               sampler=CoreSampler(algorithms[1], n_startup_trials=1, **kwargs))
+    first = optuna.create_study(
+        storage=storage,
+        study_name="s",
+        sampler=CoreSampler(algorithms[0], n_startup_trials=1, **kwargs),
+    )
+    first.add_trial(
+        optuna.trial.create_trial(params={"x": 0.9}, distributions={"x": _DIST["x"]}, value=1.0)
+    )
+    second = optuna.load_study(
+        storage=storage,
+        study_name="s",
+        sampler=CoreSampler(algorithms[1], n_startup_trials=1, **kwargs),
+    )
     return first, second
 
 
@@ -417,7 +484,11 @@ def test_two_workers_choosing_the_same_point_at_the_same_moment_end_with_differe
 
 def test_two_workers_that_both_see_each_others_claim_end_with_different_points(monkeypatch):
     """Both claims are written before either is read back: the earlier trial waits, the later moves."""
-    draw_barrier, read_barrier, decide_barrier = threading.Barrier(2), threading.Barrier(2), threading.Barrier(2)
+    draw_barrier, read_barrier, decide_barrier = (
+        threading.Barrier(2),
+        threading.Barrier(2),
+        threading.Barrier(2),
+    )
     studies = _two_workers([_ArgmaxStandIn(draw_barrier), _ArgmaxStandIn(draw_barrier)])
     read = _claims.other_points
     first_read = set()
@@ -459,7 +530,9 @@ def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wai
 
     def draw_while_the_later_trial_claims_the_same_point(space, obs, n, rng):
         if algorithm.calls == 0:
-            write_system_attr(other, _frozen(other, dead), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]})
+            write_system_attr(
+                other, _frozen(other, dead), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]}
+            )
         return draw(space, obs, n, rng)
 
     algorithm.suggest = draw_while_the_later_trial_claims_the_same_point
@@ -472,7 +545,9 @@ def test_points_claimed_by_other_workers_are_pending_before_their_parameters_are
     algorithm = _ArgmaxStandIn()
     mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
     claimed = other.ask()  # its worker has chosen 0.5 but not written the parameter yet
-    write_system_attr(other, _frozen(other, claimed), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]})
+    write_system_attr(
+        other, _frozen(other, claimed), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.5]}
+    )
     assert mine.ask().suggest_float("x", 0, 1) == 0.25
     assert algorithm.calls == 1  # no second draw: the first one already knew
 
@@ -484,9 +559,18 @@ def test_a_second_draw_counts_every_point_taken_meanwhile_not_only_the_conflicti
     draw = algorithm.suggest
 
     def draw_while_others_take_points(space, obs, n, rng):
-        if algorithm.calls == 0:  # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
-            other.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0))
-            write_system_attr(other, _frozen(other, other.ask()), CLAIM_KEY, {"space": space_key(_DIST), "x": [0.25]})
+        if (
+            algorithm.calls == 0
+        ):  # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
+            other.add_trial(
+                optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0)
+            )
+            write_system_attr(
+                other,
+                _frozen(other, other.ask()),
+                CLAIM_KEY,
+                {"space": space_key(_DIST), "x": [0.25]},
+            )
         return draw(space, obs, n, rng)
 
     algorithm.suggest = draw_while_others_take_points
@@ -538,24 +622,44 @@ def test_an_agent_is_not_held_off_points_that_other_agents_completed_before_it_d
     algorithm = _AgentStandIn()
     study = optuna.create_study(sampler=CoreSampler(algorithm, n_startup_trials=1))
     for x, agent in ((0.9, 0), (0.5, 5)):  # agent 5 (not a neighbour) evaluated the centre long ago
-        study.add_trial(optuna.trial.create_trial(params={"x": x}, distributions=_DIST, value=1.0,
-                                                  user_attrs={"agent_id": agent}))
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": x}, distributions=_DIST, value=1.0, user_attrs={"agent_id": agent}
+            )
+        )
     assert study.ask().suggest_float("x", 0, 1) == 0.5
     assert algorithm.calls == 1
 
 
-@pytest.mark.parametrize(("params", "fixed", "settled"), [
-    ({}, {}, False),
-    ({"k": 1}, {}, False),  # a single-valued parameter (not in the relative space) written first
-    ({"x": 0.5}, {"x": 0.5}, True),  # enqueued with every parameter fixed: it never chooses
-    ({"y": 0.5}, {"y": 0.5}, False),  # enqueued, another parameter fixed: the sampler still chooses x
-    ({"x": 0.5}, {}, True),
-])
+@pytest.mark.parametrize(
+    ("params", "fixed", "settled"),
+    [
+        ({}, {}, False),
+        (
+            {"k": 1},
+            {},
+            False,
+        ),  # a single-valued parameter (not in the relative space) written first
+        ({"x": 0.5}, {"x": 0.5}, True),  # enqueued with every parameter fixed: it never chooses
+        (
+            {"y": 0.5},
+            {"y": 0.5},
+            False,
+        ),  # enqueued, another parameter fixed: the sampler still chooses x
+        ({"x": 0.5}, {}, True),
+    ],
+)
 def test_a_trial_has_settled_once_it_wrote_a_parameter_the_sampler_chose(params, fixed, settled):
-    dists = {name: optuna.distributions.IntDistribution(1, 1) if name == "k" else FloatDistribution(0, 1)
-             for name in params}
-    trial = optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists,
-                                      system_attrs={"fixed_params": fixed} if fixed else {})
+    dists = {
+        name: optuna.distributions.IntDistribution(1, 1) if name == "k" else FloatDistribution(0, 1)
+        for name in params
+    }
+    trial = optuna.trial.create_trial(
+        state=TrialState.RUNNING,
+        params=params,
+        distributions=dists,
+        system_attrs={"fixed_params": fixed} if fixed else {},
+    )
     assert has_settled(trial, RelativeSpace(_DIST)) == settled
 
 
@@ -589,7 +693,9 @@ def test_a_trial_completed_while_the_point_was_drawn_counts_as_taken():
 
     def draw_while_another_trial_completes(space, obs, n, rng):
         if algorithm.calls == 0:
-            other.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0))
+            other.add_trial(
+                optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0)
+            )
         return draw(space, obs, n, rng)
 
     algorithm.suggest = draw_while_another_trial_completes
@@ -606,7 +712,9 @@ def test_the_first_wave_takes_its_space_from_the_running_trial_with_most_paramet
 
 
 @pytest.mark.slow
-def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_again(tmp_path, monkeypatch):
+def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_again(
+    tmp_path, monkeypatch
+):
     """Retry callbacks copy system attributes; marks cleared to None (as before_trial does) do not count."""
     study = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0))
     orphan = study.ask()
@@ -615,7 +723,12 @@ def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_
     time.sleep(1.5)
     given = []
     record = optuna.storages.RDBStorage.record_heartbeat
-    monkeypatch.setattr(optuna.storages.RDBStorage, "record_heartbeat",
-                        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1])
-    _heartbeat_study(tmp_path, EGPTSSampler(seed=1)).optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    monkeypatch.setattr(
+        optuna.storages.RDBStorage,
+        "record_heartbeat",
+        lambda self, trial_id: (given.append(trial_id), record(self, trial_id))[1],
+    )
+    _heartbeat_study(tmp_path, EGPTSSampler(seed=1)).optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=1
+    )
     assert given.count(_frozen(study, orphan)._trial_id) == 1

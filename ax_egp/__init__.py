@@ -15,10 +15,9 @@ except ImportError as err:  # Ax is an optional dependency
         "ax-platform"
     ) from err
 
-from shared_core import __version__
-
 from ax_egp.node import AlgorithmNode
 from ax_egp.strategy import generation_strategy
+from shared_core import __version__
 from shared_core.registry import algorithm_names, register_algorithm
 
 __all__ = [

@@ -33,12 +33,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per run; runs go in pa
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
-import optuna  # noqa: E402
+import numpy as np
+import optuna
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from functions import FUNCTIONS, SUITE  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from functions import FUNCTIONS, SUITE
+from provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

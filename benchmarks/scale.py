@@ -71,10 +71,9 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
 
     import numpy as np
     import optuna
+    from functions import hartmann6, levy
     from optuna.distributions import FloatDistribution
     from optuna.trial import create_trial
-
-    from functions import hartmann6, levy
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")

@@ -191,10 +191,11 @@ def child(spec: dict) -> None:
     t0 = time.perf_counter()
     import numpy as np
     import optuna
-    import optuna_egp
     import scipy
-    import scipy.optimize  # noqa: F401
+    import scipy.optimize
     import threadpoolctl
+
+    import optuna_egp
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     rec: dict = {"import_seconds": time.perf_counter() - t0, "pid": os.getpid()}

@@ -16,9 +16,9 @@ import matplotlib
 
 matplotlib.use("Agg")  # write a file; no display needed
 
-import optuna  # noqa: E402
+import optuna
 
-from optuna_egp import EGPTSSampler, model_history, plot_model  # noqa: E402
+from optuna_egp import EGPTSSampler, model_history, plot_model
 
 
 def objective(trial: optuna.Trial) -> float:

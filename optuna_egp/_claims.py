@@ -22,8 +22,8 @@ import numpy as np
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_egp._space import RelativeSpace
 from optuna_egp import _storage
+from optuna_egp._space import RelativeSpace
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 

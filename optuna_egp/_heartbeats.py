@@ -14,8 +14,8 @@ from collections.abc import Callable
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_egp._claims import CLAIM_KEY
 from optuna_egp import _storage
+from optuna_egp._claims import CLAIM_KEY
 from optuna_egp._timeouts import now, seconds_between
 
 __all__ = ["HEARTBEAT_GIVEN_KEY", "heartbeat_orphaned_trials"]

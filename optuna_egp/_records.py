@@ -15,8 +15,8 @@ from typing import Any
 from optuna.study import Study
 from optuna.trial import FrozenTrial
 
-from optuna_egp._space import RelativeSpace
 from optuna_egp import _storage
+from optuna_egp._space import RelativeSpace
 from shared_core.interface import Algorithm, MultiAgent, SharesModelState
 
 __all__ = ["MODEL_KEY", "VIEW_KEY", "WEIGHTS_KEY", "ModelRecords", "record_view"]

@@ -23,13 +23,12 @@ from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_egp import _agents
+from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
 from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
-from optuna_egp import _storage
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
 from optuna_egp._warnings import OnceWarnings
 from shared_core.interface import Algorithm, Observations

@@ -45,7 +45,7 @@ def _digits_to_count(n: int, base: int) -> int:
     return m
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _first_primes(k: int) -> tuple[int, ...]:
     """The ``k`` smallest primes (sieve up to Rosser's bound ``k (ln k + ln ln k)`` for ``k >= 6``)."""
     bound = 15 if k < 6 else int(k * (math.log(k) + math.log(math.log(k)))) + 1

@@ -5,7 +5,9 @@ Usage:  python benchmarks/diagnostics/bore_particles.py hartmann6     (or branin
 Prints the acquisition at 8 joint particles vs random points, and distances to the nearest good trial.
 """
 
-import sys, numpy as np
+import sys
+
+import numpy as np
 
 sys.path.insert(
     0,
@@ -14,8 +16,9 @@ sys.path.insert(
     ),
 )
 from functions import FUNCTIONS
+
 from shared_core.algorithms.bore import BOREAlgorithm, quantile_labels
-from shared_core.search_space import SearchSpace, FloatParam
+from shared_core.search_space import FloatParam, SearchSpace
 
 fn = sys.argv[1]
 bounds, f, fmin = FUNCTIONS[fn]

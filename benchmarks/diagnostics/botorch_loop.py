@@ -4,21 +4,27 @@ Usage:  python benchmarks/diagnostics/botorch_loop.py      (CENTER=1 adds the bo
 Hartmann-6, 5 scrambled-Sobol start points (same seeds as core_loop.py), 40 trials, 10 seeds.
 """
 
-import sys, os, numpy as np, torch, warnings
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
 
 warnings.filterwarnings("ignore")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from functions import FUNCTIONS
-from scipy.stats import qmc
-from botorch.models import SingleTaskGP
-from botorch.fit import fit_gpytorch_mll
-from gpytorch.mlls import ExactMarginalLogLikelihood
-from botorch.models.transforms import Standardize
-from botorch.acquisition import LogExpectedImprovement
-from botorch.optim import optimize_acqf
 import multiprocessing as mp
+
+from botorch.acquisition import LogExpectedImprovement
+from botorch.fit import fit_gpytorch_mll
+from botorch.models import SingleTaskGP
+from botorch.models.transforms import Standardize
+from botorch.optim import optimize_acqf
+from functions import FUNCTIONS
+from gpytorch.mlls import ExactMarginalLogLikelihood
+from scipy.stats import qmc
 
 
 def run(seed):

@@ -7,22 +7,27 @@ Prints median and sorted final regrets per variant. Compared with botorch_loop.p
 Hartmann-6, where Ax's default beats our Ax strategies (README, Ax table); not part of CI.
 """
 
-import sys, os, numpy as np
+import os
+import sys
+
+import numpy as np
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import multiprocessing as mp
+
 from functions import FUNCTIONS
 from scipy.stats import qmc
-import multiprocessing as mp
 
 
 def run(args):
     variant, fn, seed, nt = args
+    from scipy.special import logsumexp
+
     import shared_core.models.ensemble as ens
     from shared_core.algorithms.egp import EGPAlgorithm
-    from shared_core.search_space import SearchSpace, FloatParam
     from shared_core.interface import Observations
-    from scipy.special import logsumexp
+    from shared_core.search_space import FloatParam, SearchSpace
 
     opts = dict(v.split("=") for v in variant.split("+") if "=" in v)
     flags = set(v for v in variant.split("+") if "=" not in v)

@@ -4,7 +4,11 @@ Usage:  python benchmarks/diagnostics/gp_fit_vs_botorch.py
 Prints fitted lengthscales, amplitude and noise for n = 5 (scrambled Sobol), 10 and 20 (uniform) points, 3 seeds.
 """
 
-import sys, numpy as np, torch, warnings
+import sys
+import warnings
+
+import numpy as np
+import torch
 
 warnings.filterwarnings("ignore")
 sys.path.insert(
@@ -13,14 +17,15 @@ sys.path.insert(
         __import__("os").path.dirname(__import__("os").path.abspath(__file__)), ".."
     ),
 )
+from botorch.fit import fit_gpytorch_mll
+from botorch.models import SingleTaskGP
+from botorch.models.transforms import Standardize
 from functions import FUNCTIONS
+from gpytorch.mlls import ExactMarginalLogLikelihood
 from scipy.stats import qmc
+
 from shared_core.models.gp import fit_hyperparameters
 from shared_core.models.kernels import KernelSpec
-from botorch.models import SingleTaskGP
-from botorch.fit import fit_gpytorch_mll
-from gpytorch.mlls import ExactMarginalLogLikelihood
-from botorch.models.transforms import Standardize
 
 _, f, _ = FUNCTIONS["hartmann6"]
 for n in (5, 10, 20):

@@ -99,7 +99,7 @@ class OutputTransform:
     scale: float = 1.0
 
     @classmethod
-    def fit(cls, y: np.ndarray, warp: bool = True) -> "OutputTransform":
+    def fit(cls, y: np.ndarray, warp: bool = True) -> OutputTransform:
         """Fit to finite ``y`` ``(n,)``; ``warp=False`` gives plain standardisation."""
         if not warp or len(y) < 3:
             center, scale = standardize(y)

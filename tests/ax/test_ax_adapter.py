@@ -11,11 +11,10 @@ import pytest
 
 pytest.importorskip("ax")
 
-from ax import ChoiceParameterConfig, Client, RangeParameterConfig  # noqa: E402
-from ax.core.trial_status import TrialStatus  # noqa: E402
+from ax import ChoiceParameterConfig, Client, RangeParameterConfig
 
-import ax_egp  # noqa: E402
-from ax_egp import AlgorithmNode, generation_strategy  # noqa: E402
+import ax_egp
+from ax_egp import AlgorithmNode, generation_strategy
 
 warnings.filterwarnings("ignore", module="ax")
 logging.getLogger("ax").setLevel(logging.WARNING)

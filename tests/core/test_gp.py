@@ -3,9 +3,8 @@ import pytest
 from scipy.optimize import approx_fprime
 
 from shared_core.models.features import BayesianLinearRegression
-from shared_core.models.kernels import RandomFourierFeatures
 from shared_core.models.gp import ExactPosterior, GPHyper, _neg_log_posterior, fit_hyperparameters
-from shared_core.models.kernels import KernelSpec
+from shared_core.models.kernels import KernelSpec, RandomFourierFeatures
 
 SPECS = [
     KernelSpec("rbf", True),

@@ -5,8 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from shared_core.graphs import cliques
-from shared_core.graphs import CommunicationGraph, erdos_renyi_edges, graph_names, make_graph
+from shared_core.graphs import (
+    CommunicationGraph,
+    cliques,
+    erdos_renyi_edges,
+    graph_names,
+    make_graph,
+)
 
 # ---- topologies ----------------------------------------------------------------------------------
 

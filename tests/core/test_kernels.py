@@ -2,8 +2,12 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from shared_core.models.kernels import RandomFourierFeatures
-from shared_core.models.kernels import KernelSpec, kernel_grad_x, kernel_matrix
+from shared_core.models.kernels import (
+    KernelSpec,
+    RandomFourierFeatures,
+    kernel_grad_x,
+    kernel_matrix,
+)
 
 SPECS = [KernelSpec(f, ard) for f in ("rbf", "matern32", "matern52") for ard in (False, True)]
 

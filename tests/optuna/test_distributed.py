@@ -10,9 +10,9 @@ import pytest
 from optuna.trial import TrialState
 
 from optuna_egp import DistributedTSSampler
-from optuna_egp.distributed import AGENT_ATTR, AGENT_ENV
 from optuna_egp._records import MODEL_KEY, VIEW_KEY
 from optuna_egp._storage import write_user_attr
+from optuna_egp.distributed import AGENT_ATTR, AGENT_ENV
 from shared_core.models.refit import RefitSchedule
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

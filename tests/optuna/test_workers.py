@@ -16,8 +16,7 @@ from optuna.distributions import FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from optuna_egp import CoreSampler, EGPTSSampler
-from optuna_egp import _claims
+from optuna_egp import CoreSampler, EGPTSSampler, _claims
 from optuna_egp._claims import CLAIM_KEY
 from optuna_egp._claims import settled as has_settled
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY

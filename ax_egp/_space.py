@@ -1,14 +1,15 @@
 """Ax search spaces <-> the core search space (the same encoding as the Optuna adapter).
 
 * ``RangeParameter`` float / int, linear or log scale -> ``FloatParam`` / ``IntParam``
-  (``logit_scale`` is treated as linear; a linear float with ``digits`` is a grid of ``10**-digits``).
+  (``logit_scale`` is treated as linear; a linear float with ``digits`` is a grid of
+  ``10**-digits``).
 * ``ChoiceParameter``: ordered numeric choices with even spacing (what Ax makes of a range with
-  ``step_size``) -> a stepped ``FloatParam`` / ``IntParam`` on the values themselves, so constraints on
-  them work; other ordered choices -> an ``IntParam`` over the choice indices; unordered -> a one-hot
-  ``CategoricalParam`` over the indices. Values of any type.
+  ``step_size``) -> a stepped ``FloatParam`` / ``IntParam`` on the values themselves, so constraints
+  on them work; other ordered choices -> an ``IntParam`` over the choice indices; unordered -> a
+  one-hot ``CategoricalParam`` over the indices. Values of any type.
 * ``FixedParameter``, disabled parameters (their default value) and ``fixed_parameters`` of a
-  ``get_next_trials`` call: not modelled; added to every candidate and moved to the right-hand side of
-  the constraints they appear in.
+  ``get_next_trials`` call: not modelled; added to every candidate and moved to the right-hand side
+  of the constraints they appear in.
 * ``ParameterConstraint`` (``sum w_i x_i <= bound``) -> ``LinearConstraint`` on decoded values.
 """
 
@@ -102,13 +103,15 @@ class AxSpace:
         return out
 
     def encode(self, parameterizations: list[Mapping[str, Any]]) -> np.ndarray:
-        """``(n, d)`` encodings of the parameterizations that lie in the search space (others dropped)."""
+        """``(n, d)`` encodings of the parameterizations
+        that lie in the search space (others dropped)."""
         return self.encode_kept(parameterizations)[0]
 
     def encode_kept(
         self, parameterizations: list[Mapping[str, Any]]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Encodings ``(n, d)`` of the parameterizations in the search space, and their indices ``(n,)``.
+        """Encodings ``(n, d)`` of the parameterizations
+        in the search space, and their indices ``(n,)``.
 
         Missing parameters take their backfill value (parameters added to the space later).
         """
@@ -164,7 +167,8 @@ class AxSpace:
         return out
 
     def check(self, params: Mapping[str, Any]) -> None:
-        """Raise ``RuntimeError`` unless Ax accepts ``params`` (bounds, types, choices, constraints)."""
+        """Raise ``RuntimeError`` unless Ax accepts
+        ``params`` (bounds, types, choices, constraints)."""
         if not self.ax_space.check_membership(
             dict(params), raise_error=False, check_all_parameters_present=True
         ):

@@ -26,14 +26,16 @@ class AlgorithmNode(ExternalGenerationNode):
     """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
 
     Completed and early-stopped trials are the observations (direction-normalised to minimisation);
-    failed and abandoned trials are ignored; the pending parameterizations Ax passes (running trials and the
-    arms already generated in the same ``get_next_trials`` call) are the algorithm's pending points.
-    Every candidate is checked against the search space (bounds, types, choices, constraints).
+    failed and abandoned trials are ignored; the pending parameterizations Ax passes (running trials
+    and the arms already generated in the same ``get_next_trials`` call) are the algorithm's pending
+    points. Every candidate is checked against the search space (bounds, types, choices,
+    constraints).
 
     Args:
         method: registered algorithm name, e.g. ``"egp-ts"`` or ``"egp-ei"``.
-        seed: seed for the candidates; with a seed the generator is re-seeded from ``(seed, number of
-            trials)`` at each update, so a strategy reloaded from JSON continues reproducibly.
+        seed: seed for the candidates; with a seed the generator is re-seeded from
+            ``(seed, number of trials)`` at each update, so a strategy reloaded from JSON continues
+            reproducibly.
         options: keyword options of the algorithm (JSON values, saved with the strategy).
         name: node name (default: ``method``).
         max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``:
@@ -72,7 +74,8 @@ class AlgorithmNode(ExternalGenerationNode):
             np.zeros(0),
             np.zeros(0, int),
         )
-        # Multi-agent algorithms: the trial index of the next candidate, and the agent of each pending arm.
+        # Multi-agent algorithms: the trial index of the
+        # next candidate, and the agent of each pending arm.
         self._next_index = 0
         self._agent_of_arm: dict[str, int] = {}
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
@@ -118,7 +121,8 @@ class AlgorithmNode(ExternalGenerationNode):
         pending_observations: Any = None,
         **kwargs: Any,
     ) -> Any:
-        """Record ``fixed_parameters`` of ``Client.get_next_trials`` (Ax passes them only to ``_gen``)."""
+        """Record ``fixed_parameters`` of ``Client.get_next_trials``
+        (Ax passes them only to ``_gen``)."""
         fixed_features = kwargs.get("fixed_features")
         self._fixed = dict(fixed_features.parameters) if fixed_features is not None else {}
         self._plan_agents(experiment, pending_observations)
@@ -152,9 +156,10 @@ class AlgorithmNode(ExternalGenerationNode):
         return candidate
 
     def _plan_agents(self, experiment: Experiment, pending_observations: Any) -> None:
-        """Agents of the pending arms (a running trial's: its index mod n_agents; arms of the current
-        ``get_next_trials`` call, not yet trials, take the next indices in order) and the index of the
-        next candidate. Recomputed at every ``_gen``, so Ax's re-generation of duplicates keeps it right."""
+        """Agents of the pending arms (a running trial's: its index mod n_agents; arms of
+        the current ``get_next_trials`` call, not yet trials, take the next indices in
+        order) and the index of the next candidate. Recomputed at every ``_gen``, so Ax's
+        re-generation of duplicates keeps it right."""
         if not self._n_agents:
             return
         new_arms, self._agent_of_arm = 0, {}
@@ -172,8 +177,8 @@ class AlgorithmNode(ExternalGenerationNode):
 
     @property
     def _n_agents(self) -> int | None:
-        """Number of agents of a :class:`~shared_core.interface.MultiAgent` algorithm (e.g. ``"dts"``),
-        None for the others."""
+        """Number of agents of a :class:`~shared_core.interface.MultiAgent` algorithm (e.g.
+        ``"dts"``), None for the others."""
         return self.algorithm.n_agents if isinstance(self.algorithm, MultiAgent) else None
 
     def _pending_agents(self, pending: list[TParameterization]) -> np.ndarray | None:
@@ -185,7 +190,8 @@ class AlgorithmNode(ExternalGenerationNode):
         )
 
     def _space_and_observations(self) -> tuple[AxSpace, Observations]:
-        """Core space and encoded observations for the current fixed parameters (built once per call)."""
+        """Core space and encoded observations for the
+        current fixed parameters (built once per call)."""
         if self._experiment is None:
             raise RuntimeError("update_generator_state must be called before get_next_candidate")
         if self._prepared is None or self._prepared[0] != self._fixed:
@@ -207,7 +213,8 @@ def _key(parameters: TParameterization) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` with numpy scalars (also inside lists) turned into Python ones, for JSON storage."""
+    """``value`` with numpy scalars (also inside lists)
+    turned into Python ones, for JSON storage."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (list, tuple)):

@@ -40,10 +40,10 @@ def generation_strategy(
         method: one of ``shared_core.registry.algorithm_names()`` ("egp-ts", "egp-ei", ...).
         initialization_trials: Sobol trials before the algorithm (0 starts with the algorithm).
         seed: seed of the Sobol sequence and of the algorithm's candidates.
-        max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``: no
-            limit), restored afterwards.
-        options: options of the algorithm, e.g. ``n_features=256`` or ``kernels=["rbf", "matern52"]``
-            (JSON values, saved with the strategy).
+        max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``:
+            no limit), restored afterwards.
+        options: options of the algorithm, e.g. ``n_features=256`` or
+            ``kernels=["rbf", "matern52"]`` (JSON values, saved with the strategy).
 
     Example:
         >>> from ax import Client

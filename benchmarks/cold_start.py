@@ -13,29 +13,30 @@ Smoke test:
 What runs, for each ``--n-complete`` n (default 1000):
   1. Set-up (not timed): a SQLite study in a temporary folder, minimising Hartmann-6 on [0, 1]^6
      (float parameters x0..x5), with n random completed trials (``study.add_trials``,
-     ``default_rng(seed + 1000)``), then one worker process asks once: it fits the model from scratch
-     and records it in the study (``share_model=True``). Its trial is told FAIL, so every later
-     suggestion sees the same n completed trials and no running trial.
+     ``default_rng(seed + 1000)``), then one worker process asks once: it fits the model from
+     scratch and records it in the study (``share_model=True``). Its trial is told FAIL, so every
+     later suggestion sees the same n completed trials and no running trial.
   2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) alternately: a fresh worker process
      (``sys.executable``, ``OMP_NUM_THREADS`` etc. = 1) imports optuna, optuna_egp and the SciPy
      modules the first suggestion needs, runs one model-based suggestion on a separate 12-trial
      in-memory study (so lazily imported modules are loaded: imports excluded), loads the big study
-     with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's first read of the trials
-     (``study.get_trials()``: ``first_read_seconds``; Optuna's storage keeps finished trials cached
-     after it, so any worker pays it once, whatever its sampler) and then ``--asks`` K (4)
+     with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's first read of the
+     trials (``study.get_trials()``: ``first_read_seconds``; Optuna's storage keeps finished trials
+     cached after it, so any worker pays it once, whatever its sampler) and then ``--asks`` K (4)
      consecutive ``study.ask(fixed_distributions)``, each followed by ``study.tell(state=FAIL)``.
      Ask 1 is the cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the
      cheapest a suggestion gets: no new observation to condition on). Each ask's seconds include the
      storage reads and writes and the whole suggestion (Optuna samples the relative parameters
-     inside ``ask``; the script checks ``sample_relative`` ran once per ask). ``sample_relative_seconds``
-     is the part spent in the sampler's ``sample_relative`` (model and acquisition, without Optuna's
-     search-space intersection, which is slower on the first call, and the parameter writes).
+     inside ``ask``; the script checks ``sample_relative`` ran once per ask).
+     ``sample_relative_seconds`` is the part spent in the sampler's ``sample_relative`` (model and
+     acquisition, without Optuna's search-space intersection, which is slower on the first call, and
+     the parameter writes).
   The row records whether the first suggestion built its model from the record (``n_adopted``) or by
   fitting (``n_refits``).
 
-Output: one JSON line per worker run, with ``date`` (UTC) and ``commit`` (``benchmarks/provenance.py``).
-:func:`summarise` gives, per n and ``share_model``: median cold seconds, median warm seconds and
-their ratio.
+Output: one JSON line per worker run, with ``date`` (UTC) and ``commit``
+(``benchmarks/provenance.py``). :func:`summarise` gives, per n and ``share_model``: median
+cold seconds, median warm seconds and their ratio.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def _child_env() -> dict:
 
 
 def build_study(url: str, n: int, seed: int) -> None:
-    """The big study: n random completed Hartmann-6 trials, then one worker that records its model."""
+    """The big study: n random completed Hartmann-6
+    trials, then one worker that records its model."""
     script = f"""
 import sys, numpy as np, optuna
 sys.path.insert(0, {str(HERE)!r})

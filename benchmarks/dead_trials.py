@@ -1,4 +1,5 @@
-"""Dead-trial benchmark: a trial left RUNNING at the optimum by a killed worker, with and without the timeout.
+"""Dead-trial benchmark: a trial left RUNNING at the
+optimum by a killed worker, with and without the timeout.
 
 Full run (2 samplers x 3 conditions x 5 seeds x 40 trials, sequential, one core):
     python benchmarks/dead_trials.py --out benchmarks/results/dead_trials.jsonl
@@ -24,12 +25,12 @@ Conditions (for each sampler and seed):
     dead-none  a dead trial at the optimum; ``running_trial_timeout=None`` (old behaviour)
     dead-auto  a dead trial at the optimum; default ``"auto"``
 The dead trial is added before the study starts with ``study.add_trial(FrozenTrial(state=RUNNING,
-datetime_start=now - --dead-age (default 60 s), datetime_complete=None, params=H6_ARGMIN, distributions=six
-FloatDistribution(0, 1)))``: a trial whose worker was killed a minute ago. With the defaults, "auto"
-drops it once 5 trials have completed (it is older than the rule's 30 s floor), before the first
-model-based suggestion (``n_startup_trials=10``), so ``dead-auto`` should repeat ``clean`` exactly;
-``--dead-age`` below 30 s keeps it pending for a while (the floor of the rule). The storage holds exactly
-what a killed process leaves behind; ``tests/optuna/test_workers.py``
+datetime_start=now - --dead-age (default 60 s), datetime_complete=None, params=H6_ARGMIN,
+distributions=six FloatDistribution(0, 1)))``: a trial whose worker was killed a minute ago. With
+the defaults, "auto" drops it once 5 trials have completed (it is older than the rule's 30 s floor),
+before the first model-based suggestion (``n_startup_trials=10``), so ``dead-auto`` should repeat
+``clean`` exactly; ``--dead-age`` below 30 s keeps it pending for a while (the floor of the rule).
+The storage holds exactly what a killed process leaves behind; ``tests/optuna/test_workers.py``
 (``test_a_killed_workers_trial_stops_counting_as_pending``) kills a real worker with SIGKILL on an
 SQLite storage and checks the sampler's view of that trial.
 
@@ -40,15 +41,15 @@ Samplers (``--samplers``, default ``egp-auto,bore++``): ``egp-auto`` = ``EGPTSSa
 Recorded per run (one JSON line appended to ``--out``): ``regret`` after each trial (best value so
 far - known minimum), ``final_regret``, ``distance`` of each evaluated point to the minimiser,
 ``wall_seconds`` of ``study.optimize``, ``sampler_seconds`` (time inside ``sample_relative``);
-``dead_pending``, per ask, whether the sampler's rule still counted the dead trial as pending at that
-moment (its age <= ``stale_after_seconds(trials, timeout)``); at the end ``dead_age_seconds``,
+``dead_pending``, per ask, whether the sampler's rule still counted the dead trial as pending at
+that moment (its age <= ``stale_after_seconds(trials, timeout)``); at the end ``dead_age_seconds``,
 ``stale_after_seconds`` under the sampler's rule and under "auto", and ``dead_pending_at_end``; plus
-``date`` (UTC) and ``commit`` (``+dirty`` if the code differed) from ``benchmarks/provenance.py``, and
-``egp_path``, the checkout the samplers were imported from (this script's, put ahead of installed
-packages on ``sys.path`` so that the code measured is the code whose commit is recorded).
+``date`` (UTC) and ``commit`` (``+dirty`` if the code differed) from ``benchmarks/provenance.py``,
+and ``egp_path``, the checkout the samplers were imported from (this script's, put ahead of
+installed packages on ``sys.path`` so that the code measured is the code whose commit is recorded).
 Runs are resumable: a run already in ``--out`` for the same sampler, condition, seed, commit,
-``--trials``, ``--sleep`` and ``--dead-age`` is skipped (``--force`` runs it again). ``summarise(rows)`` gives the
-Markdown tables (printed at the end; for ``report.py``).
+``--trials``, ``--sleep`` and ``--dead-age`` is skipped (``--force`` runs it again).
+``summarise(rows)`` gives the Markdown tables (printed at the end; for ``report.py``).
 
 Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy is
 imported, and ``torch.set_num_threads(1)`` (torch is imported up front for ``bore``; ``egp-*`` and
@@ -112,7 +113,8 @@ KEY_FIELDS = ("sampler", "condition", "seed", "commit", "n_trials", "sleep", "de
 
 # ----------------------------------------------------------------------------- samplers
 def make_sampler(name: str, seed: int, timeout):
-    """Sampler ``name`` with ``running_trial_timeout=timeout`` (all other options at their defaults)."""
+    """Sampler ``name`` with ``running_trial_timeout=timeout``
+    (all other options at their defaults)."""
     from optuna_egp import BORESampler, EGPTSSampler
 
     _torch_one_thread(needed=name == "bore")
@@ -128,7 +130,8 @@ def make_sampler(name: str, seed: int, timeout):
 
 
 def _torch_one_thread(needed: bool) -> None:
-    """One torch thread: imported up front if the sampler needs it (``bore``), else only if already loaded."""
+    """One torch thread: imported up front if the sampler
+    needs it (``bore``), else only if already loaded."""
     torch = sys.modules.get("torch")
     if needed and torch is None:
         import torch
@@ -137,8 +140,8 @@ def _torch_one_thread(needed: bool) -> None:
 
 
 class DeadTrialProbe:
-    """Wraps ``sampler.sample_relative`` (once per ask) to time it and to record whether the sampler's
-    rule counts the dead trial as pending at that moment."""
+    """Wraps ``sampler.sample_relative`` (once per ask) to time it and to record whether the
+    sampler's rule counts the dead trial as pending at that moment."""
 
     def __init__(self, sampler, dead: FrozenTrial | None, timeout) -> None:
         from optuna_egp._timeouts import stale_after_seconds
@@ -159,7 +162,8 @@ class DeadTrialProbe:
 
 
 def _age(trial: FrozenTrial) -> float:
-    """Seconds since ``trial`` started, on the clock Optuna stamps trials with (naive local time)."""
+    """Seconds since ``trial`` started, on the clock
+    Optuna stamps trials with (naive local time)."""
     return (datetime.datetime.now() - trial.datetime_start).total_seconds()
 
 
@@ -245,7 +249,8 @@ def run_one(
 
 
 def _trajectory(study: optuna.Study) -> dict:
-    """Regret after each completed trial (in trial order) and each point's distance to the minimiser."""
+    """Regret after each completed trial (in trial order)
+    and each point's distance to the minimiser."""
     done = sorted(
         study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)), key=lambda t: t.number
     )
@@ -282,11 +287,12 @@ def append(path: pathlib.Path, row: dict) -> None:
 
 # ----------------------------------------------------------------------------- summary
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown: one table per sampler, one line per condition (median final regret, min-max, seeds, how
-    long the dead trial counted as pending, seconds per trial), with the rows' commits and dates.
+    """Markdown: one table per sampler, one line per condition (median final regret,
+    min-max, seeds, how long the dead trial counted as pending, seconds per trial), with the
+    rows' commits and dates.
 
-    Uses the rows with the same ``n_trials``, ``sleep`` and ``dead_age_at_start`` as the last row, and the
-    latest row of each (sampler, condition, seed): rows are appended in time order.
+    Uses the rows with the same ``n_trials``, ``sleep`` and ``dead_age_at_start`` as the last
+    row, and the latest row of each (sampler, condition, seed): rows are appended in time order.
     """
     rows = [r for r in rows if r.get("bench") == BENCH]
     if not rows:

@@ -1,8 +1,10 @@
-"""Distributed Thompson sampling benchmark: the paper's experiment, and asynchronous agents through Optuna.
+"""Distributed Thompson sampling benchmark: the paper's
+experiment, and asynchronous agents through Optuna.
 
 Paper: Zerefa, Ren, Ma, Li, "Distributed Thompson sampling under constrained communication" (2024),
-Algorithm 1 and Section D. Code measured: ``shared_core.algorithms.distributed.DistributedTSAlgorithm``
-(``reproduce``) and ``optuna_egp.DistributedTSSampler`` (``async``).
+Algorithm 1 and Section D. Code measured:
+``shared_core.algorithms.distributed.DistributedTSAlgorithm`` (``reproduce``) and
+``optuna_egp.DistributedTSSampler`` (``async``).
 
 Sub-commands (each runs in ONE process on one core; rows are appended to ``--out`` as JSON lines):
 
@@ -20,33 +22,35 @@ Smoke tests (seconds to a minute; write outside ``results/``):
 reproduce (Section D; no Optuna)
 --------------------------------
 Synchronous rounds t = 1..T (``--rounds``, default 100, the paper's T). In round t every agent i
-suggests one point from the data it holds at the START of the round (Algorithm 1, lines 8-11); then all
-points are evaluated, and each agent's point reaches its neighbours (lines 12-15): it is appended with
-its agent as ``Observations.source`` and ``DistributedTSAlgorithm.visible`` lets agent i condition on
-the rows of N(i) ∪ {i} only. One ``DistributedTSAlgorithm`` per configuration, ``agent_id`` switched
-agent by agent (it keeps one surrogate per agent); ``--surrogate gp`` (default: one Matérn-5/2 ARD GP,
-the paper's kernel) or ``egp`` (the EGP-TS ensemble). No pending points: an agent never sees the other
-agents' points of the current round.
+suggests one point from the data it holds at the START of the round (Algorithm 1, lines 8-11); then
+all points are evaluated, and each agent's point reaches its neighbours (lines 12-15): it is
+appended with its agent as ``Observations.source`` and ``DistributedTSAlgorithm.visible`` lets agent
+i condition on the rows of N(i) ∪ {i} only. One ``DistributedTSAlgorithm`` per configuration,
+``agent_id`` switched agent by agent (it keeps one surrogate per agent); ``--surrogate gp``
+(default: one Matérn-5/2 ARD GP, the paper's kernel) or ``egp`` (the EGP-TS ensemble). No pending
+points: an agent never sees the other agents' points of the current round.
 
 Initial data D_{1,i}: ``--n-init`` (default 2) uniform random points per agent, from
 ``default_rng([seed, agent, 0])`` (agent i gets the same points in every configuration of a seed).
-``--init private`` (default, Algorithm 1: line 13 broadcasts only the round's evaluation, so D_{1,i} stays
-with agent i) or ``neighbours`` (neighbours see them too, as later rows). Each agent draws from
-``default_rng([seed, agent, 1])``.
+``--init private`` (default, Algorithm 1: line 13 broadcasts only the round's evaluation, so D_{1,i}
+stays with agent i) or ``neighbours`` (neighbours see them too, as later rows). Each agent draws
+from ``default_rng([seed, agent, 1])``.
 
-Functions (minimised, minimum 0; minimising the canonical function = maximising the paper's negated one):
-``ackley2`` = 2-D Ackley on [-5, 5]^2 and ``rosenbrock2`` = 2-D Rosenbrock on [-2, 2] x [-1, 3]: the
-domains of the authors' notebook (github.com/sabzer/distributed-bo, ``BO.ipynb``, ``getDomain``); the
-paper gives none. NB ``rosenbrock2`` of ``functions.py`` (run.py's) is the same function on [-5, 10]^2;
-every row records its ``bounds``. ``--noise`` (default 0) adds N(0, noise^2) to the observed values
-(the notebook adds noise of standard deviation 1 on Ackley); regrets always use the noiseless values.
+Functions (minimised, minimum 0; minimising the canonical function = maximising the paper's
+negated one): ``ackley2`` = 2-D Ackley on [-5, 5]^2 and ``rosenbrock2`` = 2-D Rosenbrock on
+[-2, 2] x [-1, 3]: the domains of the authors' notebook (github.com/sabzer/distributed-bo,
+``BO.ipynb``, ``getDomain``); the paper gives none. NB ``rosenbrock2`` of ``functions.py``
+(run.py's) is the same function on [-5, 10]^2; every row records its ``bounds``. ``--noise``
+(default 0) adds N(0, noise^2) to the observed values (the notebook adds noise of standard
+deviation 1 on Ackley); regrets always use the noiseless values.
 
-Configurations: ``--graphs`` (default ``star``) x ``--agents`` (default ``1,3,5,7``; 1 agent = a single
-agent whatever the graph), plus the topology comparison ``--topologies`` (default
-``complete,star,ring,line,disconnected,shared-egp``; ``none`` skips it) at ``--topology-agents`` (default 8)
-agents. ``shared-egp`` is the reference "everyone sees everything": one ``EGPAlgorithm(acquisition="ts")``
-(the EGP-TS ensemble, whatever ``--surrogate``) fed all data (every agent's initial points included),
-asked for M suggestions per round, each seeing the earlier ones of the round as pending points.
+Configurations: ``--graphs`` (default ``star``) x ``--agents`` (default ``1,3,5,7``; 1
+agent = a single agent whatever the graph), plus the topology comparison ``--topologies`` (default
+``complete,star,ring,line,disconnected,shared-egp``; ``none`` skips it) at
+``--topology-agents`` (default 8) agents. ``shared-egp`` is the reference "everyone sees
+everything": one ``EGPAlgorithm(acquisition="ts")`` (the EGP-TS ensemble, whatever
+``--surrogate``) fed all data (every agent's initial points included), asked for M
+suggestions per round, each seeing the earlier ones of the round as pending points.
 
 Regret per round (regret = f(x) - f_min >= 0, of the noiseless value), as defined in Section D:
     R_A(t) = mean over agents of the regret of their round-t points   ("instant average regret")
@@ -55,48 +59,50 @@ Regret per round (regret = f(x) - f_min >= 0, of the noiseless value), as define
              rounds only: the initial points are recorded apart, as ``init_best_regret``)
 Row per (function, graph, agents, seed): the three lists, ``regret`` (rounds x agents), the largest
 clique and clique cover of the graph (``shared-egp``: M and 1), ``seconds`` (wall) and
-``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``benchmarks/provenance.py``) and
-``egp_path`` (this checkout is put ahead of installed packages). Resumable: a run already in ``--out``
-with the same function, graph, agents, seed, rounds, n_init, init, surrogate, noise and commit is skipped
-(``--force`` runs it again). Seeds ``--first-seed`` .. ``--first-seed + --seeds - 1`` (default 0..9);
-seeds outermost, so partial results cover every configuration.
+``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``benchmarks/provenance.py``)
+and ``egp_path`` (this checkout is put ahead of installed packages). Resumable: a run already in
+``--out`` with the same function, graph, agents, seed, rounds, n_init, init, surrogate, noise and
+commit is skipped (``--force`` runs it again). Seeds ``--first-seed`` ..
+``--first-seed + --seeds - 1`` (default 0..9); seeds outermost, so partial results cover every
+configuration.
 
 async (Optuna, in-process ask/tell)
 -----------------------------------
-As ``run.py``'s async mode: ``--workers`` W pending trials at all times, the one to finish next chosen
-by ``default_rng(seed + 1000)``, ``--evaluations`` (default 150) evaluations in all, on ``--functions``
-from ``functions.py`` (default run.py's suite). A trial's agent is the worker slot that asked it: the slot
-freed by a finished trial asks the next one. Samplers (``--samplers``):
+As ``run.py``'s async mode: ``--workers`` W pending trials at all times, the one to finish next
+chosen by ``default_rng(seed + 1000)``, ``--evaluations`` (default 150) evaluations in all, on
+``--functions`` from ``functions.py`` (default run.py's suite). A trial's agent is the worker slot
+that asked it: the slot freed by a finished trial asks the next one. Samplers (``--samplers``):
     dts-<graph>[-egp]  W ``DistributedTSSampler(agent_id=slot, graph=<graph>, n_agents=W, seed=1000 seed + slot,
-                       running_trial_timeout=None)`` objects on one in-memory study; ``study.sampler`` is set
-                       to the slot's sampler before each ask and to the trial's agent's sampler before each
-                       tell. ``-egp``: ``surrogate="egp"``. (``running_trial_timeout=None``: running trials
-                       asked by another sampler object are never presumed dead in this fast simulation, as
-                       a single sampler's own trials never are.)
+                       running_trial_timeout=None)`` objects on one in-memory study;
+                       ``study.sampler`` is set to the slot's sampler before each ask and to the
+                       trial's agent's sampler before each tell. ``-egp``: ``surrogate="egp"``.
+                       (``running_trial_timeout=None``: running trials asked by another sampler
+                       object are never presumed dead in this fast simulation, as a single sampler's
+                       own trials never are.)
     egp-ts             one ``EGPTSSampler(seed=seed, acquisition="ts")`` for all slots (run.py's)
     tpe                ``TPESampler(seed=seed)`` (run.py's); ``tpe-cl``: with ``constant_liar=True``
     random             ``RandomSampler(seed=seed)``
 Defaults: ``dts-complete,dts-star,dts-ring,egp-ts,tpe``; all with their default ``n_startup_trials``
-(10 completed trials). Row per run: ``regret`` (best so far - f_min, in trial order), ``instant_regret``,
-``agent`` of each trial, ``ask_seconds`` (``study.ask()`` plus the ``suggest_float`` calls, per ask) and
-``complete_at_ask`` (completed trials at that ask; the summary's seconds per suggestion use the asks
-with at least 10), ``seconds`` (wall). Resumable as ``reproduce`` (key: function, sampler, seed, workers,
-evaluations, commit). Default ``--seeds 5``.
+(10 completed trials). Row per run: ``regret`` (best so far - f_min, in trial order),
+``instant_regret``, ``agent`` of each trial, ``ask_seconds`` (``study.ask()`` plus the
+``suggest_float`` calls, per ask) and ``complete_at_ask`` (completed trials at that ask; the
+summary's seconds per suggestion use the asks with at least 10), ``seconds`` (wall). Resumable as
+``reproduce`` (key: function, sampler, seed, workers, evaluations, commit). Default ``--seeds 5``.
 
 summary / summarise(rows)
 -------------------------
 Markdown (printed at the end of every run and by ``summary``): for the reproduction, per setting and
-function, the median over seeds of the cumulative sums (to T) and the final values of R_A, R_B, R_W per
-configuration, and two checks: (a) does the average regret per agent (median sum of R_A) improve from the
-1-agent star (largest clique 1) to 3/5/7 agents (largest clique 2), (b) are 8 disconnected agents no
-better than 1 agent (ratio of median sums of R_A >= 0.9; each disconnected agent IS a single agent).
-For async, per worker count: median final regret per sampler and function, dts-complete / egp-ts,
-median seconds per suggestion per sampler, dts-ring / egp-ts, and the targets (16 agents on a ring: at
-most half egp-ts's seconds per suggestion; complete graph: regret within 1.2x egp-ts's; dts-complete
-better than TPE on most functions).
+function, the median over seeds of the cumulative sums (to T) and the final values of R_A, R_B, R_W
+per configuration, and two checks: (a) does the average regret per agent (median sum of R_A) improve
+from the 1-agent star (largest clique 1) to 3/5/7 agents (largest clique 2), (b) are 8 disconnected
+agents no better than 1 agent (ratio of median sums of R_A >= 0.9; each disconnected agent IS a
+single agent). For async, per worker count: median final regret per sampler and function,
+dts-complete / egp-ts, median seconds per suggestion per sampler, dts-ring / egp-ts, and the targets
+(16 agents on a ring: at most half egp-ts's seconds per suggestion; complete graph: regret within
+1.2x egp-ts's; dts-complete better than TPE on most functions).
 
-Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy is imported.
-Do not run alongside other timing benchmarks (seconds would suffer, regret not).
+Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy
+is imported. Do not run alongside other timing benchmarks (seconds would suffer, regret not).
 """
 
 from __future__ import annotations
@@ -185,7 +191,8 @@ def run_reproduce(
     noise_rng = np.random.default_rng([seed, M, 2])
 
     def evaluate(U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Noiseless values (for regret) and observed values (for the agents) of unit-cube points ``U``."""
+        """Noiseless values (for regret) and observed values
+        (for the agents) of unit-cube points ``U``."""
         values = np.array([f(bounds[:, 0] + u * width) for u in U])  # (k,)
         observed = values + noise * noise_rng.standard_normal(len(values)) if noise else values
         return values, observed
@@ -288,7 +295,8 @@ def reproduce_configs(
 
 # ============================================================================= async
 def make_async_samplers(name: str, seed: int, workers: int) -> list:
-    """The sampler of each worker slot: W distinct agents for ``dts-*``, one shared sampler otherwise."""
+    """The sampler of each worker slot: W distinct agents
+    for ``dts-*``, one shared sampler otherwise."""
     import optuna
 
     from optuna_egp import DistributedTSSampler, EGPTSSampler
@@ -357,8 +365,8 @@ def run_async(
         x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
         ask_seconds.append(time.perf_counter() - t0)
         complete_at_ask.append(told)
-        # CoreSampler subclasses return {} from sample_relative during their start-up; others (TPE, random)
-        # sample independently: count them as modelled once STARTUP_TRIALS trials completed
+        # CoreSampler subclasses return {} from sample_relative during their start-up; others (TPE,
+        # random) sample independently: count them as modelled once STARTUP_TRIALS trials completed
         model_at_ask.append(
             any(modelled) if isinstance(samplers[slot], CoreSampler) else told >= STARTUP_TRIALS
         )
@@ -400,7 +408,8 @@ def run_async(
 
 
 def _probe_relative(sampler, modelled: list[bool]) -> None:
-    """Append to ``modelled`` whether each ``sample_relative`` call returned parameters (public API)."""
+    """Append to ``modelled`` whether each ``sample_relative``
+    call returned parameters (public API)."""
     inner = sampler.sample_relative
 
     def sample_relative(study, trial, search_space):
@@ -435,7 +444,8 @@ def _egp_path() -> str:
 
 # ============================================================================= summary
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown lines for the reproduction rows and the async rows among ``rows`` (latest row per cell)."""
+    """Markdown lines for the reproduction rows and the
+    async rows among ``rows`` (latest row per cell)."""
     rep = [r for r in rows if r.get("bench") == BENCH_REPRODUCE]
     asy = [r for r in rows if r.get("bench") == BENCH_ASYNC]
     return (_summarise_reproduce(rep) if rep else []) + (_summarise_async(asy) if asy else [])
@@ -454,7 +464,8 @@ def _med(values) -> float:
 
 
 def _config_order(graph: str, m: int) -> tuple:
-    """Agent count first (the star sweep, then the topology comparison), then the topologies' order."""
+    """Agent count first (the star sweep, then the
+    topology comparison), then the topologies' order."""
     return m, TOPOLOGIES.index(graph) if graph in TOPOLOGIES else len(TOPOLOGIES), graph
 
 
@@ -514,7 +525,8 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
 
 
 def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
-    """(a) the 1-agent star against 3/5/7 agents; (b) 8 disconnected agents against 1 agent (median ΣR_A)."""
+    """(a) the 1-agent star against 3/5/7 agents; (b) 8
+    disconnected agents against 1 agent (median ΣR_A)."""
 
     def sum_ra(rs):
         return _med([np.sum(r["R_A"]) for r in rs])
@@ -674,8 +686,9 @@ SOLVED_FRACTION = (
 
 
 def _model_ask_seconds(row: dict) -> float:
-    """Mean seconds of the asks whose suggestion came from the model (rows without ``model_at_ask``: asks
-    made once ``STARTUP_TRIALS`` trials completed, which also counts random start-up asks of agents)."""
+    """Mean seconds of the asks whose suggestion came from the model (rows without
+    ``model_at_ask``: asks made once ``STARTUP_TRIALS`` trials completed, which also counts
+    random start-up asks of agents)."""
     modelled = row.get("model_at_ask") or [c >= STARTUP_TRIALS for c in row["complete_at_ask"]]
     s = [t for t, m in zip(row["ask_seconds"], modelled) if m]
     return float(np.mean(s)) if s else float("nan")
@@ -725,8 +738,9 @@ def _provenance(rows: list[dict]) -> str:
 def plot(
     reproduce_rows: list[dict], async_rows: list[dict], out_dir: pathlib.Path
 ) -> list[pathlib.Path]:
-    """PNGs: R_A/R_B/R_W against rounds for the star sweep and for the topology comparison (median over
-    seeds; one row of panels per function; the setting of the last row), and async regret curves."""
+    """PNGs: R_A/R_B/R_W against rounds for the star sweep and for the topology comparison
+    (median over seeds; one row of panels per function; the setting of the last row), and
+    async regret curves."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,24 +1,26 @@
-"""Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal evaluations.
+"""Seconds per suggestion of a distributed-TS agent
+on a ring against EGPTSSampler, at equal evaluations.
 
 Full run (about two minutes; one process, run it alone):
     python benchmarks/dts_speed.py --out benchmarks/results/dts_speed.jsonl
 
-For each study size n (``--n-complete``, default 150,500,900,3000: the first three below EGP's exact-GP
-limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature posteriors, while the ring
-agent's ~3n/M trials still get an exact GP) and ``--repeats`` R (3): an in-memory
-study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed trials (``default_rng(1000 +
-repeat)``), trial i tagged as agent ``i mod M`` (user attribute ``agent_id``, M = ``--agents``, 16), is
-copied once per sampler; each sampler, fresh, then runs ``--asks`` K (20) ``ask(fixed distributions)`` +
-``tell`` of the true value. Samplers: ``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ring",
-n_agents=M, seed=repeat)`` (one Matérn-5/2 GP; agent 0 conditions on agents M-1, 0, 1: about 3n/M
-trials), ``egp-ts`` = ``EGPTSSampler(seed=repeat, acquisition="ts")`` (the 4-kernel ensemble on all n)
-and ``gp-ts`` = the same with ``kernels=["matern52-ard"]`` (one GP on all n: the ring agent's model on
-all the data, which separates the data size from the kernel count). The first ask fits a model from
-scratch (cold); asks 2..K update it and include the scheduled refits (warm: their mean). The model part
-is the time inside the algorithm's ``suggest`` (fit or update, Thompson draw, acquisition optimisation);
-the rest of an ask is the adapter (reading and encoding trials) and Optuna. One BLAS
-thread (``OMP_NUM_THREADS`` etc. = 1). Target: the ring agent's warm seconds per suggestion at most
-half of EGP-TS's.
+For each study size n (``--n-complete``, default 150,500,900,3000: the first three below
+EGP's exact-GP limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature
+posteriors, while the ring agent's ~3n/M trials still get an exact GP) and ``--repeats`` R
+(3): an in-memory study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed
+trials (``default_rng(1000 + repeat)``), trial i tagged as agent ``i mod M`` (user attribute
+``agent_id``, M = ``--agents``, 16), is copied once per sampler; each sampler, fresh, then
+runs ``--asks`` K (20) ``ask(fixed distributions)`` + ``tell`` of the true value. Samplers:
+``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ring", n_agents=M, seed=repeat)``
+(one Matérn-5/2 GP; agent 0 conditions on agents M-1, 0, 1: about 3n/M trials), ``egp-ts`` =
+``EGPTSSampler(seed=repeat, acquisition="ts")`` (the 4-kernel ensemble on all n) and
+``gp-ts`` = the same with ``kernels=["matern52-ard"]`` (one GP on all n: the ring agent's
+model on all the data, which separates the data size from the kernel count). The first ask
+fits a model from scratch (cold); asks 2..K update it and include the scheduled refits
+(warm: their mean). The model part is the time inside the algorithm's ``suggest`` (fit or
+update, Thompson draw, acquisition optimisation); the rest of an ask is the adapter (reading
+and encoding trials) and Optuna. One BLAS thread (``OMP_NUM_THREADS`` etc. = 1). Target: the
+ring agent's warm seconds per suggestion at most half of EGP-TS's.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def trials(n: int, agents: int, seed: int) -> list:
 
 
 def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[float], list[float]]:
-    """Seconds of each ask, and of the algorithm's ``suggest`` inside it (the model: fit, draw, optimise)."""
+    """Seconds of each ask, and of the algorithm's ``suggest``
+    inside it (the model: fit, draw, optimise)."""
     sampler = make_sampler(name, seed, agents)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials(n, agents, seed))
@@ -103,7 +106,8 @@ def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[floa
 
 
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown: per n, median cold and warm seconds per suggestion of each sampler and the ratio."""
+    """Markdown: per n, median cold and warm seconds
+    per suggestion of each sampler and the ratio."""
     if not rows:
         return []
     rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]

@@ -92,7 +92,8 @@ FUNCTIONS = {
     "branin": (np.array([[-5.0, 10.0], [0.0, 15.0]]), branin, 0.397887),
     "hartmann6": (np.array([[0.0, 1.0]] * 6), hartmann6, -3.32237),
     "levy6": (np.array([[-10.0, 10.0]] * 6), levy, 0.0),
-    # BORE++ (Oliveira, Tiao, Ramos, NeurIPS 2022), Fig. E.1 (dimensions 2-8; the usual [-5, 10] box)
+    # BORE++ (Oliveira, Tiao, Ramos, NeurIPS 2022),
+    # Fig. E.1 (dimensions 2-8; the usual [-5, 10] box)
     **{f"rosenbrock{d}": (np.array([[-5.0, 10.0]] * d), rosenbrock, 0.0) for d in (2, 4, 6, 8)},
 }
 SUITE = ["ackley5", "zakharov2", "dropwave", "eggholder", "branin", "hartmann6"]

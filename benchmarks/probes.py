@@ -6,7 +6,8 @@ import time
 
 
 class RelativeProbe:
-    """Wraps ``sampler.sample_relative`` (public API) to count calls, time them and count returned params."""
+    """Wraps ``sampler.sample_relative`` (public API) to
+    count calls, time them and count returned params."""
 
     def __init__(self, sampler) -> None:
         self.calls, self.seconds, self.n_params = 0, 0.0, 0

@@ -1,4 +1,5 @@
-"""Where a benchmark row came from: the commit (``+dirty`` if the code differed) and the UTC date."""
+"""Where a benchmark row came from: the commit
+(``+dirty`` if the code differed) and the UTC date."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def _git(*args: str) -> str:
 
 
 def commit() -> str:
-    """Short HEAD, ``+dirty`` if tracked or untracked files outside ``benchmarks/results/`` changed."""
+    """Short HEAD, ``+dirty`` if tracked or untracked
+    files outside ``benchmarks/results/`` changed."""
     head = _git("rev-parse", "--short", "HEAD") or "unknown"
     dirty = _git("status", "--porcelain", "--", ".", ":(exclude)benchmarks/results")
     return head + ("+dirty" if dirty else "")

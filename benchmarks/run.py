@@ -11,7 +11,8 @@ Examples:
     python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
     python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 --out benchmarks/results/ax.jsonl
     python benchmarks/run.py suite --mode batch --workers 5 --samplers bore,bore++ \
-        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --out benchmarks/results/bore_rosenbrock.jsonl
+        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --out
+        benchmarks/results/bore_rosenbrock.jsonl
 
 Modes: ``seq``; ``threads`` (``n_jobs`` workers); ``async`` (ask/tell, ``workers`` pending trials,
 completion order random); ``batch`` (synchronous: ask ``workers`` trials, then tell them all).

@@ -6,17 +6,18 @@ ten minutes per ask at 5000 trials):
     python benchmarks/scale.py run --samplers gp --out benchmarks/results/scale.jsonl   (GPSampler, long)
     python benchmarks/scale.py summary          (Markdown to stdout)
     python benchmarks/scale.py plot             (benchmarks/results/scale.png)
-Smoke test (a minute): python benchmarks/scale.py run --n 300 --dims 6 --asks 3 --out /tmp/scale_smoke.jsonl
+Smoke test (a minute): python benchmarks/scale.py
+run --n 300 --dims 6 --asks 3 --out /tmp/scale_smoke.jsonl
 
-Protocol, one fresh Python process per (sampler, n, d) so that peak memory is the configuration's own:
-an in-memory study, ``study.add_trials`` of n completed trials at uniform random points
+Protocol, one fresh Python process per (sampler, n, d) so that peak memory is the configuration's
+own: an in-memory study, ``study.add_trials`` of n completed trials at uniform random points
 (``default_rng(n + d)``; trial i tagged ``agent_id = i mod 16`` for the distributed sampler), the
-objective Hartmann-6 (d = 6, [0, 1]^6) or Levy (d = 20, [-10, 10]^20); then 4 asks left running (the
-first is the cold suggestion: no model yet) and ``--asks`` (20) timed ``ask`` + ``tell`` with those 4
-trials still running (pending points). Every ask is ``study.ask(fixed distributions)``, so the timed
-region holds the whole suggestion (Optuna's trial reading and search-space inference included). One
-BLAS/torch thread. Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the process at the
-end (the study itself included: 10 000 in-memory trials take about 100 MB).
+objective Hartmann-6 (d = 6, [0, 1]^6) or Levy (d = 20, [-10, 10]^20); then 4 asks left running
+(the first is the cold suggestion: no model yet) and ``--asks`` (20) timed ``ask`` + ``tell`` with
+those 4 trials still running (pending points). Every ask is ``study.ask(fixed distributions)``, so
+the timed region holds the whole suggestion (Optuna's trial reading and search-space inference
+included). One BLAS/torch thread. Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the
+process at the end (the study itself included: 10 000 in-memory trials take about 100 MB).
 
 Samplers (``--samplers``): ``egp-ts`` = ``EGPTSSampler(seed=0, acquisition="ts")``, ``dts-ring`` =
 ``DistributedTSSampler(agent_id=0, graph="ring", n_agents=16, seed=0)`` (conditions on about 3n/16

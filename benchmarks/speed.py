@@ -1,9 +1,9 @@
 """Speed benchmarks: seconds per suggestion by dimension and by study size, import cost, encoding.
 
 Every measurement is appended as one JSON line to ``--out`` with ``date`` (UTC), ``commit``
-(``git rev-parse --short HEAD``, ``+dirty`` if files outside ``benchmarks/results/`` differ from it),
-``python``, the thread settings and the raw timings. Runs are resumable: a cell already in the file
-for the same commit, settings and threads is skipped (``--force`` measures it again).
+(``git rev-parse --short HEAD``, ``+dirty`` if files outside ``benchmarks/results/`` differ from
+it), ``python``, the thread settings and the raw timings. Runs are resumable: a cell already in the
+file for the same commit, settings and threads is skipped (``--force`` measures it again).
 ``benchmarks/report.py`` turns the files into tables (the latest row of each cell is shown).
 
 Sub-commands (full runs; see benchmarks/README.md):
@@ -13,26 +13,28 @@ Sub-commands (full runs; see benchmarks/README.md):
     python benchmarks/speed.py encoding --out benchmarks/results/speed_encoding.jsonl
 
 dims      Levy function on [-5, 5]^d (d = 20, 50, 100; float parameters x0..x{d-1}), 200 random
-          completed trials added with ``study.add_trials``, then 20 consecutive ask+tell per sampler.
-          Each ask is ``study.ask(fixed_distributions)``: Optuna computes the trial's relative
-          parameters (``infer_relative_search_space`` + ``sample_relative``, i.e. the model refit and
-          the acquisition) on the first ``_suggest`` inside ``ask``, so the timed region contains the
-          whole suggestion; the script wraps ``sampler.sample_relative`` to check it ran once per ask
-          and returned all d parameters, and records the seconds spent in it. Samplers are
-          interleaved: ask i of every sampler runs before ask i + 1 of any, so load drift on a shared
-          machine hits all of them alike (``--order sequence`` runs them one after the other).
+          completed trials added with ``study.add_trials``, then 20 consecutive ask+tell per
+          sampler. Each ask is ``study.ask(fixed_distributions)``: Optuna computes the trial's
+          relative parameters (``infer_relative_search_space`` + ``sample_relative``, i.e. the model
+          refit and the acquisition) on the first ``_suggest`` inside ``ask``, so the timed region
+          contains the whole suggestion; the script wraps ``sampler.sample_relative`` to check it
+          ran once per ask and returned all d parameters, and records the seconds spent in it.
+          Samplers are interleaved: ask i of every sampler runs before ask i + 1 of any, so load
+          drift on a shared machine hits all of them alike (``--order sequence`` runs them one after
+          the other).
 many      Hartmann-6 (d = 6), 1000 and 1100 random completed trials, then 5 rounds of 4 concurrent
           asks (4 asks before any tell, then 4 tells); records every ask's seconds. Samplers
-          interleaved round by round. ``--samplers egp-auto,bore++`` leaves out GPSampler (~7 s/ask).
+          interleaved round by round. ``--samplers egp-auto,bore++`` leaves out GPSampler (~7
+          s/ask).
 imports   Fresh interpreters (median of 7, after one discarded warm-up): ``import optuna`` alone;
-          ``import optuna`` then ``import optuna_egp`` (the extra seconds); and the first model-based
-          suggestion (10 completed trials added, ``n_startup_trials=10``, the 11th ask; the 12th for
-          comparison), with the heavy modules present before and after each step.
+          ``import optuna`` then ``import optuna_egp`` (the extra seconds); and the first
+          model-based suggestion (10 completed trials added, ``n_startup_trials=10``, the 11th ask;
+          the 12th for comparison), with the heavy modules present before and after each step.
 encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpace`` (70 float: 10 log,
-          20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed types), median
-          of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else ``encode_many`` +
-          ``[decode(x) for x in X]``; the row says which API was used and whether the round trip
-          returned the input values.
+          20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed types),
+          median of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else
+          ``encode_many`` + ``[decode(x) for x in X]``; the row says which API was used and whether
+          the round trip returned the input values.
 
 Samplers (``--samplers``): ``egp-auto`` = ``EGPTSSampler(seed=seed)`` (the default, acquisition
 "auto"), ``bore++`` = ``BORESampler(seed=seed)``, ``gp`` = ``optuna.samplers.GPSampler(seed=seed)``;
@@ -209,7 +211,8 @@ def make_sampler(name: str, seed: int, n_startup_trials: int = 10):
 
 
 def make_study(name: str, seed: int, f, bounds: np.ndarray, n_complete: int):
-    """Study with ``n_complete`` random completed trials (same points for every sampler, by seed)."""
+    """Study with ``n_complete`` random completed
+    trials (same points for every sampler, by seed)."""
     sampler = make_sampler(name, seed)
     probe = RelativeProbe(sampler)
     study = optuna.create_study(sampler=sampler)

@@ -1,21 +1,22 @@
-"""Load and faults: worker processes on one RDB study with heartbeats, SIGKILLed mid-trial and restarted.
+"""Load and faults: worker processes on one RDB study
+with heartbeats, SIGKILLed mid-trial and restarted.
 
     python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
         --samplers egp-ts,bore++,dts --spaces continuous,discrete --repeats 3
     python benchmarks/stress.py summary
     python benchmarks/stress.py orphans --url ...   (kills every 0.2-0.5 s; counts trials left RUNNING)
 
-One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run ``study.optimize``
-on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective sleeps 0.2-0.6 s), until
-``--trials`` (60) trials
-completed (``MaxTrialsCallback``); the storage has ``heartbeat_interval=1`` and ``grace_period=3``. With
-kills on, every 1-3 s (``default_rng(repeat)``) a random worker is SIGKILLed and started again with the
-same agent id. Afterwards the parent waits out the grace period and calls
-``optuna.storages.fail_stale_trials``; then it records the trial states, how many trials ran at the same
-time as another, how many of those pairs had the same point and the smallest distance between two
-concurrent trials' points, and the best regret. ``check(...)`` is what the CI test asserts: every trial
-COMPLETE or FAIL, none RUNNING, FAIL count at most the number of kills, no two concurrent trials with the
-same point, and on the continuous space none closer than 1e-6.
+One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run
+``study.optimize`` on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective
+sleeps 0.2-0.6 s), until ``--trials`` (60) trials completed (``MaxTrialsCallback``); the
+storage has ``heartbeat_interval=1`` and ``grace_period=3``. With kills on, every 1-3 s
+(``default_rng(repeat)``) a random worker is SIGKILLed and started again with the same agent
+id. Afterwards the parent waits out the grace period and calls
+``optuna.storages.fail_stale_trials``; then it records the trial states, how many trials ran at
+the same time as another, how many of those pairs had the same point and the smallest distance
+between two concurrent trials' points, and the best regret. ``check(...)`` is what the CI test
+asserts: every trial COMPLETE or FAIL, none RUNNING, FAIL count at most the number of kills, no
+two concurrent trials with the same point, and on the continuous space none closer than 1e-6.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 HARTMANN6_MIN = -3.32237
 SAMPLERS = ("egp-ts", "bore++", "dts")
-# The objective's search space: "continuous" (Hartmann-6 on [0, 1]^6) or "discrete" (Hartmann-6 with its
-# first three coordinates on a 4-point grid, the rest fixed at 0.5: 64 points).
+# The objective's search space: "continuous" (Hartmann-6 on [0, 1]^6) or "discrete" (Hartmann-6
+# with its first three coordinates on a 4-point grid, the rest fixed at 0.5: 64 points).
 SPACES = ("continuous", "discrete")
 GRID = 4
 
@@ -112,7 +113,8 @@ def run_study(
     kill_every: tuple[float, float] = (1.0, 3.0),
     timeout: float = 600.0,
 ) -> dict:
-    """Run one study with ``workers`` processes (killing and restarting them if ``kills``); return its row."""
+    """Run one study with ``workers`` processes (killing
+    and restarting them if ``kills``); return its row."""
     import numpy as np
     import optuna
 
@@ -198,7 +200,8 @@ def _read(log) -> str:
 
 def describe(trials, best_value: float = HARTMANN6_MIN) -> dict:
     """States, concurrency (pairs of trials that ran at the same time, how many of them had the same
-    point, the smallest distance between their points) and best regret of a finished study's trials."""
+    point, the smallest distance between their points) and best regret of a finished study's
+    trials."""
     import itertools
 
     import numpy as np
@@ -323,7 +326,8 @@ def main(argv=None) -> None:
 
 
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown: per sampler, kills and failed trials, check results and median best regret with/without kills."""
+    """Markdown: per sampler, kills and failed trials, check
+    results and median best regret with/without kills."""
     import itertools
     import statistics
 

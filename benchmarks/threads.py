@@ -10,7 +10,8 @@ Full run (about 3.5 minutes on 2 cores; run it alone, not next to other benchmar
     python benchmarks/threads.py --out benchmarks/results/threads.jsonl
 which is the same as
     python benchmarks/threads.py --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
-        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 --out benchmarks/results/threads.jsonl
+        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 --out
+        benchmarks/results/threads.jsonl
 Smoke test (well under a minute):
     python benchmarks/threads.py --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
 
@@ -44,19 +45,20 @@ Timed: ``--asks`` K (3) consecutive ``study.ask(fixed_distributions)``, each fol
 evaluation and a ``study.tell`` of the true value (timed separately, ``tell_seconds``). Optuna
 computes the relative parameters (``sample_relative``: the model fit and the acquisition) on the
 first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``sample_relative`` is
-wrapped (as in ``speed.py``) to check it ran once per ask and returned all 6 parameters (else the row
-lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from scratch on
-``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent`` gives, for
-each ask, how many workers of the cell (itself included) were inside their timed asks at its midpoint.
+wrapped (as in ``speed.py``) to check it ran once per ask and returned all 6 parameters (else the
+row lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from scratch
+on ``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent`` gives,
+for each ask, how many workers of the cell (itself included) were inside their timed asks at its
+midpoint.
 
-Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``, ``sampler``,
-``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds`` (per ask),
-``cold`` (per ask), the provenance fields of ``speed.py`` (``date`` UTC, ``commit`` with ``+dirty``,
-``python``, ``machine``, ``cpu_count``, ``versions``, ``egp_path``, ``thread_settings``) and ``run_id``
-(the start of this invocation; :func:`summarise` uses the latest run of each sampler and limit).
-At the end the script prints :func:`summarise` of this run's rows: median cold and warm seconds with
-1 and 4 processes and their ratio. The target: with 4 processes on 2 cores, the median seconds per
-suggestion at most 4 times the 1-process median.
+Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``,
+``sampler``, ``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds``
+(per ask), ``cold`` (per ask), the provenance fields of ``speed.py`` (``date`` UTC, ``commit``
+with ``+dirty``, ``python``, ``machine``, ``cpu_count``, ``versions``, ``egp_path``,
+``thread_settings``) and ``run_id`` (the start of this invocation; :func:`summarise` uses the
+latest run of each sampler and limit). At the end the script prints :func:`summarise` of this
+run's rows: median cold and warm seconds with 1 and 4 processes and their ratio. The target: with
+4 processes on 2 cores, the median seconds per suggestion at most 4 times the 1-process median.
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ def _pools() -> list[dict]:
 
 
 def _pool_strings(pools: list[dict]) -> list[str]:
-    """``internal_api/library file=threads`` per pool (numpy and scipy each ship their own OpenBLAS)."""
+    """``internal_api/library file=threads`` per pool
+    (numpy and scipy each ship their own OpenBLAS)."""
     return sorted(f"{p['internal_api']}/{p['file']}={p['num_threads']}" for p in pools)
 
 
@@ -122,7 +125,8 @@ def _make_sampler(name: str, seed: int, max_threads):
 
 
 def _random_study(sampler, n: int, seed: int):
-    """In-memory study with ``n`` random completed Hartmann-6 trials (same points for every seed user)."""
+    """In-memory study with ``n`` random completed
+    Hartmann-6 trials (same points for every seed user)."""
     import numpy as np
     import optuna
     from functions import hartmann6
@@ -151,7 +155,8 @@ def _value(trial) -> float:
 
 
 def _warm_up(spec: dict) -> dict:
-    """One model-based ask on a 12-trial study (lazy imports), reading the pools inside the sampler."""
+    """One model-based ask on a 12-trial study (lazy
+    imports), reading the pools inside the sampler."""
     sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
     seen: list[list[dict]] = []
     algorithm = sampler.algorithm
@@ -187,7 +192,8 @@ def _wait_for(path: pathlib.Path, timeout: float) -> None:
 
 
 def child(spec: dict) -> None:
-    """One worker: set up (untimed), wait at the barrier, time ``asks`` ask+tell; print one RESULT line."""
+    """One worker: set up (untimed), wait at the barrier,
+    time ``asks`` ask+tell; print one RESULT line."""
     t0 = time.perf_counter()
     import numpy as np
     import optuna
@@ -303,7 +309,8 @@ def _failure(procs, logs, what: str) -> RuntimeError:
 
 
 def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict]:
-    """Start ``processes`` workers, release them together once all are ready, return their records."""
+    """Start ``processes`` workers, release them together
+    once all are ready, return their records."""
     with tempfile.TemporaryDirectory(prefix="threads_bench_") as name:
         tmp = pathlib.Path(name)
         spec = {**spec, "barrier": str(tmp), "timeout": timeout}
@@ -340,7 +347,8 @@ def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict
 
 
 def _add_concurrency(records: list[dict]) -> None:
-    """``concurrent[k]``: workers (itself included) inside their timed asks at the midpoint of ask k."""
+    """``concurrent[k]``: workers (itself included)
+    inside their timed asks at the midpoint of ask k."""
     spans = [(r["ask_windows"][0][0], r["ask_windows"][-1][1]) for r in records]
     for r in records:
         r["concurrent"] = [
@@ -537,7 +545,8 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
 
 
 def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list[str]:
-    """Each limit's most-process median against the fewest-process median without a limit (the old default)."""
+    """Each limit's most-process median against the
+    fewest-process median without a limit (the old default)."""
     out = []
     for sampler in sorted({r["sampler"] for r in rows}, key=_sampler_order):
         base = [

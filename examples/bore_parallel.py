@@ -1,9 +1,9 @@
 """BORESampler (BORE++ with SVGD batches) with 4 threads on SQLite, then an ask/tell batch.
 
 Run:  python examples/bore_parallel.py
-While trials are running, each new suggestion is an SVGD particle pushed away from the running trials'
-points, so the 4 workers (threads here; processes on one storage work the same) explore different
-promising points instead of the same one.
+While trials are running, each new suggestion is an SVGD particle pushed away from the running
+trials' points, so the 4 workers (threads here; processes on one storage work the same) explore
+different promising points instead of the same one.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ TRIALS_PER_AGENT = 12
 
 
 def objective(trial: optuna.Trial) -> float:
-    """Negated 2-D Ackley as in the paper, here minimised in its usual form (minimum 0 at the origin)."""
+    """Negated 2-D Ackley as in the paper, here minimised
+    in its usual form (minimum 0 at the origin)."""
     import math
 
     x, y = trial.suggest_float("x", -5, 5), trial.suggest_float("y", -5, 5)

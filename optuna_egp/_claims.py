@@ -1,13 +1,14 @@
 """Claims: concurrent workers never evaluate the same point.
 
-Workers asking at the same moment see the same data, and an algorithm whose choice is deterministic given
-the data (an acquisition maximum) would hand them the same point. So a suggestion is written to its trial
-(``CLAIM_KEY``) before it is returned, and then the running trials' points (claims, or parameters once
-written) are read back. Write-then-read means that of two trials choosing the same point at the same
-moment at least one sees the other: a trial that sees a conflict with an earlier trial (lower number), or
-with one that has settled (its parameters are written), draws again with that point taken; one that
-conflicts only with later, unsettled trials waits for them to move off or settle (they see this claim),
-for up to ``CLAIM_WAIT_SECONDS``. Several workers drawing again from the same data would again agree, so
+Workers asking at the same moment see the same data, and an algorithm whose choice is
+deterministic given the data (an acquisition maximum) would hand them the same point. So a
+suggestion is written to its trial (``CLAIM_KEY``) before it is returned, and then the running
+trials' points (claims, or parameters once written) are read back. Write-then-read means that
+of two trials choosing the same point at the same moment at least one sees the other: a trial
+that sees a conflict with an earlier trial (lower number), or with one that has settled (its
+parameters are written), draws again with that point taken; one that conflicts only with
+later, unsettled trials waits for them to move off or settle (they see this claim), for up to
+``CLAIM_WAIT_SECONDS``. Several workers drawing again from the same data would again agree, so
 after ``ALGORITHM_DRAWS`` draws the point is random among the points nobody has taken.
 """
 
@@ -31,9 +32,9 @@ __all__ = ["CLAIM_KEY", "claim_point", "claimed_point", "random_new_point", "set
 
 CLAIM_KEY = "egp_samplers:claim"  # {"space": hash, "x": encoded point}, written as soon as a point is chosen
 
-# Two running trials (of any workers) closer than this in the encoded space (the unit box: 0.1% of a range)
-# count as one point, and the later choice moves. Acquisition maxima found by different workers from the
-# same data agree to about 1e-6.
+# Two running trials (of any workers) closer than this in the encoded space (the unit box:
+# 0.1% of a range) count as one point, and the later choice moves. Acquisition maxima found
+# by different workers from the same data agree to about 1e-6.
 MIN_CONCURRENT_DISTANCE = 1e-3
 MAX_CLAIM_DRAWS = 4  # points drawn for one trial at most (the last one is kept even if it is taken)
 ALGORITHM_DRAWS = 2  # of which by the algorithm; later ones are random points nobody has taken
@@ -56,10 +57,11 @@ def claim_point(
     visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
     warn: Callable[[str, str], None],
 ) -> np.ndarray:
-    """Choose ``trial``'s ``(d,)`` point with ``draw(taken)`` (``taken`` ``(k, d)``: points to count as
-    pending too) so that no other running trial has it, nor a trial that completed after the data of the
-    draw was read (``known``: the numbers of the trials that were completed, or presumed dead, then).
-    ``visible`` filters the trials the algorithm may learn from; ``warn(topic, message)`` warns once."""
+    """Choose ``trial``'s ``(d,)`` point with ``draw(taken)`` (``taken`` ``(k, d)``: points
+    to count as pending too) so that no other running trial has it, nor a trial that
+    completed after the data of the draw was read (``known``: the numbers of the trials that
+    were completed, or presumed dead, then). ``visible`` filters the trials the algorithm
+    may learn from; ``warn(topic, message)`` warns once."""
     taken = np.zeros((0, space.core.dim))
     x = space.core.round_to_valid(draw(taken))[0]  # (d,), the encoding of the values it decodes to
     for n_draws in range(1, MAX_CLAIM_DRAWS + 1):
@@ -90,8 +92,9 @@ def claim_point(
             time.sleep(CLAIM_POLL_SECONDS)  # a later trial that has not decided: it sees this claim
         if not conflicts or n_draws == MAX_CLAIM_DRAWS:
             return x
-        # Draw again with every point now known to be taken (the data may be seconds old by now): the
-        # conflicting ones, and the others the algorithm may learn from (e.g. an agent: its neighbours').
+        # Draw again with every point now known to be taken (the data may be seconds old by
+        # now): the conflicting ones, and the others the algorithm may learn from (e.g. an
+        # agent: its neighbours').
         seen = {t.number for t in visible([t for t, _, _ in others])}
         new = [
             p
@@ -108,9 +111,9 @@ def claim_point(
 def other_points(
     study: Study, trial: FrozenTrial, space: RelativeSpace, known: set[int]
 ) -> list[OtherPoint]:
-    """The other running and completed trials of ``study`` not in ``known``, in this search space, with
-    their encoded ``(d,)`` points (their parameters once written, else their claims) and whether they had
-    settled (:func:`settled`) when their point was read."""
+    """The other running and completed trials of ``study`` not in ``known``, in this search
+    space, with their encoded ``(d,)`` points (their parameters once written, else their
+    claims) and whether they had settled (:func:`settled`) when their point was read."""
     out = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
         if t.number == trial.number or t.number in known:
@@ -124,9 +127,9 @@ def other_points(
 
 
 def settled(trial: FrozenTrial, space: RelativeSpace) -> bool:
-    """Whether ``trial`` has chosen its point: it has written a parameter of ``space`` that was not fixed
-    in advance (enqueued), every parameter of ``space`` was fixed in advance (it never chooses), or it
-    has finished."""
+    """Whether ``trial`` has chosen its point: it has written a parameter of ``space`` that
+    was not fixed in advance (enqueued), every parameter of ``space`` was fixed in advance
+    (it never chooses), or it has finished."""
     fixed = _storage.enqueued_params(trial)
     if trial.state != TrialState.RUNNING or all(name in fixed for name in space.distributions):
         return True
@@ -134,8 +137,8 @@ def settled(trial: FrozenTrial, space: RelativeSpace) -> bool:
 
 
 def claimed_point(trial: FrozenTrial, space: RelativeSpace) -> np.ndarray | None:
-    """The ``(d,)`` point ``trial`` claimed in ``space`` (see :func:`claim_point`), or None if it has no
-    valid claim there."""
+    """The ``(d,)`` point ``trial`` claimed in ``space`` (see
+    :func:`claim_point`), or None if it has no valid claim there."""
     claim = trial.system_attrs.get(CLAIM_KEY)
     if not (isinstance(claim, dict) and claim.get("space") == space.key):
         return None
@@ -154,8 +157,8 @@ def random_new_point(
     space: SearchSpace, rng: np.random.Generator, pending: np.ndarray, observed: np.ndarray
 ) -> np.ndarray:
     """A uniform random ``(d,)`` point of ``space`` that is not a pending ``(p, d)`` point, nor (if
-    possible) an observed ``(n, d)`` one: the start-up phase's draw (as RandomSampler's, but aware of the
-    other workers' points, which matters on small discrete spaces)."""
+    possible) an observed ``(n, d)`` one: the start-up phase's draw (as RandomSampler's, but aware
+    of the other workers' points, which matters on small discrete spaces)."""
     candidates = space.sample(rng, 64, low_discrepancy=False)  # (64, d)
     for avoid in (np.vstack([pending, observed]), pending):
         fresh = candidates[~matches_any(candidates, avoid)]

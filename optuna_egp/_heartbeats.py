@@ -1,10 +1,10 @@
 """One heartbeat for a trial whose worker died before Optuna's heartbeat thread started.
 
-Optuna starts a trial's heartbeat thread only once ``study.ask`` has returned, and ``fail_stale_trials``
-never fails a trial that has no heartbeat, so a worker killed while its trial is being created leaves that
-trial RUNNING for good. Such a trial (another process's, older than the heartbeat interval, with no
-parameter and no claim yet) gets one heartbeat, once in the whole study, so it is failed by the heartbeat
-like any other.
+Optuna starts a trial's heartbeat thread only once ``study.ask`` has returned, and
+``fail_stale_trials`` never fails a trial that has no heartbeat, so a worker killed while
+its trial is being created leaves that trial RUNNING for good. Such a trial (another
+process's, older than the heartbeat interval, with no parameter and no claim yet) gets one
+heartbeat, once in the whole study, so it is failed by the heartbeat like any other.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ def heartbeat_orphaned_trials(
     given: set[tuple[str, int]],
     warn: Callable[[str, str], None],
 ) -> None:
-    """Give one heartbeat to each running trial of another process that may have died before its first
-    one: older than the heartbeat interval, with no parameter and no claim (``study.optimize`` starts the
-    heartbeat thread before the objective runs, and the objective writes parameters and claims; a trial
-    killed in between has neither). Once per trial in the whole study (``HEARTBEAT_GIVEN_KEY`` marks it),
-    so a dead trial is not kept alive by new processes; ``fail_stale_trials`` then fails it after the
-    grace period instead of never.
+    """Give one heartbeat to each running trial of another process that may have died before its
+    first one: older than the heartbeat interval, with no parameter and no claim
+    (``study.optimize`` starts the heartbeat thread before the objective runs, and the objective
+    writes parameters and claims; a trial killed in between has neither). Once per trial in the
+    whole study (``HEARTBEAT_GIVEN_KEY`` marks it), so a dead trial is not kept alive by new
+    processes; ``fail_stale_trials`` then fails it after the grace period instead of never.
 
-    ``own``: ``(study name, number)`` of this process's running trials; ``given``: of the trials this
-    process gave a heartbeat (updated); ``warn(topic, message)`` warns once.
+    ``own``: ``(study name, number)`` of this process's running trials; ``given``: of the
+    trials this process gave a heartbeat (updated); ``warn(topic, message)`` warns once.
     """
     interval = _storage.heartbeat_interval(study)
     if interval is None:

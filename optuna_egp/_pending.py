@@ -1,4 +1,5 @@
-"""Pending points: the running trials' points, which an algorithm keeps its new suggestions away from."""
+"""Pending points: the running trials' points, which
+an algorithm keeps its new suggestions away from."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ __all__ = ["UnwrittenSuggestions", "pending_points"]
 
 
 class UnwrittenSuggestions:
-    """This process's suggestions whose parameters may not be in the storage yet (Optuna writes them when
-    the objective calls ``suggest_*``): ``{(study name, trial number): (search space, encoded (d,) point)}``.
-    Not thread-safe: the sampler holds its lock."""
+    """This process's suggestions whose parameters may not be in the storage yet (Optuna
+    writes them when the objective calls ``suggest_*``):
+    ``{(study name, trial number): (search space, encoded (d,) point)}``. Not thread-safe:
+    the sampler holds its lock."""
 
     def __init__(self) -> None:
         self.points: dict[tuple[str, int], tuple[RelativeSpace, np.ndarray]] = {}
@@ -36,11 +38,11 @@ def pending_points(
     unwritten: UnwrittenSuggestions,
     visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
 ) -> tuple[np.ndarray, list[FrozenTrial]]:
-    """Encoded running trials ``(p, d)`` other than ``trial``, and the trials they belong to: from the
-    storage (parameters, or claims of other processes' trials whose parameters are not written yet) or
-    from this process's own recent suggestions (``unwritten``; entries of finished trials, or of trials
-    whose parameters are now stored, are dropped). ``alive``: the running trials not presumed dead;
-    ``visible`` filters the trials the algorithm may learn from."""
+    """Encoded running trials ``(p, d)`` other than ``trial``, and the trials they belong to: from
+    the storage (parameters, or claims of other processes' trials whose parameters are not written
+    yet) or from this process's own recent suggestions (``unwritten``; entries of finished trials,
+    or of trials whose parameters are now stored, are dropped). ``alive``: the running trials not
+    presumed dead; ``visible`` filters the trials the algorithm may learn from."""
     running = {t.number: t for t in alive if t.number != trial.number}
     written = {number for number, t in running.items() if space.holds(t)}
     seen = {t.number for t in visible(list(running.values()))}  # e.g. an agent: its neighbourhood's

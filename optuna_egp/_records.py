@@ -1,9 +1,10 @@
 """Model records: an algorithm's fitted model and multi-agent view, written to trials and read back.
 
-With ``share_model=True``, after each model-based suggestion the algorithm's fitted state (for EGP: kernel
-weights, and hyperparameters plus output transform when they changed) is written to the new trial's
-system attributes; a worker that starts without a fitted model builds it from the newest stored state
-instead of fitting hyperparameters from scratch. Writing is optional: a failed write never fails a trial.
+With ``share_model=True``, after each model-based suggestion the algorithm's fitted state
+(for EGP: kernel weights, and hyperparameters plus output transform when they changed) is
+written to the new trial's system attributes; a worker that starts without a fitted model
+builds it from the newest stored state instead of fitting hyperparameters from scratch.
+Writing is optional: a failed write never fails a trial.
 """
 
 from __future__ import annotations
@@ -30,15 +31,16 @@ Warn = Callable[[str], None]  # warns once that a record could not be written
 
 
 class ModelRecords:
-    """Reads and writes one sampler's model records. ``last_written``: study name -> the last model state
-    this sampler wrote or adopted (a state is written again only when it changed)."""
+    """Reads and writes one sampler's model records. ``last_written``: study name -> the last
+    model state this sampler wrote or adopted (a state is written again only when it changed)."""
 
     def __init__(self, last_written: dict[str, Any] | None = None) -> None:
         self.last_written: dict[str, Any] = {} if last_written is None else last_written
 
     def offer_recorded(self, algorithm: Algorithm, study: Study, space: RelativeSpace) -> None:
-        """Offer ``algorithm`` the newest model recorded in ``study`` for ``space``, if it wants one (it has
-        no fitted model yet); a multi-agent algorithm only its own agent's (``model_source``)."""
+        """Offer ``algorithm`` the newest model recorded in ``study`` for ``space``, if it
+        wants one (it has no fitted model yet); a multi-agent algorithm only its own agent's
+        (``model_source``)."""
         if not (isinstance(algorithm, SharesModelState) and algorithm.wants_model_state()):
             return
         source = algorithm.model_source if isinstance(algorithm, MultiAgent) else None
@@ -68,7 +70,8 @@ class ModelRecords:
         space: RelativeSpace,
         warn: Warn,
     ) -> None:
-        """Write ``algorithm``'s model state to ``trial``: the weights always, the rest when it changed."""
+        """Write ``algorithm``'s model state to ``trial``:
+        the weights always, the rest when it changed."""
         state = algorithm.model_state() if isinstance(algorithm, SharesModelState) else None
         if not state:
             return
@@ -104,8 +107,8 @@ class ModelRecords:
 
 
 def record_view(algorithm: Algorithm, study: Study, trial: FrozenTrial, warn: Warn) -> None:
-    """Write what a multi-agent algorithm conditioned on (``last_view``, e.g. an agent's neighbourhood) to
-    ``trial``."""
+    """Write what a multi-agent algorithm conditioned on (``last_view``, e.g. an agent's
+    neighbourhood) to ``trial``."""
     view = algorithm.last_view if isinstance(algorithm, MultiAgent) else None
     if view is None:
         return

@@ -24,8 +24,9 @@ from shared_core.search_space import CategoricalParam, FloatParam, IntParam, Par
 
 @dataclass(frozen=True)
 class RelativeSpace:
-    """One suggestion's relative search space: the Optuna distributions, the core space with the same
-    parameter order, and a hash of both, converted once and handed to every role of the sampler."""
+    """One suggestion's relative search space: the Optuna distributions, the core space with
+    the same parameter order, and a hash of both, converted once and handed to every role of
+    the sampler."""
 
     distributions: dict[str, BaseDistribution]
     core: SearchSpace = field(init=False)
@@ -74,8 +75,8 @@ def to_core_space(search_space: dict[str, BaseDistribution]) -> SearchSpace:
 def encode_trials(
     space: SearchSpace, search_space: dict[str, BaseDistribution], trials: list[FrozenTrial]
 ) -> np.ndarray:
-    """``(n, d)`` encodings of trials that hold every parameter with the same distribution (others are
-    left out)."""
+    """``(n, d)`` encodings of trials that hold every parameter
+    with the same distribution (others are left out)."""
     kept = [t for t in trials if has_all_params(t, search_space)]
     columns: dict[str, list[Any]] = {}
     for name, dist in search_space.items():
@@ -93,16 +94,16 @@ def has_all_params(trial: FrozenTrial, search_space: dict[str, BaseDistribution]
 class CompletedTrialEncodings:
     """Encodings of completed trials, kept between suggestions.
 
-    A completed trial never changes, so each one is checked (:func:`has_all_params`) and encoded once
-    per study and search space; a suggestion then costs a dictionary lookup per completed trial instead
-    of comparing every distribution of every trial again. Studies are held weakly (per ``Study``
-    object, so two studies of the same name in different storages never mix). Not thread-safe: callers
-    hold a lock.
+    A completed trial never changes, so each one is checked (:func:`has_all_params`) and
+    encoded once per study and search space; a suggestion then costs a dictionary lookup per
+    completed trial instead of comparing every distribution of every trial again. Studies
+    are held weakly (per ``Study`` object, so two studies of the same name in different
+    storages never mix). Not thread-safe: callers hold a lock.
     """
 
     def __init__(self) -> None:
-        # study -> search space (tuple of (name, distribution)) -> trial number -> (d,) row, or None if
-        # the trial lacks a parameter of the space
+        # study -> search space (tuple of (name, distribution)) -> trial number -> (d,) row,
+        # or None if the trial lacks a parameter of the space
         self._rows: weakref.WeakKeyDictionary[Study, dict] = weakref.WeakKeyDictionary()
 
     def encode(

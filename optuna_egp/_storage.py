@@ -1,9 +1,9 @@
 """Every private Optuna access of this package, each in one function with a test
 (``tests/optuna/test_storage_access.py``) that fails loudly when Optuna changes it.
 
-Optuna's public API writes a trial's attributes only through ``optuna.trial.Trial`` (the objective's)
-and its heartbeat only from ``study.optimize``; samplers get a ``FrozenTrial``, so they write through the
-study's storage by the trial's id, as Optuna's own samplers do.
+Optuna's public API writes a trial's attributes only through ``optuna.trial.Trial`` (the
+objective's) and its heartbeat only from ``study.optimize``; samplers get a ``FrozenTrial``,
+so they write through the study's storage by the trial's id, as Optuna's own samplers do.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ __all__ = [
     "write_user_attr",
 ]
 
-# The system attribute in which Optuna keeps the parameters of an enqueued trial (study.enqueue_trial).
+# The system attribute in which Optuna keeps the
+# parameters of an enqueued trial (study.enqueue_trial).
 FIXED_PARAMS_KEY = "fixed_params"
-# The system attribute in which Optuna 4's constraints_func stores a trial's constraint values (a list).
+# The system attribute in which Optuna 4's constraints_func
+# stores a trial's constraint values (a list).
 OPTUNA4_CONSTRAINTS_KEY = "constraints"
 
 
@@ -50,13 +52,14 @@ def write_user_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> N
 
 
 def record_heartbeat(study: Study, trial: FrozenTrial) -> None:
-    """Record a heartbeat for a running trial (only storages with ``get_heartbeat_interval`` have one)."""
+    """Record a heartbeat for a running trial (only
+    storages with ``get_heartbeat_interval`` have one)."""
     study_storage(study).record_heartbeat(trial_id(trial))
 
 
 def heartbeat_interval(study: Study) -> float | None:
-    """Seconds between the heartbeats of ``study``'s trials; None if its storage has no heartbeat (only
-    ``RDBStorage(heartbeat_interval=...)`` has one)."""
+    """Seconds between the heartbeats of ``study``'s trials; None if its storage has no
+    heartbeat (only ``RDBStorage(heartbeat_interval=...)`` has one)."""
     interval = getattr(study_storage(study), "get_heartbeat_interval", lambda: None)()
     return None if interval is None else float(interval)
 
@@ -67,10 +70,11 @@ def enqueued_params(trial: FrozenTrial) -> dict[str, Any]:
 
 
 def constraint_values(trial: FrozenTrial) -> dict[str, float]:
-    """``trial``'s constraint values by name (feasible when all are <= 0): ``FrozenTrial.constraints``
-    (Optuna 5: ``trial.set_constraint`` and the deprecated ``constraints_func`` of Optuna's samplers), or on
-    Optuna 4, which has no such property, the list its samplers' ``constraints_func`` stores in a system
-    attribute (named ``"0"``, ``"1"``, ... as Optuna 5 names them)."""
+    """``trial``'s constraint values by name (feasible when all are <= 0):
+    ``FrozenTrial.constraints`` (Optuna 5: ``trial.set_constraint`` and the deprecated
+    ``constraints_func`` of Optuna's samplers), or on Optuna 4, which has no such property,
+    the list its samplers' ``constraints_func`` stores in a system attribute (named ``"0"``,
+    ``"1"``, ... as Optuna 5 names them)."""
     constraints = getattr(trial, "constraints", None)
     if constraints is not None:
         return dict(constraints)

@@ -1,4 +1,5 @@
-"""When a running trial stops counting as pending: its worker is presumed dead (``running_trial_timeout``)."""
+"""When a running trial stops counting as pending: its worker is presumed dead
+(``running_trial_timeout``)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from optuna.trial import FrozenTrial, TrialState
 
 __all__ = ["alive_running_trials", "check_timeout", "now", "seconds_between", "stale_after_seconds"]
 
-# The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial running
-# longer than STALE_FACTOR times the STALE_QUANTILE of their durations, and at least STALE_MIN_SECONDS
-# (trials asked in a batch wait for each other's suggestions), is presumed dead.
+# The "auto" rule for running trials: once STALE_MIN_COMPLETED trials have completed, a trial
+# running longer than STALE_FACTOR times the STALE_QUANTILE of their durations, and at least
+# STALE_MIN_SECONDS (trials asked in a batch wait for each other's suggestions), is presumed dead.
 STALE_FACTOR = 10.0
 STALE_QUANTILE = 0.9
 STALE_MIN_COMPLETED = 5
@@ -22,7 +23,8 @@ STALE_MIN_SECONDS = 30.0
 
 
 def check_timeout(timeout: float | str | None) -> float | str | None:
-    """``running_trial_timeout`` checked: ``"auto"``, None or a positive finite number of seconds."""
+    """``running_trial_timeout`` checked: ``"auto"``,
+    None or a positive finite number of seconds."""
     if timeout is None or timeout == "auto":
         return timeout
     ok = (
@@ -44,17 +46,18 @@ def now() -> datetime.datetime:
 
 
 def seconds_between(start: datetime.datetime, end: datetime.datetime) -> float:
-    """``end - start`` in seconds; naive times are taken as local times (``timestamp()`` does so, across
-    daylight-saving changes too)."""
+    """``end - start`` in seconds; naive times are taken as local times (``timestamp()``
+    does so, across daylight-saving changes too)."""
     return end.timestamp() - start.timestamp()
 
 
 def stale_after_seconds(trials: Sequence[FrozenTrial], timeout: float | str | None) -> float:
-    """Seconds after its start at which a running trial stops counting as pending (``math.inf``: never).
+    """Seconds after its start at which a running trial
+    stops counting as pending (``math.inf``: never).
 
-    ``timeout="auto"``: ``STALE_FACTOR`` times the ``STALE_QUANTILE`` of the durations of the completed
-    trials, at least ``STALE_MIN_SECONDS``, once ``STALE_MIN_COMPLETED`` have completed; a number is
-    returned as it is.
+    ``timeout="auto"``: ``STALE_FACTOR`` times the ``STALE_QUANTILE`` of the durations of
+    the completed trials, at least ``STALE_MIN_SECONDS``, once ``STALE_MIN_COMPLETED`` have
+    completed; a number is returned as it is.
     """
     if timeout is None:
         return math.inf
@@ -79,8 +82,8 @@ def alive_running_trials(
     when: datetime.datetime,
     own: set[int] | frozenset[int] = frozenset(),
 ) -> list[FrozenTrial]:
-    """The running trials not presumed dead at ``when`` by the ``running_trial_timeout`` rule (``own``:
-    numbers of trials this process runs, alive whatever their age)."""
+    """The running trials not presumed dead at ``when`` by the ``running_trial_timeout``
+    rule (``own``: numbers of trials this process runs, alive whatever their age)."""
     limit = stale_after_seconds(trials, timeout)
     running = [t for t in trials if t.state == TrialState.RUNNING]
     if math.isinf(limit):

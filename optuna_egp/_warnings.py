@@ -8,12 +8,14 @@ import optuna
 
 __all__ = ["OnceWarnings", "logger"]
 
-# Under Optuna's library logger, so that optuna.logging.set_verbosity and its handler apply to our warnings.
+# Under Optuna's library logger, so that optuna.logging.set_verbosity
+# and its handler apply to our warnings.
 logger = optuna.logging.get_logger("optuna.optuna_egp.sampler")
 
 
 class OnceWarnings:
-    """Logs a warning the first time it is given a topic, and never again for that topic (thread-safe).
+    """Logs a warning the first time it is given a
+    topic, and never again for that topic (thread-safe).
 
     Args:
         owner: the name the messages start with (the sampler's class name).
@@ -35,7 +37,8 @@ class OnceWarnings:
         return topic in self.topics
 
     def warn(self, topic: str, what: str, *, once: str = "once") -> None:
-        """Log ``"<owner>: <what>. This warning is shown <once>."`` unless ``topic`` was warned about."""
+        """Log ``"<owner>: <what>. This warning is shown <once>."``
+        unless ``topic`` was warned about."""
         with self._lock:
             if topic in self.topics:
                 return

@@ -1,4 +1,5 @@
-"""Distributed Thompson sampling as an Optuna sampler: each worker process is one agent of a graph."""
+"""Distributed Thompson sampling as an Optuna sampler:
+each worker process is one agent of a graph."""
 
 from __future__ import annotations
 
@@ -31,12 +32,12 @@ GRAPH_ATTR = (
 class DistributedTSSampler(CoreSampler):
     """Distributed Thompson sampling (Zerefa, Ren, Ma, Li 2024) as an Optuna sampler.
 
-    Every worker process is one agent of a communication graph. Its suggestions condition only on the
-    completed trials of its neighbourhood N(i) ∪ {i}, with the running trials of the same agents as
-    pending points; each trial records its agent as the user attribute ``agent_id`` (a column of
+    Every worker process is one agent of a communication graph. Its suggestions condition only on
+    the completed trials of its neighbourhood N(i) ∪ {i}, with the running trials of the same agents
+    as pending points; each trial records its agent as the user attribute ``agent_id`` (a column of
     ``study.trials_dataframe()``). Trials without one (added by hand, enqueued and run by another
-    sampler, or from before) are seen by every agent. Threads of one process (``n_jobs``) are the same
-    agent. A killed and restarted worker given the same agent id continues as that agent.
+    sampler, or from before) are seen by every agent. Threads of one process (``n_jobs``) are the
+    same agent. A killed and restarted worker given the same agent id continues as that agent.
 
     Example (one script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``):
         >>> import optuna
@@ -44,22 +45,25 @@ class DistributedTSSampler(CoreSampler):
         >>> sampler = DistributedTSSampler(graph="ring", n_agents=8)  # agent from OPTUNA_EGP_AGENT_ID
 
     Args:
-        agent_id: this process's agent, 0..M-1; default: the environment variable ``OPTUNA_EGP_AGENT_ID``.
-        graph: ``"complete"`` (default), ``"star"``, ``"ring"``, ``"line"``, ``"grid"``, ``"disconnected"``,
-            ``"erdos_renyi:p"`` (with ``n_agents``), an edge list, an adjacency matrix or a ``networkx.Graph``.
+        agent_id: this process's agent, 0..M-1; default: the environment variable
+            ``OPTUNA_EGP_AGENT_ID``.
+        graph: ``"complete"`` (default), ``"star"``, ``"ring"``, ``"line"``, ``"grid"``,
+            ``"disconnected"``, ``"erdos_renyi:p"`` (with ``n_agents``), an edge list, an adjacency
+            matrix or a ``networkx.Graph``.
         n_agents: number of agents M (needed with a topology name; checked against the other forms).
-        graph_seed: seed of a random topology (default 0); every agent must use the same one. The first
-            agent records the graph in the study (user attribute ``egp_samplers:graph``); an agent whose
-            graph differs gets a ``ValueError`` at its first trial.
-        surrogate: ``"gp"`` (default: one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (EGP-TS's ensemble).
+        graph_seed: seed of a random topology (default 0); every agent must use the same one. The
+            first agent records the graph in the study (user attribute ``egp_samplers:graph``); an
+            agent whose graph differs gets a ``ValueError`` at its first trial.
+        surrogate: ``"gp"`` (default: one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (EGP-TS's
+            ensemble).
         kernels: kernel dictionary of ``surrogate="egp"``.
-        seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same seed
-            draw different points.
+        seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same
+            seed draw different points.
         n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
-        independent_sampler, warn_independent_sampling, max_threads, running_trial_timeout, share_model:
-            as in :class:`~optuna_egp.EGPTSSampler`. A shared model is read only from records of this
-            agent. An ``independent_sampler`` other than ``RandomSampler`` learns from the whole study
-            (a warning says so).
+        independent_sampler, warn_independent_sampling, max_threads, running_trial_timeout,
+            share_model: as in :class:`~optuna_egp.EGPTSSampler`. A shared model is read only
+            from records of this agent. An ``independent_sampler`` other than ``RandomSampler``
+            learns from the whole study (a warning says so).
         n_features, fantasize_pending, warp_outputs: surrogate options as in ``EGPTSSampler``.
         constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.EGPTSSampler`.
     """
@@ -132,7 +136,8 @@ class DistributedTSSampler(CoreSampler):
         )  # before the objective runs
 
     def _check_graph(self, study: Study) -> None:
-        """Record the graph in the study, or check it is the one recorded (every agent must agree)."""
+        """Record the graph in the study, or check it is
+        the one recorded (every agent must agree)."""
         if study.study_name in self._graph_checked:
             return
         mine = self.graph.to_dict()
@@ -149,7 +154,8 @@ class DistributedTSSampler(CoreSampler):
 
 
 def _agent_from(agent_id: int | None) -> int:
-    """``agent_id``, or the integer in ``OPTUNA_EGP_AGENT_ID``; ValueError naming both ways if neither."""
+    """``agent_id``, or the integer in ``OPTUNA_EGP_AGENT_ID``;
+    ValueError naming both ways if neither."""
     if agent_id is not None:
         return agent_id
     value = os.environ.get(AGENT_ENV)

@@ -1,12 +1,13 @@
-"""The Optuna sampler that serves every core algorithm: trials -> ``Observations`` -> algorithm -> decode.
+"""The Optuna sampler that serves every core algorithm:
+trials -> ``Observations`` -> algorithm -> decode.
 
-:class:`CoreSampler` holds the Optuna hooks. Everything it needs is read from the storage on every call,
-so any number of threads or processes can share one study, and a restarted worker continues where the
-others are. Each other role has a module of its own, handed the suggestion's :class:`RelativeSpace`:
-claims against concurrent duplicates (``_claims``), pending points (``_pending``), running trials presumed
-dead (``_timeouts``), heartbeats for orphaned trials (``_heartbeats``), model records (``_records``),
-multi-agent visibility (``_agents``), warnings shown once (``_warnings``); every private Optuna access is in
-``_storage``.
+:class:`CoreSampler` holds the Optuna hooks. Everything it needs is read from the storage on
+every call, so any number of threads or processes can share one study, and a restarted worker
+continues where the others are. Each other role has a module of its own, handed the suggestion's
+:class:`RelativeSpace`: claims against concurrent duplicates (``_claims``), pending points
+(``_pending``), running trials presumed dead (``_timeouts``), heartbeats for orphaned trials
+(``_heartbeats``), model records (``_records``), multi-agent visibility (``_agents``), warnings
+shown once (``_warnings``); every private Optuna access is in ``_storage``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from shared_core.validation import check_bool, check_int
 
 __all__ = ["CoreSampler"]
 
-# The system attributes a retried trial inherits from the dead trial it repeats, cleared before it runs.
+# The system attributes a retried trial inherits from
+# the dead trial it repeats, cleared before it runs.
 _TRIAL_RECORDS = (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_KEY)
 
 
@@ -49,34 +51,39 @@ class CoreSampler(BaseSampler):
     Relative sampling on the intersection search space of completed trials; parameters outside it
     (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
     running trials are pending points; failed and pruned trials are ignored. Single objective only.
-    Constraints are not modelled yet: ``constraints_func`` is refused, and the first trial of a study that
-    carries constraint values (``trial.set_constraint``) gets a warning that they are not used for sampling.
+    Constraints are not modelled yet: ``constraints_func`` is refused, and the first trial of a
+    study that carries constraint values (``trial.set_constraint``) gets a warning that they are not
+    used for sampling.
 
     Args:
         algorithm: the core algorithm.
-        seed: seed of the sampler's ``numpy.random.Generator`` and of the default independent sampler.
+        seed: seed of the sampler's ``numpy.random.Generator`` and of the default independent
+            sampler.
         n_startup_trials: completed trials before the algorithm is used. Their points are drawn at
             random (uniformly, like ``RandomSampler``, but away from other trials' points) or, if
             ``independent_sampler`` is given, by it.
         independent_sampler: sampler for parameters outside the relative search space (default
-            :class:`~optuna.samplers.RandomSampler` with ``seed``); if given, it also does the start-up.
+            :class:`~optuna.samplers.RandomSampler` with ``seed``); if given, it also does the
+            start-up.
         warn_independent_sampling: log a warning (once per parameter) when a parameter is sampled
             independently after the start-up phase.
         max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1: with several
-            worker processes per machine, more threads only compete for the same cores); the previous
-            limits are restored afterwards. ``None`` leaves the thread pools alone. While a suggestion
-            is computed the limit holds for the whole process, including other ``n_jobs`` threads.
+            worker processes per machine, more threads only compete for the same cores); the
+            previous limits are restored afterwards. ``None`` leaves the thread pools alone. While a
+            suggestion is computed the limit holds for the whole process, including other ``n_jobs``
+            threads.
         running_trial_timeout: when a running trial stops counting as pending. ``"auto"`` (default):
-            once 5 trials have completed, a trial running longer than 10 times the 90th percentile of
-            their durations, and at least 30 s, is presumed dead (its worker was killed); a number:
-            that many seconds;
-            ``None``: running trials always count. Ages use the trials' start times, so the workers'
-            clocks must agree (as for Optuna's own timestamps).
+            once 5 trials have completed, a trial running longer than 10 times the 90th percentile
+            of their durations, and at least 30 s, is presumed dead (its worker was killed); a
+            number: that many seconds; ``None``: running trials always count. Ages use the trials'
+            start times, so the workers' clocks must agree (as for Optuna's own timestamps).
         share_model: record the algorithm's fitted model in the study (trial system attributes
             ``MODEL_KEY`` and ``WEIGHTS_KEY``) and start from the newest recorded model when this
             sampler has none yet, so a new or restarted worker skips the hyperparameter fit (default
-            True; algorithms that are not :class:`~shared_core.interface.SharesModelState` ignore it).
-        constraints_func: not supported yet (``ValueError`` if given): no algorithm models constraints.
+            True; algorithms that are not :class:`~shared_core.interface.SharesModelState` ignore
+            it).
+        constraints_func: not supported yet (``ValueError`` if given): no algorithm models
+            constraints.
     """
 
     def __init__(
@@ -128,8 +135,9 @@ class CoreSampler(BaseSampler):
         self._warnings = OnceWarnings(type(self).__name__)
         self._records = ModelRecords()
         self._unwritten = UnwrittenSuggestions()
-        # (study name, trial number) of: this process's running trials (never presumed dead), those that
-        # started in the start-up phase (never warned about), other processes' trials given a heartbeat.
+        # (study name, trial number) of: this process's running trials (never presumed
+        # dead), those that started in the start-up phase (never warned about), other
+        # processes' trials given a heartbeat.
         self._in_flight: set[tuple[str, int]] = set()
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
@@ -261,7 +269,8 @@ class CoreSampler(BaseSampler):
         X_pending: np.ndarray,
         pending_trials: list[FrozenTrial],
     ) -> Observations:
-        """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised), pending points."""
+        """The algorithm's data: completed ``X`` ``(n, d)``
+        with their values (minimised), pending points."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         return Observations(
             X=X,
@@ -274,7 +283,8 @@ class CoreSampler(BaseSampler):
     def _algorithm_draw(
         self, space: SearchSpace, obs: Observations, taken: np.ndarray
     ) -> np.ndarray:
-        """The algorithm's ``(d,)`` suggestion, with the ``(k, d)`` points ``taken`` counted as pending too."""
+        """The algorithm's ``(d,)`` suggestion, with the
+        ``(k, d)`` points ``taken`` counted as pending too."""
         extra = taken[~matches_any(taken, obs.X_pending)]
         return self._algorithm.suggest(
             space, obs.with_pending(extra) if len(extra) else obs, 1, self._rng
@@ -283,8 +293,8 @@ class CoreSampler(BaseSampler):
     def _random_draw(
         self, space: SearchSpace, X_pending: np.ndarray, X: np.ndarray, taken: np.ndarray
     ) -> np.ndarray:
-        """A random ``(d,)`` point that is neither pending ``(p, d)``, taken ``(k, d)`` nor (if possible)
-        observed ``(n, d)``."""
+        """A random ``(d,)`` point that is neither pending ``(p, d)``, taken ``(k, d)`` nor
+        (if possible) observed ``(n, d)``."""
         return random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
 
     def _visible(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
@@ -297,8 +307,9 @@ class CoreSampler(BaseSampler):
         )
 
     def _warn_if_constrained(self, study: Study, trials: Sequence[FrozenTrial]) -> None:
-        """Warn, once per study, at the first of ``trials`` that carries constraint values: no algorithm
-        models them yet, so the study is optimised as if it had none. Each trial is looked at once."""
+        """Warn, once per study, at the first of ``trials`` that carries constraint values:
+        no algorithm models them yet, so the study is optimised as if it had none. Each
+        trial is looked at once."""
         topic = f"constraints of study {study.study_name}"
         if topic in self._warnings:
             return
@@ -366,8 +377,8 @@ def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, Ba
     """The distributions (sorted by name) of the other running trial that has written the most
     parameters (the first such); ``{}`` if none has. Used before any trial has completed: the search
     space is then known only from the trials that are running (define-by-run), and without one every
-    parameter is sampled independently, blind to the other workers' points. A trial still writing its
-    parameters gives part of the space; the rest is sampled independently."""
+    parameter is sampled independently, blind to the other workers' points. A trial still writing
+    its parameters gives part of the space; the rest is sampled independently."""
     others = [
         t
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))

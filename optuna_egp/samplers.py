@@ -1,9 +1,10 @@
-"""The named Optuna samplers: a registered core algorithm (``shared_core.registry``) in a :class:`CoreSampler`.
+"""The named Optuna samplers: a registered core algorithm
+(``shared_core.registry``) in a :class:`CoreSampler`.
 
-Each keeps an explicit keyword-only signature (for IDEs, docs, type checkers and pickling): the options
-the registry lists for its methods, then :class:`CoreSampler`'s. The constructor hands the first to
-``make_algorithm`` and the rest to :class:`CoreSampler`, so the two cannot disagree; a test fails when a
-signature drifts from the registry.
+Each keeps an explicit keyword-only signature (for IDEs, docs, type checkers and pickling):
+the options the registry lists for its methods, then :class:`CoreSampler`'s. The constructor
+hands the first to ``make_algorithm`` and the rest to :class:`CoreSampler`, so the two
+cannot disagree; a test fails when a signature drifts from the registry.
 """
 
 from __future__ import annotations
@@ -52,20 +53,21 @@ class EGPTSSampler(CoreSampler):
     Args:
         kernels: kernel dictionary: names (``["rbf", "matern52-ard"]``; each of ``"rbf"``,
             ``"matern32"``, ``"matern52"``, optionally with ``"-ard"``) and/or
-            :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF grid);
-            default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2.
+            :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF
+            grid); default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2.
         acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
-            10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS with
-            fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI (the registry's
-            methods ``"egp-auto"``, ``"egp-ts"``, ``"egp-ei"``).
+            10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS
+            with fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI (the
+            registry's methods ``"egp-auto"``, ``"egp-ts"``, ``"egp-ei"``).
         n_features: random Fourier features per GP (default 512).
         fantasize_pending: condition each draw on running trials (kriging believer) so that
             concurrent workers get diverse suggestions (default True).
-        exact_limit: above this many completed trials each GP is a random-feature posterior (default 1000).
+        exact_limit: above this many completed trials each GP is a random-feature posterior (default
+            1000).
         warp_outputs: fit the GPs to power-warped objective values, which compresses heavy tails
             of bad values (default True; ``False`` gives plain standardisation).
-        n_raw, n_starts: random candidates scored, and of them the best refined by L-BFGS-B, when the
-            acquisition is maximised (defaults 512 and 8).
+        n_raw, n_starts: random candidates scored, and of them the best refined by L-BFGS-B, when
+            the acquisition is maximised (defaults 512 and 8).
         seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
             running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
             (``share_model`` records the fitted ensemble, kernel weights per trial; see
@@ -101,15 +103,16 @@ class EGPTSSampler(CoreSampler):
 
 
 class BORESampler(CoreSampler):
-    """BORE++ / BORE (density-ratio BO; Oliveira et al. 2022, Tiao et al. 2021) as an Optuna sampler.
+    """BORE++ / BORE (density-ratio BO; Oliveira et
+    al. 2022, Tiao et al. 2021) as an Optuna sampler.
 
-    Observations better than the ``gamma``-quantile are "good"; a classifier of good vs. bad points is
-    the acquisition. With no running trial the suggestion is the acquisition's maximiser. With running
-    trials (``n_jobs``, several processes on one storage, or ask/tell batches) each suggestion is one
-    SVGD particle of ``p(x) ∝ acquisition(x)^sharpness`` whose companions are the running trials, held
-    fixed, so concurrent suggestions spread over the promising region instead of piling onto one point.
-    The particle starts at the acquisition's maximiser, and BORE++'s uncertainty already counts the
-    running trials as (soon) observed.
+    Observations better than the ``gamma``-quantile are "good"; a classifier of good vs. bad
+    points is the acquisition. With no running trial the suggestion is the acquisition's
+    maximiser. With running trials (``n_jobs``, several processes on one storage, or ask/tell
+    batches) each suggestion is one SVGD particle of ``p(x) ∝ acquisition(x)^sharpness`` whose
+    companions are the running trials, held fixed, so concurrent suggestions spread over the
+    promising region instead of piling onto one point. The particle starts at the acquisition's
+    maximiser, and BORE++'s uncertainty already counts the running trials as (soon) observed.
 
     Example:
         >>> import optuna
@@ -117,29 +120,30 @@ class BORESampler(CoreSampler):
         >>> study = optuna.create_study(sampler=BORESampler(seed=0))
 
     Args:
-        variant: ``"bore++"`` (default: least-squares kernel classifier with UCB ``pi + beta sigma``)
-            or ``"bore"`` (the original 2x32 network classifier; needs PyTorch,
+        variant: ``"bore++"`` (default: least-squares kernel classifier with UCB
+            ``pi + beta sigma``) or ``"bore"`` (the original 2x32 network classifier; needs PyTorch,
             ``python -m pip install torch``); the registry's methods of the same names.
         gamma: fraction of completed trials labelled good, in (0, 1) (default 0.25).
         beta: exploration weight of BORE++ (default 3; unused by ``"bore"``).
         lam: regulariser (label-noise variance) of BORE++'s least squares (default 0.025).
-        batch_size: ``None`` (default): one SVGD particle per suggestion, companions derived from the
-            running trials. An integer ``B``: ``B`` particles are drawn jointly (the paper's
+        batch_size: ``None`` (default): one SVGD particle per suggestion, companions derived from
+            the running trials. An integer ``B``: ``B`` particles are drawn jointly (the paper's
             synchronous batch) and handed out to the next ``B`` suggestions of this process while no
             trial completes. Meant for synchronous batches (ask ``B`` trials, then tell them): with
             ``optimize(n_jobs=1)`` or asynchronous workers every completion starts a new batch, so
-            each suggestion costs a ``B``-particle run and is a draw, not the acquisition's maximiser.
+            each suggestion costs a ``B``-particle run and is a draw, not the acquisition's
+            maximiser.
         kernel: kernel of BORE++'s classifier, a name (``"rbf"``, ``"matern52"``, ...) or a
             :class:`shared_core.KernelSpec` (default: see :class:`shared_core.BOREAlgorithm`).
         svgd_steps, svgd_step_size: SVGD iterations and step size (defaults 1000 and 0.01).
-        n_raw, n_starts: random candidates scored, and of them the best refined, when the acquisition is
-            maximised (defaults 512 and 8).
-        sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both variants,
-            also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6 dimensions
-            (the benchmarks compare the two).
+        n_raw, n_starts: random candidates scored, and of them the best refined, when the
+            acquisition is maximised (defaults 512 and 8).
+        sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both
+            variants, also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6
+            dimensions (the benchmarks compare the two).
         max_points: most completed trials the classifier is trained on (default 500; above that the
-            ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the cost per
-            suggestion in long studies.
+            ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the
+            cost per suggestion in long studies.
         seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
             running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
             (``share_model`` has no effect: BORE has no model state to share).

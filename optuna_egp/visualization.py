@@ -1,13 +1,14 @@
-"""What the ensemble learned, read back from a study: kernel weights over trials and parameter relevance.
+"""What the ensemble learned, read back from a study:
+kernel weights over trials and parameter relevance.
 
 With ``EGPTSSampler(share_model=True)`` (the default) every model-based trial records the ensemble's
-kernel weights (trial system attribute :data:`~optuna_egp.sampler.WEIGHTS_KEY`) and, when the model was
-refitted, its hyperparameters (:data:`~optuna_egp.sampler.MODEL_KEY`). :func:`model_history` collects
-them (no Matplotlib needed); :func:`plot_model` draws them with Matplotlib, in the spirit of
-:mod:`optuna.visualization.matplotlib`.
+kernel weights (trial system attribute :data:`~optuna_egp.sampler.WEIGHTS_KEY`) and, when the model
+was refitted, its hyperparameters (:data:`~optuna_egp.sampler.MODEL_KEY`). :func:`model_history`
+collects them (no Matplotlib needed); :func:`plot_model` draws them with Matplotlib, in the spirit
+of :mod:`optuna.visualization.matplotlib`.
 
-Glossary (shapes in comments): n trials with recorded weights, M kernels in the dictionary, d encoded
-columns (a categorical parameter takes one column per choice), P parameters.
+Glossary (shapes in comments): n trials with recorded weights, M kernels in the dictionary,
+d encoded columns (a categorical parameter takes one column per choice), P parameters.
 
 Example:
     >>> import optuna
@@ -37,7 +38,8 @@ __all__ = ["ModelHistory", "Refit", "model_history", "plot_model"]
 
 
 class Refit(NamedTuple):
-    """One recorded model (:data:`~optuna_egp.sampler.MODEL_KEY`): written when the ensemble was refitted."""
+    """One recorded model (:data:`~optuna_egp.sampler.MODEL_KEY`):
+    written when the ensemble was refitted."""
 
     trial_number: int
     columns: list[str]  # (d,) parameter name of each encoded column
@@ -55,9 +57,9 @@ class ModelHistory:
         weights: ``(n, M)`` kernel weights after each of those trials' suggestions; rows sum to 1.
             Rows with another number of kernels than the newest model's are left out.
         refits: the recorded models in trial order, as :class:`Refit` ``(trial number, columns,
-            per-kernel lengthscales, kernel names)``; the last one is the newest (a model recorded again
-            unchanged, e.g. by a worker that adopted it, is listed once). Lengthscales are in units of the
-            encoded unit cube (log-scaled for ``log=True`` parameters).
+            per-kernel lengthscales, kernel names)``; the last one is the newest (a model recorded
+            again unchanged, e.g. by a worker that adopted it, is listed once). Lengthscales are in
+            units of the encoded unit cube (log-scaled for ``log=True`` parameters).
     """
 
     trial_numbers: np.ndarray  # (n,)
@@ -73,16 +75,18 @@ class ModelHistory:
     def relevance(self, refit: int = -1) -> dict[str, dict[str, float]]:
         """Relevance of each parameter to each ARD kernel of a recorded model (default the newest).
 
-        A parameter's relevance is its inverse lengthscale (in unit-cube units), normalised to sum to 1
-        over the parameters of each kernel: a parameter the objective does not depend on gets a long
-        lengthscale and a relevance near 0. A categorical parameter is one-hot encoded in one column per
-        choice; its relevance combines those columns by the maximum of their inverse lengthscales.
-        Isotropic kernels (one lengthscale shared by every column) say nothing about single
-        parameters and are left out, so the result is empty for a dictionary without ARD kernels.
+        A parameter's relevance is its inverse lengthscale (in unit-cube units), normalised
+        to sum to 1 over the parameters of each kernel: a parameter the objective does not
+        depend on gets a long lengthscale and a relevance near 0. A categorical parameter is
+        one-hot encoded in one column per choice; its relevance combines those columns by
+        the maximum of their inverse lengthscales. Isotropic kernels (one lengthscale shared
+        by every column) say nothing about single parameters and are left out, so the result
+        is empty for a dictionary without ARD kernels.
 
         Returns:
-            ``{kernel name: {parameter name: relevance}}`` (P parameters in encoding order), one entry per
-            ARD kernel; a name that occurs twice in the dictionary is made unique with ``" #m"``.
+            ``{kernel name: {parameter name: relevance}}`` (P parameters in encoding order),
+            one entry per ARD kernel; a name that occurs twice in the dictionary is made
+            unique with ``" #m"``.
         """
         model = self.refits[refit]
         names = _unique(model.kernel_names)
@@ -101,18 +105,20 @@ class ModelHistory:
 
 
 def model_history(study: Study) -> ModelHistory:
-    """The kernel weights and fitted models that ``EGPTSSampler(share_model=True)`` recorded in ``study``.
+    """The kernel weights and fitted models that
+    ``EGPTSSampler(share_model=True)`` recorded in ``study``.
 
     Args:
         study: a study optimised (or being optimised) with ``EGPTSSampler`` and ``share_model=True``
             (the default), e.g. loaded from its storage with :func:`optuna.load_study`.
 
     Returns:
-        A :class:`ModelHistory`; ``history.relevance()`` gives the newest model's parameter relevance.
+        A :class:`ModelHistory`; ``history.relevance()``
+        gives the newest model's parameter relevance.
 
     Raises:
-        ValueError: no trial of ``study`` has a recorded model (another sampler, ``share_model=False``,
-            or still in the start-up phase).
+        ValueError: no trial of ``study`` has a recorded model (another sampler,
+            ``share_model=False``, or still in the start-up phase).
     """
     trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
     refits: list[Refit] = []
@@ -148,24 +154,27 @@ def model_history(study: Study) -> ModelHistory:
 def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure:
     """Plot what the ensemble of ``EGPTSSampler(share_model=True)`` learned, with Matplotlib.
 
-    Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after each model-based
-    trial, stacked, with the refits as dotted lines. Right: the relevance of each parameter to the newest
-    model, the normalised inverse lengthscales of each ARD kernel (see :meth:`ModelHistory.relevance`;
-    a categorical parameter's columns are combined by their maximum). When the dictionary has no ARD
-    kernel the right panel shows each isotropic kernel's shared lengthscale instead (in unit-cube
-    units; a short one means a rapidly varying objective), and its title says that per-parameter
-    relevance is unavailable; add ``"rbf-ard"`` to ``kernels`` to get it.
+    Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after
+    each model-based trial, stacked, with the refits as dotted lines. Right: the relevance
+    of each parameter to the newest model, the normalised inverse lengthscales of each ARD
+    kernel (see :meth:`ModelHistory.relevance`; a categorical parameter's columns are
+    combined by their maximum). When the dictionary has no ARD kernel the right panel shows
+    each isotropic kernel's shared lengthscale instead (in unit-cube units; a short one
+    means a rapidly varying objective), and its title says that per-parameter relevance is
+    unavailable; add ``"rbf-ard"`` to ``kernels`` to get it.
 
     Args:
         study: a study optimised with ``EGPTSSampler(share_model=True)`` (the default).
         ax: two Matplotlib Axes ``(weights, relevance)`` to draw into; default a new figure.
 
     Returns:
-        The :class:`matplotlib.figure.Figure` (not shown: call ``fig.savefig(...)`` or ``plt.show()``).
+        The :class:`matplotlib.figure.Figure` (not shown:
+        call ``fig.savefig(...)`` or ``plt.show()``).
 
     Raises:
         ImportError: Matplotlib is not installed.
-        ValueError: the study has no recorded model (see :func:`model_history`), or ``ax`` is not two Axes.
+        ValueError: the study has no recorded model (see :func:`model_history`), or ``ax`` is not
+            two Axes.
     """
     try:
         import matplotlib.pyplot as plt
@@ -280,7 +289,8 @@ def _parse_model(record: Any) -> Refit | None:
 
 
 def _is_ard(name: str, ls: np.ndarray, d: int) -> bool:
-    """A kernel with one lengthscale per column (by its name, e.g. ``"rbf-ard"``; shape checked too)."""
+    """A kernel with one lengthscale per column (by its
+    name, e.g. ``"rbf-ard"``; shape checked too)."""
     return "-ard" in name and len(ls) == d
 
 
@@ -296,7 +306,8 @@ def _is_number(v: Any) -> bool:
 
 
 def _unique(names: Sequence[str]) -> list[str]:
-    """``names`` with repeats numbered (``"rbf"``, ``"rbf #2"``), for legends and dictionary keys."""
+    """``names`` with repeats numbered (``"rbf"``,
+    ``"rbf #2"``), for legends and dictionary keys."""
     seen: dict[str, int] = {}
     out = []
     for n in names:

@@ -14,9 +14,9 @@ Module map (BoTorch-style: one folder per role):
 ``registry.py``                named algorithms for the adapters (``make_algorithm("egp-ts")``)
 ``validation.py``              argument checks shared by every constructor
 ``graphs/``                    communication graphs of distributed algorithms: ``CommunicationGraph``
-                               (``graph.py``), ``make_graph`` from names, edge lists, adjacency matrices
-                               or networkx (``specs.py``), clique numbers (``cliques.py``), edge checks
-                               (``edges.py``)
+                               (``graph.py``), ``make_graph`` from names, edge lists, adjacency
+                               matrices or networkx (``specs.py``), clique numbers (``cliques.py``),
+                               edge checks (``edges.py``)
 ``threads.py``                 bounded BLAS/OpenMP/PyTorch threads while a sampler computes
 ``models/surrogate.py``        the surrogate contract (``Posterior``, ``FunctionSample``)
 ``models/gp.py``               exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples

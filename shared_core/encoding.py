@@ -1,10 +1,10 @@
-"""Per-parameter column encodings of :class:`~shared_core.search_space.SearchSpace` (the rules are in
-:mod:`shared_core.search_space`'s docstring).
+"""Per-parameter column encodings of :class:`~shared_core.search_space.SearchSpace` (the
+rules are in :mod:`shared_core.search_space`'s docstring).
 
-A parameter owns a block of ``width`` encoded columns: 1 for a float or int, ``c`` one-hot columns for a
-categorical with ``c`` choices. :func:`encode_block` maps ``(n,)`` decoded values (choice indices for a
-categorical, see :func:`choice_indices`) to the ``(n, width)`` block; :func:`decode_block` maps a block
-back, one vectorised operation per parameter.
+A parameter owns a block of ``width`` encoded columns: 1 for a float or int, ``c`` one-hot
+columns for a categorical with ``c`` choices. :func:`encode_block` maps ``(n,)`` decoded
+values (choice indices for a categorical, see :func:`choice_indices`) to the ``(n, width)``
+block; :func:`decode_block` maps a block back, one vectorised operation per parameter.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ __all__ = ["choice_indices", "decode_block", "encode_block", "one_hot"]
 def encode_block(p: Param, decoded: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``(n, width)`` encoding of ``(n,)`` numeric values, or of choice indices for a categorical.
 
-    Choice ``i`` encodes as the first choice that ``choices[i]`` matches (``1.0`` as an earlier ``1``).
+    Choice ``i`` encodes as the first choice that
+    ``choices[i]`` matches (``1.0`` as an earlier ``1``).
     """
     if isinstance(p, CategoricalParam):
         first_match = np.array([_choice_index(p.choices, c) for c in p.choices])  # (width,)
@@ -32,7 +33,8 @@ def encode_block(p: Param, decoded: Sequence[Any] | np.ndarray) -> np.ndarray:
 
 
 def decode_block(p: Param, U: np.ndarray) -> np.ndarray:
-    """``(n,)`` decoded values of an ``(n, width)`` block: numeric values, or choice indices (int64)."""
+    """``(n,)`` decoded values of an ``(n, width)``
+    block: numeric values, or choice indices (int64)."""
     if isinstance(p, CategoricalParam):
         return np.argmax(U, axis=1)
     return _decode_numeric(p, U[:, 0])
@@ -98,7 +100,8 @@ def choice_indices(choices: tuple[Hashable, ...], values: Sequence[Any]) -> np.n
 
 
 def _choice_index(choices: tuple[Hashable, ...], v: Any) -> int:
-    """Index of the first choice equal (or identical) to ``v`` where a ``bool`` matches only a ``bool``."""
+    """Index of the first choice equal (or identical) to
+    ``v`` where a ``bool`` matches only a ``bool``."""
     for i, c in enumerate(choices):
         if c == v or (c is v):
             if type(c) is type(v) or not (isinstance(c, bool) or isinstance(v, bool)):

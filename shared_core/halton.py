@@ -1,5 +1,6 @@
 """Scrambled Halton points: the low-discrepancy starts of :meth:`SearchSpace.sample
-<shared_core.search_space.SearchSpace.sample>`, framework-free and seeded only by the caller's generator."""
+<shared_core.search_space.SearchSpace.sample>`, framework-free and seeded only by the caller's
+generator."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def _digits_to_count(n: int, base: int) -> int:
 
 @functools.cache
 def _first_primes(k: int) -> tuple[int, ...]:
-    """The ``k`` smallest primes (sieve up to Rosser's bound ``k (ln k + ln ln k)`` for ``k >= 6``)."""
+    """The ``k`` smallest primes (sieve up to Rosser's
+    bound ``k (ln k + ln ln k)`` for ``k >= 6``)."""
     bound = 15 if k < 6 else int(k * (math.log(k) + math.log(math.log(k)))) + 1
     is_prime = np.ones(bound + 1, dtype=bool)
     is_prime[:2] = False

@@ -1,8 +1,9 @@
 """The one interface between framework adapters and algorithms.
 
 An adapter (Optuna sampler, Ax node) turns its trials into :class:`Observations` on a
-:class:`~shared_core.search_space.SearchSpace` and calls ``algorithm.suggest``; it turns the returned
-encoded rows back into parameters with ``space.decode``. Algorithms never see a framework object.
+:class:`~shared_core.search_space.SearchSpace` and calls ``algorithm.suggest``; it turns the
+returned encoded rows back into parameters with ``space.decode``. Algorithms never see a framework
+object.
 
 Conventions:
     * ``X``: ``(n, d)`` encoded completed points; ``y``: ``(n,)`` objective values to be
@@ -13,8 +14,8 @@ Conventions:
     * ``rng``: the caller's ``numpy.random.Generator``; algorithms draw every random number from it.
 
 The contract, in one place. Every algorithm is an :class:`Algorithm` (``suggest``). Optional
-capabilities are the runtime-checkable protocols below; an adapter tests ``isinstance(algorithm, P)``
-and uses the capability only then:
+capabilities are the runtime-checkable protocols below; an adapter tests
+``isinstance(algorithm, P)`` and uses the capability only then:
 
 =============================  ==========================================================================
 :class:`SharesModelState`      its fitted model can be recorded in the study and adopted by a new worker
@@ -22,10 +23,11 @@ and uses the capability only then:
 :class:`ReadsSources`          it is given each row's source label (``Observations.source``), read from
                                the trial attribute ``source_attribute``
 :class:`MultiAgent`            one agent of several (distributed TS; also :class:`ReadsSources`): it
-                               learns from the trials of some sources only (``known_sources``), names the agent
-                               whose records it adopts (``model_source``), reports what it conditioned on
-                               (``last_view``), and an adapter that serves every agent may switch
-                               ``agent_id`` between suggestions (``n_agents`` of them)
+                               learns from the trials of some sources only (``known_sources``),
+                               names the agent whose records it adopts (``model_source``), reports
+                               what it conditioned on (``last_view``), and an adapter that serves
+                               every agent may switch ``agent_id`` between suggestions (``n_agents``
+                               of them)
 =============================  ==========================================================================
 
 A new algorithm is a class with ``suggest`` (usually a :class:`OneAtATimeAlgorithm`) and a line in
@@ -59,8 +61,8 @@ UNKNOWN_SOURCE = -1
 
 @dataclass(frozen=True)
 class Observations:
-    """Completed points, their values (minimised), the points of trials still running, and where each
-    row came from.
+    """Completed points, their values (minimised), the points
+    of trials still running, and where each row came from.
 
     ``source`` ``(n,)`` and ``pending_source`` ``(p,)`` are integer labels the adapter supplies (for
     distributed Thompson sampling: the agent that ran the trial); ``-1`` (:data:`UNKNOWN_SOURCE`)
@@ -99,7 +101,8 @@ class Observations:
         )
 
     def subset(self, rows: np.ndarray) -> Observations:
-        """The completed rows selected by ``rows`` (a boolean mask or indices), pending points kept."""
+        """The completed rows selected by ``rows`` (a
+        boolean mask or indices), pending points kept."""
         return replace(self, X=self.X[rows], y=self.y[rows], source=self.source[rows])
 
     def cleaned(self) -> Observations:
@@ -144,14 +147,16 @@ class Algorithm(Protocol):
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:
-        """Return ``(n_suggestions, space.dim)`` encoded candidates that ``space.decode`` accepts."""
+        """Return ``(n_suggestions, space.dim)`` encoded
+        candidates that ``space.decode`` accepts."""
         ...
 
 
 @runtime_checkable
 class SharesModelState(Protocol):
-    """An algorithm whose fitted model can be shared between workers of one study: the adapter records
-    ``model_state()`` with each suggestion and offers the newest record to a worker that has no model."""
+    """An algorithm whose fitted model can be shared between workers of one study: the
+    adapter records ``model_state()`` with each suggestion and offers the newest record to a
+    worker that has no model."""
 
     def model_state(self) -> dict[str, Any] | None:
         """The fitted model as JSON values (``"weights"``, if present, is recorded with every
@@ -163,14 +168,16 @@ class SharesModelState(Protocol):
         ...
 
     def offer_model_state(self, state: dict[str, Any]) -> bool:
-        """Adopt ``state`` (another worker's :meth:`model_state`); False if it does not fit (kept nothing)."""
+        """Adopt ``state`` (another worker's :meth:`model_state`);
+        False if it does not fit (kept nothing)."""
         ...
 
 
 @runtime_checkable
 class ReadsSources(Protocol):
     """An algorithm that is given each row's source: adapters fill ``Observations.source`` and
-    ``pending_source`` from the trial attribute ``source_attribute`` (``-1`` where a trial has none)."""
+    ``pending_source`` from the trial attribute ``source_attribute`` (``-1`` where a trial has
+    none)."""
 
     source_attribute: str  # the trial attribute holding each trial's source (e.g. its agent)
 
@@ -197,7 +204,8 @@ class MultiAgent(ReadsSources, Protocol):
 
     @property
     def model_source(self) -> int:
-        """The source whose recorded model states this agent may adopt (:class:`SharesModelState`)."""
+        """The source whose recorded model states this agent may adopt
+        (:class:`SharesModelState`)."""
         ...
 
     def known_sources(self) -> frozenset[int]:
@@ -212,13 +220,15 @@ def clean_targets(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 class OneAtATimeAlgorithm:
-    """Base of algorithms that build ``n`` suggestions one at a time, each seeing the earlier ones as pending.
+    """Base of algorithms that build ``n`` suggestions one
+    at a time, each seeing the earlier ones as pending.
 
     ``suggest`` cleans the observations, falls back to random points without data, then under a lock
-    (the model is shared by threads) calls ``_prepare`` once and ``_suggest_one`` per suggestion, adding
-    each new point to the pending points. Subclasses implement:
+    (the model is shared by threads) calls ``_prepare`` once and ``_suggest_one`` per suggestion,
+    adding each new point to the pending points. Subclasses implement:
 
-    * ``_prepare(space, obs, rng) -> context``: bring the model up to date with the (clean) observations;
+    * ``_prepare(space, obs, rng) -> context``: bring the model up to date with the (clean)
+      observations;
     * ``_suggest_one(space, obs, context, rng) -> (d,)``: one valid encoded point; ``obs.X_pending``
       holds the running trials and the earlier suggestions of this call.
     """

@@ -36,8 +36,8 @@ def algorithm_names() -> list[str]:
 
 
 def algorithm_options(name: str) -> dict[str, inspect.Parameter]:
-    """The keyword options of the algorithm registered as ``name``, with their defaults (the factory's
-    signature; a :class:`Preset`'s is its class's without the preset options)."""
+    """The keyword options of the algorithm registered as ``name``, with their defaults (the
+    factory's signature; a :class:`Preset`'s is its class's without the preset options)."""
     if name not in _FACTORIES:
         raise ValueError(f"unknown method {name!r}; valid methods: {algorithm_names()}")
     return dict(inspect.signature(_FACTORIES[name]).parameters)
@@ -51,12 +51,13 @@ def make_algorithm(name: str, **options: Any) -> Algorithm:
 
 
 class Preset:
-    """A factory of ``algorithm_class`` with some options fixed by the method name (e.g. ``"egp-ts"``:
-    ``EGPAlgorithm(acquisition="ts")``); its signature is the class's without them.
+    """A factory of ``algorithm_class`` with some options fixed by the method name (e.g.
+    ``"egp-ts"``: ``EGPAlgorithm(acquisition="ts")``); its signature is the class's without them.
 
     Args:
         algorithm_class: the algorithm.
-        methods: the method names that choose the preset option, for the error when it is given anyway.
+        methods: the method names that choose the preset option, for the error when it is given
+            anyway.
         preset: the options the method name fixes.
     """
 

@@ -11,24 +11,25 @@ Glossary (shapes in comments):
 
 Encodings:
     * float, linear: ``u = (v - low) / (high - low)``; log: the same on ``log v``.
-    * float with ``step`` and int (linear): the grid ``low, low + step, ..., high`` is padded by half
-      a step on each side so that every grid value owns an equal share of ``[0, 1]``; decoding rounds
-      to the nearest grid value.
+    * float with ``step`` and int (linear): the grid ``low, low + step, ..., high`` is padded by
+      half a step on each side so that every grid value owns an equal share of ``[0, 1]``; decoding
+      rounds to the nearest grid value.
     * int, log: ``log v`` padded by ``log(low - 0.5)``, ``log(high + 0.5)`` (each integer owns the
       interval of values that round to it), decoded by rounding.
     * categorical: one-hot; decoding takes the arg-max of the group, so any point decodes to a valid
       choice. A value matches the first choice equal to it, except that a ``bool`` matches only a
-      ``bool``: ``True`` and ``1`` are distinct choices, but ``1.0`` matches an earlier ``1`` (a later
-      ``1.0`` choice can be decoded, and encodes as that ``1``).
+      ``bool``: ``True`` and ``1`` are distinct choices, but ``1.0`` matches an earlier ``1`` (a
+      later ``1.0`` choice can be decoded, and encodes as that ``1``).
     * a single-value distribution (``low == high`` or one choice) always decodes to its value; it
-      encodes to ``0.5`` (or the only one-hot column), except a log-scaled int, which keeps its padded
-      log encoding.
+      encodes to ``0.5`` (or the only one-hot column), except a log-scaled int, which keeps its
+      padded log encoding.
 
 Sampling: scrambled Halton points (framework-free, seeded only by the caller's generator), snapped
 to valid encodings when the space has grids.
 
-Modules: the parameter types are defined in :mod:`shared_core.parameters` (and importable from here),
-the per-parameter encodings in :mod:`shared_core.encoding`, the Halton points in :mod:`shared_core.halton`.
+Modules: the parameter types are defined in :mod:`shared_core.parameters` (and importable
+from here), the per-parameter encodings in :mod:`shared_core.encoding`, the Halton points in
+:mod:`shared_core.halton`.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ class SearchSpace:
 
     # ----------------------------------------------------------------------------- decode
     def decode(self, x: np.ndarray) -> dict[str, Any]:
-        """Decode a ``(d,)`` vector to ``{name: value}`` of Python ``int``, ``float`` or choice objects."""
+        """Decode a ``(d,)`` vector to ``{name: value}``
+        of Python ``int``, ``float`` or choice objects."""
         columns = self.decode_columns(np.asarray(x, dtype=np.float64)[None, :])
         return {
             name: values[0] if isinstance(values, list) else values[0].item()
@@ -161,11 +163,13 @@ class SearchSpace:
         }
 
     def decode_columns(self, X: np.ndarray) -> dict[str, np.ndarray | list[Any]]:
-        """Decode ``(n, d)`` points (any real numbers; NaN decodes like 0.5) to valid values per parameter.
+        """Decode ``(n, d)`` points (any real numbers; NaN
+        decodes like 0.5) to valid values per parameter.
 
         Returns:
-            ``{name: values}``: an ``(n,)`` float64 array for a float parameter, an ``(n,)`` int64 array
-            for an int parameter and a list of ``n`` choice objects for a categorical parameter.
+            ``{name: values}``: an ``(n,)`` float64 array for a float parameter, an ``(n,)``
+            int64 array for an int parameter and a list of ``n`` choice objects for a
+            categorical parameter.
         """
         X = self._as_points(X)
         out: dict[str, np.ndarray | list[Any]] = {}
@@ -210,8 +214,9 @@ class SearchSpace:
     def sample(self, rng: np.random.Generator, n: int, low_discrepancy: bool = True) -> np.ndarray:
         """``(n, d)`` valid encoded points: scrambled Halton (or uniform) then snapped to valid.
 
-        ``low_discrepancy=False`` draws uniform points instead. With constraints, infeasible points are rejected and replaced by fresh uniform
-        draws; a ``ValueError`` is raised if almost no point of the box is feasible.
+        ``low_discrepancy=False`` draws uniform points instead. With constraints, infeasible
+        points are rejected and replaced by fresh uniform draws; a ``ValueError`` is raised
+        if almost no point of the box is feasible.
         """
         X = self._sample_box(rng, n, low_discrepancy)
         if not self.constraints or n == 0:

@@ -1,5 +1,5 @@
-"""Argument checks shared by the constructors: numpy integers and floats are accepted wherever Python
-ones are, bools are not numbers, and every error names the argument and the bad value."""
+"""Argument checks shared by the constructors: numpy integers and floats are accepted wherever
+Python ones are, bools are not numbers, and every error names the argument and the bad value."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def check_bool(name: str, value) -> bool:
 
 
 def check_int(name: str, value, minimum: int | None = None) -> int:
-    """``value`` as a Python ``int`` (Python or numpy integer, not bool, ``>= minimum``), else ``ValueError``."""
+    """``value`` as a Python ``int`` (Python or numpy integer,
+    not bool, ``>= minimum``), else ``ValueError``."""
     if (
         not isinstance(value, numbers.Integral)
         or isinstance(value, bool)
@@ -39,7 +40,8 @@ def check_real(
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
-    """``value`` as a finite Python ``float`` in the given interval (Python or numpy real, not bool)."""
+    """``value`` as a finite Python ``float`` in the
+    given interval (Python or numpy real, not bool)."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     ok = (
         ok

@@ -24,8 +24,8 @@ if torch is not None:
 
 @pytest.fixture
 def postgres_study():
-    """``make(name) -> url``: a new, empty study ``name`` on the test PostgreSQL server (``.ci/run`` starts
-    one and sets ``EGP_TEST_POSTGRES_URL``); the test is skipped without a server."""
+    """``make(name) -> url``: a new, empty study ``name`` on the test PostgreSQL server (``.ci/run``
+    starts one and sets ``EGP_TEST_POSTGRES_URL``); the test is skipped without a server."""
     url = os.environ.get("EGP_TEST_POSTGRES_URL")
     if not url:
         pytest.skip(
@@ -64,10 +64,10 @@ def optuna_log():
     """What Optuna's logger (and so this package's, which sits under it) logs during the test, at
     Optuna's verbosity set to WARNING (restored afterwards).
 
-    A handler of its own on the ``"optuna"`` logger, not pytest's ``caplog``: Optuna's logger does not
-    propagate, and whether ``caplog`` sees it depends on the pytest version (from 9.1 on it attaches to
-    non-propagating loggers too, so with ``optuna.logging.enable_propagation()`` every record is
-    captured twice). This handler sees each record once on every version.
+    A handler of its own on the ``"optuna"`` logger, not pytest's ``caplog``: Optuna's logger
+    does not propagate, and whether ``caplog`` sees it depends on the pytest version (from 9.1 on
+    it attaches to non-propagating loggers too, so with ``optuna.logging.enable_propagation()``
+    every record is captured twice). This handler sees each record once on every version.
     """
     logger = logging.getLogger("optuna")
     verbosity = optuna.logging.get_verbosity()

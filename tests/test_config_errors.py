@@ -1,5 +1,5 @@
-"""Every public constructor and builder rejects a bad argument with a ``ValueError`` naming the argument
-and showing the bad value (one row per argument and bad value)."""
+"""Every public constructor and builder rejects a bad argument with a ``ValueError`` naming
+the argument and showing the bad value (one row per argument and bad value)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""Property-based tests: random search spaces and objective values for every Optuna sampler and Ax method.
+"""Property-based tests: random search spaces and
+objective values for every Optuna sampler and Ax method.
 
-Search spaces draw every distribution kind (float, log float, stepped float, int, log int, stepped int,
-categorical with choices of mixed types), single-point ranges included, optionally with a conditional
-parameter; objective values draw NaN, +-inf, huge, constant and duplicate values. Properties: every
-suggestion is valid for its distribution, nothing raises, and the same seed gives the same suggestions.
-Hypothesis runs derandomized (the same examples every run) with a bounded number of examples; the
-deadline (per example) catches a sampler that hangs, not slow machines.
+Search spaces draw every distribution kind (float, log float, stepped float, int, log int, stepped
+int, categorical with choices of mixed types), single-point ranges included, optionally with a
+conditional parameter; objective values draw NaN, +-inf, huge, constant and duplicate values.
+Properties: every suggestion is valid for its distribution, nothing raises, and the same seed gives
+the same suggestions. Hypothesis runs derandomized (the same examples every run) with a bounded
+number of examples; the deadline (per example) catches a sampler that hangs, not slow machines.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
 
 @pytest.fixture(autouse=True)
 def _quiet_optuna():
-    """Optuna's per-trial messages off during these tests only (set at import, it would hide the warnings
-    other test modules check)."""
+    """Optuna's per-trial messages off during these tests only (set at import, it would hide
+    the warnings other test modules check)."""
     verbosity = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     yield
@@ -111,7 +112,8 @@ def problems(draw) -> tuple[dict[str, BaseDistribution], bool, list[float]]:
     return space, conditional, values
 
 
-# Every kind in one space, conditional, with NaN, infinities, a huge value and a duplicate: always run.
+# Every kind in one space, conditional, with NaN,
+# infinities, a huge value and a duplicate: always run.
 EVERY_KIND = (
     {
         "f": FloatDistribution(-2.0, 3.0),
@@ -168,7 +170,8 @@ def _valid(dist: BaseDistribution, value) -> bool:
 
 def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTrial]:
     """The study's trials. The sampler's own (relative) suggestions are checked as they are made:
-    Optuna silently replaces an invalid relative value by an independent sample, which would hide it."""
+    Optuna silently replaces an invalid relative value by an independent sample, which would hide
+    it."""
     sampler = make(seed)
     sample_relative = sampler.sample_relative
 
@@ -239,10 +242,11 @@ AX_METHODS = ["egp-ts", "egp-ei", "bore++", "bore", "dts"]
 
 @st.composite
 def ax_parameters(draw) -> list:
-    """Ax parameter configurations of every kind: float/int ranges (linear, log, stepped), choices of one
-    type each (Ax needs one type per parameter), a fixed single choice. One float range always comes
-    first: Ax dedupes arms, and a discrete space with fewer points than trials sends its fallback
-    generator into a very long rejection-sampling loop (Ax's behaviour, not checked here)."""
+    """Ax parameter configurations of every kind: float/int ranges (linear, log, stepped),
+    choices of one type each (Ax needs one type per parameter), a fixed single choice. One
+    float range always comes first: Ax dedupes arms, and a discrete space with fewer points
+    than trials sends its fallback generator into a very long rejection-sampling loop (Ax's
+    behaviour, not checked here)."""
     from ax import ChoiceParameterConfig, RangeParameterConfig
 
     params = [RangeParameterConfig(name="always", parameter_type="float", bounds=(-1.0, 1.0))]

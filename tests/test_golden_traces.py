@@ -1,9 +1,11 @@
-"""Golden traces: seeded suggestions of every sampler and Ax method, recorded in ``tests/golden/traces.json``.
+"""Golden traces: seeded suggestions of every sampler
+and Ax method, recorded in ``tests/golden/traces.json``.
 
-They pin behaviour across refactorings: the same code on the same library versions must suggest exactly
-the same points. Suggestions depend on floating-point details of numpy, scipy and torch, so on other
-versions of those libraries the traces are skipped (with the versions named), not compared loosely; the
-fixtures are re-recorded (``python -m tests.golden.scenarios --record``) only by a commit that says why.
+They pin behaviour across refactorings: the same code on the same library versions must
+suggest exactly the same points. Suggestions depend on floating-point details of numpy,
+scipy and torch, so on other versions of those libraries the traces are skipped (with the
+versions named), not compared loosely; the fixtures are re-recorded
+(``python -m tests.golden.scenarios --record``) only by a commit that says why.
 """
 
 import json

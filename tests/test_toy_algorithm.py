@@ -1,5 +1,5 @@
-"""A new algorithm is a core class and a registration line: a toy one is driven through the Optuna sampler
-and the Ax node with no adapter code of its own."""
+"""A new algorithm is a core class and a registration line: a toy one is driven through the
+Optuna sampler and the Ax node with no adapter code of its own."""
 
 import optuna
 import pytest

@@ -2,7 +2,8 @@
 for beta = 3 and 0, after 50 random points.
 
 Usage:  python benchmarks/diagnostics/bore_particles.py hartmann6     (or branin, ...)
-Prints the acquisition at 8 joint particles vs random points, and distances to the nearest good trial.
+Prints the acquisition at 8 joint particles vs random points, and distances to the nearest good
+trial.
 """
 
 import sys

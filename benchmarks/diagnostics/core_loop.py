@@ -3,8 +3,9 @@
 Usage:  python benchmarks/diagnostics/core_loop.py "base;k=rbf-ard;nowarp;center" hartmann6 10 40
 Variants (joined by +): k=<kernel list, e.g. rbf-ard or matern52-ard>, nowarp, rand (uniform start),
 center (add the box centre, as Ax does), bic (Occam penalty on the eq. 9 weights), acq=<ts|ei|auto>.
-Prints median and sorted final regrets per variant. Compared with botorch_loop.py (same start points) on
-Hartmann-6, where Ax's default beats our Ax strategies (README, Ax table); not part of CI.
+Prints median and sorted final regrets per variant. Compared with botorch_loop.py (same start
+points) on Hartmann-6, where Ax's default beats our Ax strategies (README, Ax table); not part of
+CI.
 """
 
 import os

@@ -1,7 +1,8 @@
 """Diagnostic: our MAP RBF-ARD fit vs BoTorch SingleTaskGP on the same Hartmann-6 data.
 
 Usage:  python benchmarks/diagnostics/gp_fit_vs_botorch.py
-Prints fitted lengthscales, amplitude and noise for n = 5 (scrambled Sobol), 10 and 20 (uniform) points, 3 seeds.
+Prints fitted lengthscales, amplitude and noise for n = 5 (scrambled Sobol), 10 and 20 (uniform)
+points, 3 seeds.
 """
 
 import sys

@@ -1,4 +1,5 @@
-"""Acquisition functions: small objects with ``value`` and ``value_and_grad``, maximised by ``shared_core.optim``."""
+"""Acquisition functions: small objects with ``value`` and
+``value_and_grad``, maximised by ``shared_core.optim``."""
 
 from shared_core.acquisition.analytic import (
     LogExpectedImprovement,

@@ -20,7 +20,8 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 class ThompsonSampling(Acquisition):
-    """TS for minimisation (Lu et al. 2023, eq. 12): maximise ``-f~(x)`` for a posterior draw ``f~``."""
+    """TS for minimisation (Lu et al. 2023, eq. 12):
+    maximise ``-f~(x)`` for a posterior draw ``f~``."""
 
     def __init__(self, sample: FunctionSample) -> None:
         self.sample = sample
@@ -34,7 +35,8 @@ class ThompsonSampling(Acquisition):
 
 
 class LogExpectedImprovement(Acquisition):
-    """log EI of improving on ``best`` (minimisation) under a posterior's latent mean and variance."""
+    """log EI of improving on ``best`` (minimisation)
+    under a posterior's latent mean and variance."""
 
     def __init__(self, posterior: Posterior, best: float) -> None:
         self.posterior, self.best = posterior, float(best)
@@ -73,10 +75,12 @@ class UpperConfidenceBound(Acquisition):
 
 
 def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``log h(z)`` with ``h(z) = z Phi(z) + phi(z)`` and ``d log h / dz = Phi(z) / h(z)``, stable for z << 0.
+    """``log h(z)`` with ``h(z) = z Phi(z) + phi(z)`` and
+    ``d log h / dz = Phi(z) / h(z)``, stable for z << 0.
 
-    For ``z < -5``: ``h = phi(z) (1 + z R(z))`` with Mills ratio ``R = Phi/phi = sqrt(pi/2) erfcx(-z/sqrt2)``
-    and ``1 + z R(z)`` by its asymptotic series below -30 to avoid cancellation.
+    For ``z < -5``: ``h = phi(z) (1 + z R(z))`` with Mills ratio
+    ``R = Phi/phi = sqrt(pi/2) erfcx(-z/sqrt2)`` and ``1 + z R(z)`` by its asymptotic series
+    below -30 to avoid cancellation.
     """
     z = np.asarray(z, dtype=float)
     out, dout = np.empty_like(z), np.empty_like(z)

@@ -1,4 +1,5 @@
-"""The acquisition contract shared by every algorithm and the optimisers in :mod:`shared_core.optim`.
+"""The acquisition contract shared by every algorithm
+and the optimisers in :mod:`shared_core.optim`.
 
 An acquisition is a small object, *maximised* over the encoded unit cube. Anything with these two
 methods fits the optimiser: an analytic function of a posterior, a sum of per-factor terms, a

@@ -1,1 +1,2 @@
-"""Algorithms behind the ``Algorithm`` interface: EGP-TS/EI (``egp.py``) and BORE/BORE++ (``bore.py``)."""
+"""Algorithms behind the ``Algorithm`` interface:
+EGP-TS/EI (``egp.py``) and BORE/BORE++ (``bore.py``)."""

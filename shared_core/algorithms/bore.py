@@ -1,28 +1,28 @@
-"""BORE and BORE++ (Oliveira, Tiao, Ramos, "Batch Bayesian optimisation via density-ratio estimation with
-guarantees", NeurIPS 2022; Tiao et al., "BORE: Bayesian optimization by density-ratio estimation", ICML 2021),
-with batches drawn by SVGD.
+"""BORE and BORE++ (Oliveira, Tiao, Ramos, "Batch Bayesian optimisation via density-ratio
+estimation with guarantees", NeurIPS 2022; Tiao et al., "BORE: Bayesian optimization by
+density-ratio estimation", ICML 2021), with batches drawn by SVGD.
 
 BORE turns optimisation into classification: observations better than the ``gamma``-quantile ``tau``
-are labelled 1, the rest 0, and a classifier's probability ``pi(x) = p(z = 1 | x)`` is proportional to
-the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the next query.
+are labelled 1, the rest 0, and a classifier's probability ``pi(x) = p(z = 1 | x)`` is proportional
+to the density ratio ``l(x) / g(x)`` of good to bad points, so its maximiser is the next query.
 
-* **BORE++** (Oliveira et al. 2022, Sec. 4): probabilistic least squares -- kernel (GP) regression on the labels
-  with regulariser ``lambda``: ``pi^(x) = k(x)^T (K + lambda I)^-1 z``,
-  ``sigma^2(x) = k(x, x) - k(x)^T (K + lambda I)^-1 k(x)``; acquisition ``a(x) = pi^(x) + beta sigma(x)``
-  (the UCB of eq. 11 with ``beta_t`` fixed, as in the paper's experiments). Kernel hyperparameters
-  by marginal likelihood with the noise fixed at ``lambda``.
+* **BORE++** (Oliveira et al. 2022, Sec. 4): probabilistic least squares -- kernel (GP) regression
+  on the labels with regulariser ``lambda``: ``pi^(x) = k(x)^T (K + lambda I)^-1 z``,
+  ``sigma^2(x) = k(x, x) - k(x)^T (K + lambda I)^-1 k(x)``; acquisition
+  ``a(x) = pi^(x) + beta sigma(x)`` (the UCB of eq. 11 with ``beta_t`` fixed, as in the paper's
+  experiments). Kernel hyperparameters by marginal likelihood with the noise fixed at ``lambda``.
 * **BORE**: a 2x32 ReLU network trained with binary cross-entropy (Adam, mini-batches of 64,
   retrained with 100 warm-started steps whenever the observations change); ``a(x) = pi(x)``.
 
 Batches (Oliveira et al. 2022, Sec. 5): the points of a batch are particles of SVGD approximating
-``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.optim.svgd`); the paper has
-``k = 1``, our default ``sharpness`` is ``k = 10`` (see ``BOREAlgorithm``). Points of trials still
-running are frozen particles, so a new point is pushed away from them. Two further choices of ours for
-asynchronous workers, where each suggestion is one particle:
+``p^(x) ∝ a(x)^k p(x)`` with ``p`` uniform on the encoded box (:mod:`shared_core.optim.svgd`); the
+paper has ``k = 1``, our default ``sharpness`` is ``k = 10`` (see ``BOREAlgorithm``). Points of
+trials still running are frozen particles, so a new point is pushed away from them. Two further
+choices of ours for asynchronous workers, where each suggestion is one particle:
 
 * BORE++'s ``sigma`` is also conditioned on the running trials (their labels are hallucinated at
-  ``pi^``, which leaves ``pi^`` unchanged: the batch UCB of GP-BUCB, cf. the paper's eq. A.17), so the
-  acquisition itself stops favouring the places already being evaluated;
+  ``pi^``, which leaves ``pi^`` unchanged: the batch UCB of GP-BUCB, cf. the paper's eq. A.17), so
+  the acquisition itself stops favouring the places already being evaluated;
 * the particle starts at the maximiser of that acquisition instead of at a random draw.
 
 With no running trial the suggestion is the acquisition's maximiser (the sequential algorithm).
@@ -58,12 +58,12 @@ _A_FLOOR = 1e-6  # a(x) is floored before taking log a, so SVGD's target stays a
 def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
     """``(n,)`` labels 1 for the best values of ``y`` (minimised), 0 otherwise.
 
-    ``tau`` is the ``ceil(gamma n)``-th smallest value and good means ``y <= tau``, unless values tied
-    with ``tau`` would make more than ``ceil(gamma n)`` points good while some value is below ``tau``:
-    then good means ``y < tau``. So on a plateau (many equal bad values, e.g. failures reported as
-    ``inf``) the few better trials stay the only positives. Equal values always get equal labels. With one point, or
-    when every value ties (a constant objective), every label is 1: the classifier is flat and BORE++
-    explores through ``sigma``.
+    ``tau`` is the ``ceil(gamma n)``-th smallest value and good means ``y <= tau``, unless
+    values tied with ``tau`` would make more than ``ceil(gamma n)`` points good while some
+    value is below ``tau``: then good means ``y < tau``. So on a plateau (many equal bad
+    values, e.g. failures reported as ``inf``) the few better trials stay the only positives.
+    Equal values always get equal labels. With one point, or when every value ties (a constant
+    objective), every label is 1: the classifier is flat and BORE++ explores through ``sigma``.
     """
     n = len(y)
     if n == 0:
@@ -81,10 +81,10 @@ class _LeastSquaresClassifier:
     """BORE++'s classifier: GP regression on the labels with noise ``lambda`` (zero prior mean).
 
     Hyperparameters are refitted on the schedule of :class:`~shared_core.models.refit.RefitSchedule`
-    (on at most ``max_fit_points`` points), and afresh (no warm start) when the search space changes or
-    observations disappeared (e.g. the sampler moved to another study); in between, the posterior is
-    rebuilt on the training points with the last hyperparameters (the labels of old points change as
-    the quantile moves).
+    (on at most ``max_fit_points`` points), and afresh (no warm start) when the search space changes
+    or observations disappeared (e.g. the sampler moved to another study); in between, the posterior
+    is rebuilt on the training points with the last hyperparameters (the labels of old points change
+    as the quantile moves).
     """
 
     def __init__(
@@ -107,7 +107,8 @@ class _LeastSquaresClassifier:
         n_observed: int,
         layout: bytes,
     ) -> None:
-        """Train on ``(X (m, d), z (m,))``, a subset of ``n_observed`` observations in the space ``layout``."""
+        """Train on ``(X (m, d), z (m,))``, a subset of
+        ``n_observed`` observations in the space ``layout``."""
         same_data = (
             layout == self.layout and n_observed >= self.n_at_refit
         )  # else a new space or study
@@ -143,13 +144,14 @@ class _LeastSquaresClassifier:
 
 
 class _NetworkClassifier:
-    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64 (torch; the network
-    comes from :mod:`shared_core.models.network`).
+    """BORE's classifier: a ``d -> 32 -> 32 -> 1`` ReLU network, BCE loss, Adam, float64
+    (torch; the network comes from :mod:`shared_core.models.network`).
 
     Torch's global state is left alone (its random generator and thread count). The network is tiny,
     so with other busy processes on few cores ``torch.set_num_threads(1)`` in the user's program
-    makes it much faster (measured on 2 cores: the BORE seed test of ``tests/optuna/test_sampler.py``
-    took 91 s with torch's 2 default threads next to another test run, 11 s with 1 thread alone).
+    makes it much faster (measured on 2 cores: the BORE seed test of
+    ``tests/optuna/test_sampler.py`` took 91 s with torch's 2 default threads next to another test
+    run, 11 s with 1 thread alone).
     """
 
     def __init__(
@@ -177,8 +179,8 @@ class _NetworkClassifier:
         n_observed: int,
         layout: bytes,
     ) -> None:
-        """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space or when observations
-        disappeared (another study), else 100 steps warm-started from the last fit."""
+        """Train on ``(X (m, d), z (m,))``: 500 steps from scratch in a new space or when
+        observations disappeared (another study), else 100 steps warm-started from the last fit."""
         import torch
 
         first = self.net is None or layout != self.layout or n_observed < self.n_observed
@@ -196,11 +198,13 @@ class _NetworkClassifier:
             self.opt.step()
 
     def _logit(self, X: np.ndarray, with_grad: bool):
-        """``(b,)`` logits at ``X`` ``(b, d)``; with ``with_grad`` also their input gradients ``(b, d)``."""
+        """``(b,)`` logits at ``X`` ``(b, d)``; with
+        ``with_grad`` also their input gradients ``(b, d)``."""
         return forward_and_input_grad(self.net, X) if with_grad else forward(self.net, X)
 
     def acquisition(self) -> Acquisition:
-        """The logit of ``pi(x)`` (same maximiser as ``pi``, but not flat where ``pi`` saturates)."""
+        """The logit of ``pi(x)`` (same maximiser as
+        ``pi``, but not flat where ``pi`` saturates)."""
         return _NetworkLogit(self)
 
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
@@ -250,12 +254,13 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             logit coordinates, see :mod:`shared_core.optim.svgd`).
         n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
         sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
-            variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3`` in
-            5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
+            variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3``
+            in 5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
         max_points: most observations the classifier is trained on (default 500): with more, the
-            ``max_points // 5`` best plus a random rest (labels always come from all observations). An exact
-            GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++ takes 1000 steps.
+            ``max_points // 5`` best plus a random rest (labels always come from all observations).
+            An exact GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++
+            takes 1000 steps.
     """
 
     def __init__(
@@ -351,7 +356,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
-        # the sequential step, a particle that snapped onto a known point, or a rejected queued particle
+        # the sequential step, a particle that snapped onto
+        # a known point, or a rejected queued particle
         return x_max
 
     def _draw(self, clf, space, k, rng) -> np.ndarray:

@@ -1,22 +1,23 @@
-"""Distributed Thompson sampling on a communication graph (Zerefa, Ren, Ma, Li, "Distributed Thompson
-sampling under constrained communication", 2024, Algorithm 1).
+"""Distributed Thompson sampling on a communication graph (Zerefa, Ren, Ma, Li, "Distributed
+Thompson sampling under constrained communication", 2024, Algorithm 1).
 
-M agents sit on an undirected graph G. Agent i keeps its own surrogate, conditioned only on the data of
-its neighbourhood N(i) ∪ {i} (Algorithm 1, lines 8 and 13-15: an agent's evaluations reach its
-neighbours and nobody else), draws one function from its posterior (line 9) and queries the
-draw's maximiser (line 11). The paper's Bayesian simple-regret bound improves with the size of the
-largest clique of G (Corollary 3.2).
+M agents sit on an undirected graph G. Agent i keeps its own surrogate, conditioned only on
+the data of its neighbourhood N(i) ∪ {i} (Algorithm 1, lines 8 and 13-15: an agent's
+evaluations reach its neighbours and nobody else), draws one function from its posterior
+(line 9) and queries the draw's maximiser (line 11). The paper's Bayesian simple-regret
+bound improves with the size of the largest clique of G (Corollary 3.2).
 
 Here the graph only decides what an agent may condition on: observations carry the agent that
-produced them (``Observations.source``); agent ``i`` keeps the rows whose source is in N(i) ∪ {i}, and
-the running trials of the same agents as pending points. Rows with an unknown source (-1: e.g. trials
-added by hand or run by another sampler) are known to every agent, like prior data.
+produced them (``Observations.source``); agent ``i`` keeps the rows whose source is in N(i) ∪ {i},
+and the running trials of the same agents as pending points. Rows with an unknown source (-1: e.g.
+trials added by hand or run by another sampler) are known to every agent, like prior data.
 
-The Thompson draw is a joint sample of the posterior function (pathwise for exact GPs, eq. (12) of Lu
-et al. 2023 for random features), not independent per-point marginals. The surrogate is the core's:
-``surrogate="gp"`` is one Matérn-5/2 ARD GP with MAP hyperparameters (the paper's kernel; with EGP-TS's
-output warping unless ``warp_outputs=False``), ``"egp"`` the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in EGP-TS (kriging
-believer fantasies), which the paper's synchronous rounds do not need.
+The Thompson draw is a joint sample of the posterior function (pathwise for exact GPs, eq.
+(12) of Lu et al. 2023 for random features), not independent per-point marginals. The
+surrogate is the core's: ``surrogate="gp"`` is one Matérn-5/2 ARD GP with MAP hyperparameters
+(the paper's kernel; with EGP-TS's output warping unless ``warp_outputs=False``), ``"egp"``
+the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in EGP-TS
+(kriging believer fantasies), which the paper's synchronous rounds do not need.
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ class DistributedTSAlgorithm:
             attribute), each agent keeps its own surrogate.
         surrogate: ``"gp"`` (one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (the EGP-TS ensemble).
         kernels: kernel dictionary for ``"egp"`` (default: EGP-TS's four kernels).
-        graph_seed: seed of a random topology (Erdős–Rényi; default 0, so that every process builds the
-            same graph).
-        n_features, fantasize_pending, warp_outputs: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
+        graph_seed: seed of a random topology (Erdős–Rényi; default 0, so that every process builds
+            the same graph).
+        n_features, fantasize_pending, warp_outputs: as in
+            :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
     """
 
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from
@@ -119,8 +121,8 @@ class DistributedTSAlgorithm:
         return self.graph.n_agents
 
     def known_sources(self, agent: int | None = None) -> frozenset[int]:
-        """Sources ``agent`` (default: ``agent_id``) may learn from: its neighbourhood N(i) ∪ {i} and
-        unknown (-1). Adapters use it to skip the other agents' trials before encoding them."""
+        """Sources ``agent`` (default: ``agent_id``) may learn from: its neighbourhood N(i) ∪ {i}
+        and unknown (-1). Adapters use it to skip the other agents' trials before encoding them."""
         agent = self.agent_id if agent is None else agent
         return frozenset(self.graph.neighbourhood(agent)) | {UNKNOWN_SOURCE}
 
@@ -146,8 +148,9 @@ class DistributedTSAlgorithm:
     def suggest(
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:
-        """Algorithm 1, lines 8-11 for agent ``agent_id``: condition on the neighbourhood's data, draw a
-        function, return its maximiser (``n_suggestions`` draws, each seeing the earlier ones as pending)."""
+        """Algorithm 1, lines 8-11 for agent ``agent_id``: condition on the neighbourhood's
+        data, draw a function, return its maximiser (``n_suggestions`` draws, each seeing
+        the earlier ones as pending)."""
         agent = (
             self.agent_id
         )  # read once: another thread may switch agents (the Ax node does, sequentially)
@@ -169,7 +172,8 @@ class DistributedTSAlgorithm:
             model = self._models.setdefault(agent, EGPAlgorithm(**self._model_options))
         return model
 
-    # Shared model state: the current agent's surrogate only (an agent learns from its neighbourhood alone).
+    # Shared model state: the current agent's surrogate
+    # only (an agent learns from its neighbourhood alone).
     def model_state(self) -> dict | None:
         return self._model().model_state()
 
@@ -181,5 +185,6 @@ class DistributedTSAlgorithm:
 
     @property
     def model_source(self) -> int:
-        """Adapters offer this algorithm only model states recorded by trials of this source (agent)."""
+        """Adapters offer this algorithm only model states
+        recorded by trials of this source (agent)."""
         return self.agent_id

@@ -1,5 +1,5 @@
-"""EGP-TS and EGP-EI (Lu, Ding, Zhang, Giannakis, "Surrogate modeling for Bayesian optimization beyond a
-single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs.
+"""EGP-TS and EGP-EI (Lu, Ding, Zhang, Giannakis, "Surrogate modeling for Bayesian optimization
+beyond a single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs.
 
 Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
     1. bring the ensemble up to date (refit or incremental update, see ``ensemble.py``);
@@ -38,19 +38,22 @@ def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
 
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
-    """Ensemble-GP Bayesian optimisation behind the :class:`~shared_core.interface.Algorithm` interface.
+    """Ensemble-GP Bayesian optimisation behind the
+    :class:`~shared_core.interface.Algorithm` interface.
 
     Args:
-        kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``, ``"matern52-ard"``, ...;
-            :func:`~shared_core.models.kernels.parse_kernels`), ``"grid"`` (the paper's lengthscale grid)
-            or ``None``: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the paper's).
+        kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``,
+            ``"matern52-ard"``, ...; :func:`~shared_core.models.kernels.parse_kernels`), ``"grid"``
+            (the paper's lengthscale grid) or ``None``: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the
+            paper's).
         acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while nothing is
             pending and there are fewer than 10 observations per dimension; TS with fantasies when
             trials are running, a batch is asked for, or data is plentiful).
         n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
         fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
         exact_limit: above this many observations each GP is a feature-space posterior.
-        warp_outputs: fit GPs to warped values (:class:`~shared_core.models.ensemble.OutputTransform`).
+        warp_outputs: fit GPs to warped values
+            (:class:`~shared_core.models.ensemble.OutputTransform`).
         n_raw, n_starts: acquisition optimiser budget (raw candidates, L-BFGS-B starts).
     """
 
@@ -89,7 +92,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
     def model_state(self) -> dict | None:
-        """The ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`), None before a fit."""
+        """The ensemble's fitted state as JSON values
+        (:meth:`EnsembleGP.state`), None before a fit."""
         return self.model.state()
 
     def wants_model_state(self) -> bool:
@@ -97,9 +101,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         return not self.model.members and not self.model.has_offered_state
 
     def offer_model_state(self, state: dict) -> bool:
-        """Build the first posteriors from ``state`` (another process's :meth:`model_state`) instead of
-        fitting hyperparameters, when it matches the kernels and inputs and no refit is due. False if
-        ``state`` does not match or is invalid (nothing kept)."""
+        """Build the first posteriors from ``state`` (another process's :meth:`model_state`)
+        instead of fitting hyperparameters, when it matches the kernels and inputs and no
+        refit is due. False if ``state`` does not match or is invalid (nothing kept)."""
         return self.model.offer_state(state)
 
     def _prepare(self, space, obs: Observations, rng) -> None:
@@ -117,7 +121,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         )
 
     def _acquisition(self, space, obs: Observations, rng) -> Acquisition:
-        """EI or a Thompson draw of one member ``m ~ Cat(w)`` (eq. 10), conditioned on the pending points."""
+        """EI or a Thompson draw of one member ``m ~ Cat(w)``
+        (eq. 10), conditioned on the pending points."""
         model, pending = self.model, obs.X_pending
         member = model.conditioned_on_pending(
             model.sample_member(rng), pending if self.fantasize_pending else pending[:0]

@@ -3,7 +3,8 @@ sampling under constrained communication", 2024).
 
 M agents ``0..M-1`` sit on an undirected graph; agent ``i`` conditions its model on the data of its
 neighbourhood ``N(i) ∪ {i}``. The paper's regret bound depends on the size of the largest complete
-subgraph (clique); the clique cover number (fewest cliques that partition the agents) is also reported.
+subgraph (clique); the clique cover number (fewest cliques that partition the agents) is also
+reported.
 
 ==================  ===============================================================================
 ``graph.py``        :class:`CommunicationGraph`: neighbourhoods, components, clique numbers, conversions

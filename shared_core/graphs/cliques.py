@@ -4,10 +4,10 @@ A graph on agents ``0..M-1`` is ``adjacency``, a tuple of ``M`` Python integers:
 ``adjacency[i]`` is set iff ``i -- j`` (what ``CommunicationGraph._adjacency`` holds, see
 :mod:`shared_core.graphs.graph`).
 
-Clique numbers are exact for at most :data:`EXACT_CLIQUE_MAX_AGENTS` agents (Bron–Kerbosch with pivoting
-for the largest clique; inclusion–exclusion over the 2^M agent subsets for the minimum clique cover, the
-chromatic number of the complement). Above that they are greedy bounds, flagged by
-:attr:`~shared_core.graphs.graph.CommunicationGraph.clique_numbers_exact` being False.
+Clique numbers are exact for at most :data:`EXACT_CLIQUE_MAX_AGENTS` agents (Bron–Kerbosch with
+pivoting for the largest clique; inclusion–exclusion over the 2^M agent subsets for the minimum
+clique cover, the chromatic number of the complement). Above that they are greedy bounds, flagged
+by :attr:`~shared_core.graphs.graph.CommunicationGraph.clique_numbers_exact` being False.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _complement(adjacency: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def max_clique_size(adjacency: tuple[int, ...]) -> int:
-    """Exact largest clique: Bron–Kerbosch with pivoting (pivot = the vertex of ``P ∪ X`` with the most
-    neighbours in ``P``), pruned when the clique cannot grow beyond the best one found."""
+    """Exact largest clique: Bron–Kerbosch with pivoting (pivot = the vertex of ``P ∪ X`` with the
+    most neighbours in ``P``), pruned when the clique cannot grow beyond the best one found."""
     best = 0
 
     def expand(size: int, candidates: int, excluded: int) -> None:
@@ -71,12 +71,12 @@ def max_clique_size(adjacency: tuple[int, ...]) -> int:
 def min_clique_cover(adjacency: tuple[int, ...]) -> int:
     """Exact minimum clique cover for small graphs (memory and time ~ 2^M).
 
-    Between the lower bound max(independence number, ceil(M / largest clique)) and a greedy cover, the
-    smallest k for which some k cliques cover all agents: by inclusion–exclusion, the number of k-tuples of
-    (possibly empty) cliques whose union is V is ``a_k = sum_S (-1)^(M - |S|) c(S)^k`` over agent subsets S,
-    with c(S) the number of cliques inside S (including the empty one). ``a_k`` is computed exactly
-    (Python integers, grouped by the value of c(S)); cliques are closed under subsets, so a cover by k
-    cliques can be made a partition.
+    Between the lower bound max(independence number, ceil(M / largest clique)) and a greedy cover,
+    the smallest k for which some k cliques cover all agents: by inclusion–exclusion, the number of
+    k-tuples of (possibly empty) cliques whose union is V is ``a_k = sum_S (-1)^(M - |S|) c(S)^k``
+    over agent subsets S, with c(S) the number of cliques inside S (including the empty one).
+    ``a_k`` is computed exactly (Python integers, grouped by the value of c(S)); cliques are closed
+    under subsets, so a cover by k cliques can be made a partition.
     """
     n = len(adjacency)
     lower = max(max_clique_size(_complement(adjacency)), -(-n // max_clique_size(adjacency)))
@@ -102,8 +102,9 @@ def _smallest_cover_size(adjacency: tuple[int, ...], lower: int, upper: int) -> 
 
 
 def _subset_clique_counts(adjacency: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """For every subset S (bit mask index): c(S) = number of cliques inside S (the empty one included)
-    and |S|. Recurrence on the highest agent v of S: c(S) = c(S - v) + c((S - v) ∩ N(v))."""
+    """For every subset S (bit mask index): c(S) = number of cliques inside S (the empty one
+    included) and |S|. Recurrence on the highest agent v of S: c(S) = c(S - v) + c((S - v) ∩
+    N(v))."""
     counts = np.ones(1, dtype=np.int64)  # c(∅) = 1
     sizes = np.zeros(1, dtype=np.int64)
     for v, mask in enumerate(adjacency):
@@ -133,9 +134,9 @@ def greedy_clique_size(adjacency: tuple[int, ...]) -> int:
 
 
 def greedy_clique_cover(adjacency: tuple[int, ...]) -> int:
-    """An UPPER bound on the minimum clique cover: repeatedly take the uncovered agent with the fewest
-    uncovered neighbours, grow a clique around it among uncovered agents (adding the candidate with the
-    most neighbours among the remaining candidates), and remove that clique."""
+    """An UPPER bound on the minimum clique cover: repeatedly take the uncovered agent with the
+    fewest uncovered neighbours, grow a clique around it among uncovered agents (adding the
+    candidate with the most neighbours among the remaining candidates), and remove that clique."""
     uncovered = (1 << len(adjacency)) - 1
     cliques = 0
     while uncovered:

@@ -1,7 +1,8 @@
-"""Edges of communication graphs: pairs ``(i, j)`` of agent indices, checked and normalised to ``(min, max)``.
+"""Edges of communication graphs: pairs ``(i, j)`` of
+agent indices, checked and normalised to ``(min, max)``.
 
-Shared by :class:`~shared_core.graphs.graph.CommunicationGraph` (which stores its edges this way) and the
-spec parsers of :mod:`shared_core.graphs.specs` (edge lists, adjacency matrices).
+Shared by :class:`~shared_core.graphs.graph.CommunicationGraph` (which stores its edges this
+way) and the spec parsers of :mod:`shared_core.graphs.specs` (edge lists, adjacency matrices).
 """
 
 from __future__ import annotations
@@ -18,14 +19,16 @@ Edge = tuple[int, int]
 
 
 def edge_items(edges: Any) -> list:
-    """The items of an edge collection as a list; ``ValueError`` unless it is a non-string iterable."""
+    """The items of an edge collection as a list;
+    ``ValueError`` unless it is a non-string iterable."""
     if isinstance(edges, (str, bytes, Mapping)) or not isinstance(edges, Iterable):
         raise ValueError(f"edges must be a sequence of pairs (i, j), got {edges!r}")
     return list(edges)
 
 
 def normalised_edge(pair: Any, n_agents: int | None = None) -> Edge:
-    """``pair`` as ``(min, max)`` of two distinct integer indices ``>= 0`` (and ``< n_agents`` if given)."""
+    """``pair`` as ``(min, max)`` of two distinct integer
+    indices ``>= 0`` (and ``< n_agents`` if given)."""
     if not is_row(pair) or len(pair) != 2:
         raise ValueError(f"each edge must be a pair (i, j) of agent indices, got {pair!r}")
     for index in pair:

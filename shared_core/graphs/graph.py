@@ -1,7 +1,7 @@
-"""The communication graph of distributed Thompson sampling: :class:`CommunicationGraph`, an immutable
-undirected graph on agents ``0..M-1`` with neighbourhoods, connected components, clique numbers
-(computed by :mod:`shared_core.graphs.cliques`) and conversions (edge list, adjacency matrix, dict,
-networkx).
+"""The communication graph of distributed Thompson sampling: :class:`CommunicationGraph`, an
+immutable undirected graph on agents ``0..M-1`` with neighbourhoods, connected components,
+clique numbers (computed by :mod:`shared_core.graphs.cliques`) and conversions (edge list,
+adjacency matrix, dict, networkx).
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ class CommunicationGraph:
     def largest_clique_size(self) -> int:
         """Size of the largest complete subgraph (1 without edges).
 
-        Exact (Bron–Kerbosch with pivoting) for ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``; above that a
-        greedy clique, i.e. a LOWER bound on the true size (see :attr:`clique_numbers_exact`).
+        Exact (Bron–Kerbosch with pivoting) for ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``; above that
+        a greedy clique, i.e. a LOWER bound on the true size (see :attr:`clique_numbers_exact`).
         """
         if self.clique_numbers_exact:
             return max_clique_size(self._adjacency)
@@ -93,8 +93,9 @@ class CommunicationGraph:
     def clique_cover_number(self) -> int:
         """Fewest cliques that partition the agents (the chromatic number of the complement graph).
 
-        Exact (inclusion–exclusion over agent subsets) for ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``; above
-        that a greedy cover, i.e. an UPPER bound on the true number (see :attr:`clique_numbers_exact`).
+        Exact (inclusion–exclusion over agent subsets) for
+        ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``; above that a greedy cover, i.e. an UPPER
+        bound on the true number (see :attr:`clique_numbers_exact`).
         """
         if self.clique_numbers_exact:
             return min_clique_cover(self._adjacency)
@@ -150,7 +151,8 @@ class CommunicationGraph:
 
     @functools.cached_property
     def _adjacency(self) -> tuple[int, ...]:
-        """Bit mask of the neighbours of each agent: bit ``j`` of entry ``i`` is set iff ``i -- j``."""
+        """Bit mask of the neighbours of each agent: bit
+        ``j`` of entry ``i`` is set iff ``i -- j``."""
         masks = [0] * self.n_agents
         for i, j in self.edges:
             masks[i] |= 1 << j

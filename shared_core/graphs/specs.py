@@ -1,4 +1,5 @@
-"""Graph specs: what :func:`make_graph` accepts as the communication graph of distributed Thompson sampling.
+"""Graph specs: what :func:`make_graph` accepts as the
+communication graph of distributed Thompson sampling.
 
 :func:`make_graph` builds a :class:`CommunicationGraph` from
 
@@ -10,19 +11,20 @@
   ``"ring"``           ``i -- i+1`` and ``M-1 -- 0``; for ``M < 3`` (no cycle exists) the ring is the line
   ``"line"``           ``i -- i+1`` (a path)
   ``"grid"``           a 4-neighbour 2-D grid, ``rows`` = the largest divisor of M that is ``<= sqrt(M)``,
-                       ``columns = M / rows``, agent ``r * columns + c`` at row ``r``, column ``c`` (a prime
-                       M gives one row: the line)
+                       ``columns = M / rows``, agent ``r * columns + c`` at row ``r``, column ``c``
+                       (a prime M gives one row: the line)
   ``"disconnected"``   no edges
   ``"erdos_renyi"``    each pair connected with probability ``p`` (``"erdos_renyi:0.3"``; default 0.3),
                        then kept connected (see :func:`erdos_renyi_edges`); seeded by ``seed``
   ===================  ==========================================================================
 
-* an edge list (a sequence or set of pairs ``(i, j)`` of integer indices ``>= 0``): ``n_agents`` defaults
-  to the largest index + 1 and, if given, must exceed every index. Duplicates, also reversed ones
-  (``(0, 1)`` and ``(1, 0)``), are ignored; self-loops ``(i, i)`` are rejected.
-* an adjacency matrix (a square numpy array or nested lists of 0/1 or bool, symmetric, zero diagonal);
-  ``n_agents``, if given, must equal its size. A square array-like is read as a matrix when its size is
-  not 2, and a 2 x 2 one when all its entries are 0/1 (give the single edge of two agents as ``[(0, 1)]``).
+* an edge list (a sequence or set of pairs ``(i, j)`` of integer indices ``>= 0``): ``n_agents``
+  defaults to the largest index + 1 and, if given, must exceed every index. Duplicates, also
+  reversed ones (``(0, 1)`` and ``(1, 0)``), are ignored; self-loops ``(i, i)`` are rejected.
+* an adjacency matrix (a square numpy array or nested lists of 0/1 or bool, symmetric, zero
+  diagonal); ``n_agents``, if given, must equal its size. A square array-like is read as a matrix
+  when its size is not 2, and a 2 x 2 one when all its entries are 0/1 (give the single edge of two
+  agents as ``[(0, 1)]``).
 * a ``networkx.Graph`` (undirected, not a multigraph, no self-loops) whose nodes are the agent ids
   ``0..M-1`` (a node is an agent; other labels are a ``ValueError``); networkx is optional
   and never imported here: only a graph of an already imported networkx is recognised.
@@ -54,13 +56,15 @@ def graph_names() -> list[str]:
 
 
 def make_graph(graph: Any, n_agents: int | None = None, *, seed: Any = None) -> CommunicationGraph:
-    """A :class:`CommunicationGraph` from a name, an edge list, an adjacency matrix, a ``networkx.Graph``
-    or a :class:`CommunicationGraph` (see :mod:`shared_core.graphs.specs` for each form and its rules).
+    """A :class:`CommunicationGraph` from a name, an edge list, an adjacency matrix, a
+    ``networkx.Graph`` or a :class:`CommunicationGraph` (see :mod:`shared_core.graphs.specs`
+    for each form and its rules).
 
     Args:
         graph: the graph.
         n_agents: number of agents M; required with a name, optional (and checked) otherwise.
-        seed: seed of ``numpy.random.default_rng`` for ``"erdos_renyi"``; ignored by every other form.
+        seed: seed of ``numpy.random.default_rng`` for ``"erdos_renyi"``; ignored by every other
+            form.
     """
     if isinstance(graph, CommunicationGraph):
         return _checked_size(graph, n_agents, "the CommunicationGraph")
@@ -173,12 +177,13 @@ def erdos_renyi_edges(
 ) -> list[Edge]:
     """A connected Erdős–Rényi graph's edges, reproducible from ``seed``.
 
-    ``rng = numpy.random.default_rng(seed)`` draws ``u = rng.random(M (M-1) / 2)``, one number per pair
-    ``i < j`` in lexicographic order (``numpy.triu_indices(M, 1)``), and keeps the pairs with ``u < p``.
-    If that graph is disconnected, its components ``C_0, C_1, ...`` (ordered by their smallest agent) are
-    joined by one edge between each consecutive pair ``C_k, C_k+1``: between ``sorted(C_k)[a]`` and
-    ``sorted(C_k+1)[b]`` with ``a = rng.integers(len(C_k))`` then ``b = rng.integers(len(C_k+1))``. Hence
-    ``p = 1`` gives the complete graph and ``p = 0`` the line. Edges are returned as ``(i, j)``, ``i < j``.
+    ``rng = numpy.random.default_rng(seed)`` draws ``u = rng.random(M (M-1) / 2)``, one number
+    per pair ``i < j`` in lexicographic order (``numpy.triu_indices(M, 1)``), and keeps the
+    pairs with ``u < p``. If that graph is disconnected, its components ``C_0, C_1, ...``
+    (ordered by their smallest agent) are joined by one edge between each consecutive pair
+    ``C_k, C_k+1``: between ``sorted(C_k)[a]`` and ``sorted(C_k+1)[b]`` with
+    ``a = rng.integers(len(C_k))`` then ``b = rng.integers(len(C_k+1))``. Hence ``p = 1`` gives
+    the complete graph and ``p = 0`` the line. Edges are returned as ``(i, j)``, ``i < j``.
     """
     n = check_int("n_agents", n_agents, 1)
     p = check_real("erdos_renyi edge probability p", p, low=0.0, high=1.0)
@@ -219,7 +224,8 @@ def _from_edge_list(spec: Iterable, n_agents: Any) -> CommunicationGraph:
 
 
 def _is_adjacency_matrix(spec: Any) -> bool:
-    """True for a square 2-D array-like, except a 2 x 2 one with an entry other than 0/1 (an edge list)."""
+    """True for a square 2-D array-like, except a 2 x 2
+    one with an entry other than 0/1 (an edge list)."""
     if isinstance(spec, np.ndarray):
         rows = list(spec) if spec.ndim == 2 else None
     elif isinstance(spec, (list, tuple)) and all(

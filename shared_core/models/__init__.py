@@ -1,2 +1,2 @@
-"""Surrogate models: the posterior contract (``surrogate.py``), exact and random-feature GPs, kernels, the ensemble;
-float64 torch MLPs (``network.py``)."""
+"""Surrogate models: the posterior contract (``surrogate.py``), exact and random-feature
+GPs, kernels, the ensemble; float64 torch MLPs (``network.py``)."""

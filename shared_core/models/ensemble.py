@@ -6,10 +6,10 @@ Glossary (shapes in comments):
 
 Refit schedule (Algorithm 1, lines 10-15, "re-initialisation"): hyperparameters are refitted by
 marginal likelihood and the weights re-initialised by eq. (9) when the number of observations has
-grown by ``refit_fraction`` (10 %) since the last refit, and at least every ``refit_max_interval`` (50,
-the paper's interval) observations and at every observation while there are fewer than 10. Between
-refits each GP posterior is conditioned on the new observations and the weights multiplied by the
-predictive densities, eq. (13)-(15). Costs per observation with n observations:
+grown by ``refit_fraction`` (10 %) since the last refit, and at least every ``refit_max_interval``
+(50, the paper's interval) observations and at every observation while there are fewer than 10.
+Between refits each GP posterior is conditioned on the new observations and the weights multiplied
+by the predictive densities, eq. (13)-(15). Costs per observation with n observations:
 
 * refit: ``O(M * iters * m^3)`` for the MAP fit on ``m = min(n, max_fit_points)`` points plus
   ``O(M n^3)`` (exact) or ``O(M n F^2)`` (features) to rebuild the posterior; it happens
@@ -18,8 +18,8 @@ predictive densities, eq. (13)-(15). Costs per observation with n observations:
   ``O(M F^2)`` for the feature posterior (rank-one update, eq. 15).
 
 Output transform: the minimised values are mapped by :class:`OutputTransform` (shift to the best
-value, Yeo-Johnson with ``lambda <= 1``, standardise), fitted at each refit and fixed between refits so
-that the incremental updates stay exact. It compresses heavy tails of bad values (e.g. Zakharov's
+value, Yeo-Johnson with ``lambda <= 1``, standardise), fitted at each refit and fixed between refits
+so that the incremental updates stay exact. It compresses heavy tails of bad values (e.g. Zakharov's
 quartic growth) that would otherwise flatten the region around the optimum, and is the identity up
 to scale when values are not right-skewed.
 
@@ -63,7 +63,8 @@ MAX_ADOPTED_ABS_VALUE = 1e3  # an offered output transform must map the values i
 
 @dataclass
 class Member:
-    """One GP of the ensemble: its kernel, hyperparameters and posterior (exact or random-feature)."""
+    """One GP of the ensemble: its kernel, hyperparameters
+    and posterior (exact or random-feature)."""
 
     spec: KernelSpec
     hyper: GPHyper
@@ -124,7 +125,8 @@ class OutputTransform:
 
 
 def yeojohnson(u: np.ndarray, lam: float) -> np.ndarray:
-    """The Yeo-Johnson power transform of ``u`` ``(n,)`` for ``lam`` in ``[-1, 1]`` (increasing on R)."""
+    """The Yeo-Johnson power transform of ``u`` ``(n,)``
+    for ``lam`` in ``[-1, 1]`` (increasing on R)."""
     u = np.asarray(u, dtype=float)
     pos = u >= 0
     out = np.empty_like(u)
@@ -135,8 +137,8 @@ def yeojohnson(u: np.ndarray, lam: float) -> np.ndarray:
 
 
 def _yeojohnson_lambda(u: np.ndarray) -> float:
-    """Maximum-likelihood ``lam`` in ``[-1, 1]`` of the Yeo-Johnson transform of ``u`` ``(n,)`` (Gaussian
-    profile likelihood ``-n/2 log var(t) + (lam - 1) sum sign(u) log(1 + |u|)``)."""
+    """Maximum-likelihood ``lam`` in ``[-1, 1]`` of the Yeo-Johnson transform of ``u`` ``(n,)``
+    (Gaussian profile likelihood ``-n/2 log var(t) + (lam - 1) sum sign(u) log(1 + |u|)``)."""
     jacobian = np.sum(np.sign(u) * np.log1p(np.abs(u)))
 
     def neg_llf(lam: float) -> float:
@@ -278,9 +280,9 @@ class EnsembleGP:
 
     # ------------------------------------------------------------------------------- shared state
     def state(self) -> dict[str, Any] | None:
-        """The fitted model as JSON values (None before the first fit): kernel names, input dimension,
-        output transform, per-kernel hyperparameters, weights and the number of observations at the
-        last refit."""
+        """The fitted model as JSON values (None before the first fit): kernel names, input
+        dimension, output transform, per-kernel hyperparameters, weights and the number of
+        observations at the last refit."""
         if not self.members:
             return None
         return {
@@ -363,7 +365,8 @@ class EnsembleGP:
         return True
 
     def _matching_hyperparameters(self, state: Any, d: int) -> list[GPHyper] | None:
-        """The hyperparameters of ``state`` if it was fitted by the same kernels on ``d`` inputs, else None."""
+        """The hyperparameters of ``state`` if it was fitted
+        by the same kernels on ``d`` inputs, else None."""
         try:
             same = (
                 state["version"] == STATE_VERSION

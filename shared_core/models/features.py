@@ -1,5 +1,5 @@
-"""Bayesian linear regression on random Fourier features (Lu et al. 2023, eq. 11-15): the GP posterior
-of the ensemble once there are many observations.
+"""Bayesian linear regression on random Fourier features (Lu et al. 2023, eq. 11-15): the GP
+posterior of the ensemble once there are many observations.
 
 Glossary (shapes in comments):
     D: number of frequency vectors; F = 2 D features ``[sin(W x), cos(W x)] / sqrt(D)``.
@@ -31,9 +31,9 @@ _LOG_2PI = math.log(2.0 * math.pi)
 class BayesianLinearRegression:
     """Gaussian posterior over RFF weights, updated recursively by eq. (13)-(15).
 
-    Implements the :class:`~shared_core.models.surrogate.Posterior` contract for the random-feature GP
-    ``f(x) = phi(x)^T theta``. Used once there are more observations than an exact GP should carry:
-    its cost per new observation is ``O(F^2)`` whatever the number of observations.
+    Implements the :class:`~shared_core.models.surrogate.Posterior` contract for the random-feature
+    GP ``f(x) = phi(x)^T theta``. Used once there are more observations than an exact GP should
+    carry: its cost per new observation is ``O(F^2)`` whatever the number of observations.
     """
 
     def __init__(self, rff: RandomFourierFeatures, hyper: GPHyper, spec: KernelSpec):
@@ -46,7 +46,8 @@ class BayesianLinearRegression:
 
     @classmethod
     def from_data(cls, rff, hyper, spec, X: np.ndarray, y: np.ndarray) -> BayesianLinearRegression:
-        """Batch posterior on ``(X (n, d), y (n,))`` — equal to n recursive updates, in one solve."""
+        """Batch posterior on ``(X (n, d), y (n,))`` —
+        equal to n recursive updates, in one solve."""
         blr = cls(rff, hyper, spec)
         if len(y) == 0:
             return blr
@@ -79,7 +80,8 @@ class BayesianLinearRegression:
         return out
 
     def _update(self, x: np.ndarray, y: float) -> float:
-        """In-place rank-one update with one observation; returns its log predictive density (eq. 13)."""
+        """In-place rank-one update with one observation;
+        returns its log predictive density (eq. 13)."""
         phi = self.rff.features(x[None])[0]  # (F,)
         Sphi = self.Sigma @ phi
         s2_pred = float(phi @ Sphi) + self.hyper.noise  # (sigma_{t+1|t})^2
@@ -100,8 +102,9 @@ class BayesianLinearRegression:
         return out, float(sum(out._update(x, v) for x, v in zip(Xn, yn)))
 
     def believing(self, X_pending: np.ndarray) -> BayesianLinearRegression:
-        """A copy that "observed" its own mean at ``X_pending (p, d)`` (kriging believer): each update
-        has zero residual, so ``theta_hat`` (the mean) is unchanged and ``Sigma`` only shrinks."""
+        """A copy that "observed" its own mean at ``X_pending (p, d)`` (kriging believer):
+        each update has zero residual, so ``theta_hat`` (the mean) is unchanged and
+        ``Sigma`` only shrinks."""
         return kriging_believer(self, X_pending)
 
     def log_marginal_likelihood(self) -> float:
@@ -150,8 +153,8 @@ class WeightSample:
 
 
 def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
-    """``(L L^T)^-1`` ``(F, F)`` from the lower Cholesky factor ``L`` (LAPACK ``potri``: a third of the
-    flops of inverting ``L`` and multiplying)."""
+    """``(L L^T)^-1`` ``(F, F)`` from the lower Cholesky factor ``L`` (LAPACK ``potri``: a
+    third of the flops of inverting ``L`` and multiplying)."""
     lower, info = dpotri(L, lower=1)
     if info != 0:  # pragma: no cover - L comes from a successful Cholesky
         raise np.linalg.LinAlgError(f"potri failed with info={info}")

@@ -1,10 +1,12 @@
-"""Exact Gaussian-process regression: MAP hyperparameters, incremental conditioning, pathwise samples.
+"""Exact Gaussian-process regression: MAP hyperparameters,
+incremental conditioning, pathwise samples.
 
 Glossary (shapes in comments):
     n: observations; b: query points; d: input dimension; D: random frequencies.
     X: ``(n, d)`` inputs in the unit cube; y: ``(n,)`` standardised targets (zero prior mean).
     ls: lengthscales ``(1,)`` or ``(d,)``; amp: signal variance; noise: observation-noise variance.
-    L: lower Cholesky factor of ``K + noise * I`` ``(n, n)``; alpha: ``(K + noise I)^-1 y`` ``(n,)``.
+    L: lower Cholesky factor of ``K + noise * I`` ``(n, n)``; alpha: ``(K + noise I)^-1 y``
+    ``(n,)``.
 
 All maths is float64; a Cholesky that fails gets growing jitter, and a hyperparameter fit that fails
 falls back to its prior mode.
@@ -43,7 +45,8 @@ _AMP_PRIOR = (0.0, 1.0)  # log-normal on the signal variance around the standard
 
 
 def _ls_prior(d: int) -> tuple[float, float]:
-    """Dimension-scaled log-normal lengthscale prior (Hvarfner et al., 2024): mean sqrt(2) + log(d)/2."""
+    """Dimension-scaled log-normal lengthscale prior
+    (Hvarfner et al., 2024): mean sqrt(2) + log(d)/2."""
     return math.sqrt(2.0) + 0.5 * math.log(d), math.sqrt(3.0)
 
 
@@ -184,8 +187,9 @@ def fit_hyperparameters(
 
 
 def hyperparameters_valid(spec: KernelSpec, hyper: GPHyper, d: int) -> bool:
-    """Could :func:`fit_hyperparameters` have returned ``hyper`` for ``spec`` on ``d`` inputs (shapes and
-    bounds; a fixed lengthscale must be the spec's)? Used to vet hyperparameters read from elsewhere."""
+    """Could :func:`fit_hyperparameters` have returned ``hyper`` for ``spec`` on ``d``
+    inputs (shapes and bounds; a fixed lengthscale must be the spec's)? Used to vet
+    hyperparameters read from elsewhere."""
     ls = np.asarray(hyper.ls, dtype=float)
     if spec.lengthscale is not None:
         ls_ok = ls.shape == (1,) and math.isclose(float(ls[0]), spec.lengthscale, rel_tol=1e-9)
@@ -207,8 +211,9 @@ def _inside(log_values: np.ndarray, bounds: tuple[float, float], slack: float = 
 
 # ------------------------------------------------------------------------------------ posterior
 class ExactPosterior:
-    """Exact GP posterior with fixed hyperparameters (the :class:`~shared_core.models.surrogate.Posterior`
-    contract); conditioning on new data is a block Cholesky append.
+    """Exact GP posterior with fixed hyperparameters (the
+    :class:`~shared_core.models.surrogate.Posterior` contract); conditioning on new data is
+    a block Cholesky append.
 
     Args:
         spec, hyper: kernel and its hyperparameters.
@@ -251,9 +256,11 @@ class ExactPosterior:
         )
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[ExactPosterior, float]:
-        """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive density.
+        """Posterior after also observing ``(Xn (k, d), yn (k,))``
+        and the joint log predictive density.
 
-        The log predictive ``log N(yn; mu, S)`` is the weight update of eq. (13) for a block of points.
+        The log predictive ``log N(yn; mu, S)`` is the
+        weight update of eq. (13) for a block of points.
         """
         h = self.hyper
         K12 = kernel_matrix(self.spec, self.X, Xn, h.ls, h.amp)  # (n, k)
@@ -317,9 +324,10 @@ class ExactPosterior:
     def sample_path(self, rng: np.random.Generator) -> PathwiseSample:
         """Pathwise posterior sample (Wilson et al. 2020): RFF prior draw plus exact data update.
 
-        ``f(x) = f_prior(x) + k(x, X) (K + noise I)^-1 (y - f_prior(X) - eps)``, ``eps ~ N(0, noise I)``,
-        keeps the exact posterior mean and covariance up to the prior approximation; fresh features per
-        draw, so the prior approximations of different draws are independent.
+        ``f(x) = f_prior(x) + k(x, X) (K + noise I)^-1 (y - f_prior(X) - eps)``,
+        ``eps ~ N(0, noise I)``, keeps the exact posterior mean and covariance up to the
+        prior approximation; fresh features per draw, so the prior approximations of
+        different draws are independent.
         """
         h = self.hyper
         rff = RandomFourierFeatures(self.spec, h.ls, self.X.shape[1], self.n_frequencies, rng)

@@ -90,7 +90,8 @@ class KernelSpec:
 
 
 def scaled_sqdist(X1: np.ndarray, X2: np.ndarray, ls: np.ndarray) -> np.ndarray:
-    """``r2`` between rows of ``X1`` ``(n, d)`` and ``X2`` ``(n2, d)``, lengthscales ``ls`` ``(1,)|(d,)``."""
+    """``r2`` between rows of ``X1`` ``(n, d)`` and ``X2``
+    ``(n2, d)``, lengthscales ``ls`` ``(1,)|(d,)``."""
     A = X1 / ls  # (n, d)
     B = X2 / ls  # (n2, d)
     r2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T  # (n, n2)
@@ -122,11 +123,12 @@ def kernel_grad_x(
 
 
 def sample_spectral(spec: KernelSpec, d: int, D: int, rng: np.random.Generator) -> np.ndarray:
-    """Draw ``D`` frequency vectors ``(D, d)`` from the spectral density of ``kbar`` with unit lengthscale.
+    """Draw ``D`` frequency vectors ``(D, d)`` from the
+    spectral density of ``kbar`` with unit lengthscale.
 
     RBF: ``w ~ N(0, I)``. Matérn-nu: multivariate Student-t with ``2 nu`` degrees of freedom,
-    ``w = z / sqrt(g)``, ``z ~ N(0, I)``, ``g ~ Gamma(shape=nu, rate=nu)`` with ONE ``g`` per frequency
-    vector. Divide by the lengthscales to get the frequencies of the scaled kernel.
+    ``w = z / sqrt(g)``, ``z ~ N(0, I)``, ``g ~ Gamma(shape=nu, rate=nu)`` with ONE ``g`` per
+    frequency vector. Divide by the lengthscales to get the frequencies of the scaled kernel.
     """
     Z = rng.standard_normal((D, d))
     if spec.form == "rbf":
@@ -137,7 +139,8 @@ def sample_spectral(spec: KernelSpec, d: int, D: int, rng: np.random.Generator) 
 
 
 class RandomFourierFeatures:
-    """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for a stationary kernel with given lengthscales."""
+    """``phi(x) = [sin(W x), cos(W x)] / sqrt(D)`` for
+    a stationary kernel with given lengthscales."""
 
     def __init__(
         self, spec: KernelSpec, ls: np.ndarray, d: int, n_frequencies: int, rng: np.random.Generator
@@ -164,7 +167,8 @@ class RandomFourierFeatures:
 
 
 def default_dictionary() -> tuple[KernelSpec, ...]:
-    """The paper's dictionary of four distinct kernel forms (Sec. V): RBF, RBF-ARD, Matérn-3/2, Matérn-5/2."""
+    """The paper's dictionary of four distinct kernel forms
+    (Sec. V): RBF, RBF-ARD, Matérn-3/2, Matérn-5/2."""
     return (
         KernelSpec("rbf", ard=False),
         KernelSpec("rbf", ard=True),
@@ -177,8 +181,8 @@ def lengthscale_grid_dictionary(exponents: range = range(-4, 7)) -> tuple[Kernel
     """The paper's second dictionary: RBF kernels with fixed lengthscales ``10**c``, ``c = -4..6``.
 
     The paper states the grid for inputs in their original units; here inputs live in the unit
-    cube, so the extreme members are practically white noise (``1e-4``) and constant (``1e6``), which
-    the weights of eq. (9) then rule out.
+    cube, so the extreme members are practically white noise (``1e-4``) and constant (``1e6``),
+    which the weights of eq. (9) then rule out.
     """
     return tuple(KernelSpec("rbf", ard=False, lengthscale=10.0**c) for c in exponents)
 
@@ -190,7 +194,8 @@ def kernel_names() -> list[str]:
 
 
 def parse_kernel(kernel: KernelSpec | str) -> KernelSpec:
-    """A :class:`KernelSpec`, or the one named ``kernel`` (e.g. ``"matern52-ard"``, JSON-friendly)."""
+    """A :class:`KernelSpec`, or the one named ``kernel``
+    (e.g. ``"matern52-ard"``, JSON-friendly)."""
     if isinstance(kernel, KernelSpec):
         return kernel
     if isinstance(kernel, str):
@@ -201,8 +206,8 @@ def parse_kernel(kernel: KernelSpec | str) -> KernelSpec:
 
 
 def parse_kernels(kernels) -> tuple[KernelSpec, ...] | None:
-    """A kernel dictionary: ``None`` (the default dictionary), ``"grid"`` (the lengthscale grid) or a
-    non-empty sequence of :class:`KernelSpec` objects and/or names (see :func:`parse_kernel`)."""
+    """A kernel dictionary: ``None`` (the default dictionary), ``"grid"`` (the lengthscale grid) or
+    a non-empty sequence of :class:`KernelSpec` objects and/or names (see :func:`parse_kernel`)."""
     if kernels is None:
         return None
     if isinstance(kernels, str):

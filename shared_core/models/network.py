@@ -1,9 +1,10 @@
 """Small torch MLPs in float64 for the algorithms that train neural networks (BORE's classifier).
 
-PyTorch is an optional dependency: this module never imports it at import time, only when a network is
-built or evaluated (:func:`require_torch` checks for it up front, with an installation hint). Networks are
-seeded from an explicit ``numpy.random.Generator``; torch's global random state is left alone. Inputs and
-outputs are float64 numpy arrays; training (loss, optimiser, mini-batches) is the caller's.
+PyTorch is an optional dependency: this module never imports it at import time, only when a
+network is built or evaluated (:func:`require_torch` checks for it up front, with an
+installation hint). Networks are seeded from an explicit ``numpy.random.Generator``; torch's
+global random state is left alone. Inputs and outputs are float64 numpy arrays; training
+(loss, optimiser, mini-batches) is the caller's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ __all__ = ["build_mlp", "forward", "forward_and_input_grad", "require_torch"]
 
 
 def require_torch(user: str) -> None:
-    """Raise ``ImportError("<user> needs PyTorch: python -m pip install torch")`` if torch is missing."""
+    """Raise ``ImportError("<user> needs PyTorch: python -m pip install torch")``
+    if torch is missing."""
     try:
         import torch  # noqa: F401
     except ImportError as err:  # pragma: no cover - depends on the environment
@@ -29,12 +31,13 @@ def require_torch(user: str) -> None:
 
 
 def build_mlp(sizes: Sequence[int], rng: np.random.Generator) -> torch.nn.Sequential:
-    """A float64 ReLU network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]`` (no activation after the last layer).
+    """A float64 ReLU network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``
+    (no activation after the last layer).
 
-    One draw ``rng.integers(2**62)`` seeds a private ``torch.Generator``; from it each layer in turn draws
-    its weight ``(fan_out, fan_in)`` then its bias ``(fan_out,)`` uniformly in ``[-1/sqrt(fan_in),
-    1/sqrt(fan_in)]`` (PyTorch's default init). ``nn.Linear``'s own initialisation runs on a forked global
-    RNG, so torch's global random state is unchanged.
+    One draw ``rng.integers(2**62)`` seeds a private ``torch.Generator``; from it each layer
+    in turn draws its weight ``(fan_out, fan_in)`` then its bias ``(fan_out,)`` uniformly in
+    ``[-1/sqrt(fan_in), 1/sqrt(fan_in)]`` (PyTorch's default init). ``nn.Linear``'s own
+    initialisation runs on a forked global RNG, so torch's global random state is unchanged.
     """
     import torch
 
@@ -56,8 +59,8 @@ def build_mlp(sizes: Sequence[int], rng: np.random.Generator) -> torch.nn.Sequen
 
 
 def forward(net: torch.nn.Module, X: np.ndarray) -> np.ndarray:
-    """The outputs at ``X`` ``(b, d)`` float64 without autograd: ``(b,)`` for a network with one output
-    (``(b, k)`` for ``k > 1`` outputs)."""
+    """The outputs at ``X`` ``(b, d)`` float64 without autograd: ``(b,)`` for a network with
+    one output (``(b, k)`` for ``k > 1`` outputs)."""
     import torch
 
     Xt = torch.from_numpy(np.ascontiguousarray(X)).requires_grad_(False)
@@ -67,8 +70,9 @@ def forward(net: torch.nn.Module, X: np.ndarray) -> np.ndarray:
 
 
 def forward_and_input_grad(net: torch.nn.Module, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The outputs ``(b,)`` of a one-output network at ``X`` ``(b, d)`` float64 and their gradients with
-    respect to the inputs ``(b, d)`` (row ``i`` is the gradient of output ``i``: rows do not interact)."""
+    """The outputs ``(b,)`` of a one-output network at ``X`` ``(b, d)`` float64 and their
+    gradients with respect to the inputs ``(b, d)`` (row ``i`` is the gradient of output
+    ``i``: rows do not interact)."""
     import torch
 
     Xt = torch.from_numpy(np.ascontiguousarray(X)).requires_grad_(True)

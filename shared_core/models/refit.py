@@ -17,8 +17,8 @@ __all__ = ["RefitSchedule", "fit_subset"]
 
 @dataclass(frozen=True)
 class RefitSchedule:
-    """Refit at every new observation below ``always_below`` observations, then when the data grew by
-    ``fraction`` since the last refit, and at least every ``max_interval`` observations."""
+    """Refit at every new observation below ``always_below`` observations, then when the data grew
+    by ``fraction`` since the last refit, and at least every ``max_interval`` observations."""
 
     fraction: float = 0.1
     max_interval: int = 50
@@ -33,8 +33,8 @@ class RefitSchedule:
 def fit_subset(
     X: np.ndarray, y: np.ndarray, max_points: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Indices of the points to fit hyperparameters on: all of ``(X (n, d), y (n,))`` (``y`` minimised),
-    or the best fifth of ``max_points`` plus a random rest when ``n > max_points``."""
+    """Indices of the points to fit hyperparameters on: all of ``(X (n, d), y (n,))`` (``y``
+    minimised), or the best fifth of ``max_points`` plus a random rest when ``n > max_points``."""
     n = len(X)
     if n <= max_points:
         return np.arange(n)

@@ -21,7 +21,8 @@ VARIANCE_FLOOR = 1e-12  # predicted latent variances are floored here; the floor
 
 @runtime_checkable
 class FunctionSample(Protocol):
-    """One posterior draw ``f~`` as a function of the inputs (a whole path, not per-point marginals)."""
+    """One posterior draw ``f~`` as a function of the
+    inputs (a whole path, not per-point marginals)."""
 
     def value(self, X: np.ndarray) -> np.ndarray:
         """``f~(X)`` ``(b,)``."""
@@ -48,12 +49,13 @@ class Posterior(Protocol):
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[Posterior, float]:
         """The posterior after also observing ``(Xn, yn)`` (exact, not refitted) and the joint log
-        predictive density ``log p(yn | data so far)`` of the new block (the ensemble's weight update)."""
+        predictive density ``log p(yn | data so far)`` of the new block (the ensemble's weight
+        update)."""
         ...
 
     def believing(self, X_pending: np.ndarray) -> Posterior:
-        """The posterior after "observing" its own mean at ``X_pending`` ``(p, d)`` (kriging believer):
-        the mean is unchanged everywhere and the variance never grows."""
+        """The posterior after "observing" its own mean at ``X_pending`` ``(p, d)`` (kriging
+        believer): the mean is unchanged everywhere and the variance never grows."""
         ...
 
     def sample_path(self, rng: np.random.Generator) -> FunctionSample:
@@ -66,8 +68,9 @@ class Posterior(Protocol):
 
 
 def kriging_believer(post: Posterior, X_pending: np.ndarray) -> Posterior:
-    """``post`` conditioned on its own predicted mean at ``X_pending`` ``(p, d)`` (the ``believing`` of
-    every implementation): exact conditioning on the mean leaves the mean unchanged everywhere."""
+    """``post`` conditioned on its own predicted mean at ``X_pending`` ``(p, d)`` (the
+    ``believing`` of every implementation): exact conditioning on the mean leaves the mean
+    unchanged everywhere."""
     if len(X_pending) == 0:
         return post
     return post.condition(X_pending, post.predict(X_pending)[0])[0]

@@ -1,6 +1,7 @@
 """Maximisation of an acquisition function over an encoded mixed search space.
 
-The acquisition is any :class:`~shared_core.acquisition.base.Acquisition` (``value`` and ``value_and_grad``).
+The acquisition is any :class:`~shared_core.acquisition.base.Acquisition`
+(``value`` and ``value_and_grad``).
 
 Method (shared by every algorithm):
 1. Raw candidates: scrambled Halton points plus Gaussian perturbations of the best observed points.
@@ -28,7 +29,8 @@ __all__ = ["maximize_acquisition", "raw_candidates", "pull_back", "matches_any"]
 
 
 def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
-    """``(n_raw + local, d)`` valid candidates: scrambled Halton plus perturbations of ``X_best`` ``(k, d)``."""
+    """``(n_raw + local, d)`` valid candidates: scrambled
+    Halton plus perturbations of ``X_best`` ``(k, d)``."""
     X = space.sample(rng, n_raw)
     cont = space.continuous_columns
     if len(X_best) and len(cont):
@@ -75,7 +77,8 @@ def _lbfgs_continuous(
 
 
 def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
-    """Rows of ``X`` ``(s, d)`` moved towards their feasible ``starts`` until feasible (bisection)."""
+    """Rows of ``X`` ``(s, d)`` moved towards their
+    feasible ``starts`` until feasible (bisection)."""
     bad = ~space.feasible(space.round_to_valid(X))
     if not bad.any():
         return X
@@ -120,7 +123,8 @@ def maximize_acquisition(
     """Return the ``(d,)`` valid encoded point with the largest acquisition value found.
 
     ``avoid`` ``(k, d)``: valid encoded points not to return (e.g. pending points, so that one batch
-    never holds the same point twice); they are only returned if every candidate found is one of them.
+    never holds the same point twice); they are only returned if every candidate found is one of
+    them.
     """
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = raw_candidates(space, rng, n_raw, X_best)
@@ -165,6 +169,7 @@ _N_RAW_FINALISTS = (
 
 
 def matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:
-    """``(n,)`` mask of rows of ``X`` ``(n, d)`` equal (to 9 decimals) to some row of ``avoid`` ``(k, d)``."""
+    """``(n,)`` mask of rows of ``X`` ``(n, d)`` equal (to
+    9 decimals) to some row of ``avoid`` ``(k, d)``."""
     keys = {row.tobytes() for row in np.round(avoid, 9) + 0.0}  # + 0.0 turns -0.0 into 0.0
     return np.array([row.tobytes() in keys for row in np.round(X, 9) + 0.0], dtype=bool)

@@ -10,21 +10,22 @@ One step moves every free particle ``x_i`` along
 
 where ``j`` runs over all ``N`` particles, free and frozen. Frozen particles (points of trials still
 running) never move, but their kernel terms push the free particles away from them. The kernel is
-``k(x, x') = exp(-||x - x'||^2 / h)`` with the median heuristic ``h = med(||x_i - x_j||^2) / log(N + 1)``
-recomputed at every step. Steps are adaptive per coordinate (the reference implementation's
-AdaGrad with decay: ``hist = decay hist + (1 - decay) phi^2``, ``u += lr phi / (eps + sqrt(hist))``;
-decay 0.9 and 1000 steps as in the paper).
+``k(x, x') = exp(-||x - x'||^2 / h)`` with the median heuristic
+``h = med(||x_i - x_j||^2) / log(N + 1)`` recomputed at every step. Steps are adaptive per
+coordinate (the reference implementation's AdaGrad with decay:
+``hist = decay hist + (1 - decay) phi^2``, ``u += lr phi / (eps + sqrt(hist))``; decay 0.9 and 1000
+steps as in the paper).
 
-Box: particles move in logit coordinates ``u = log(x / (1 - x))``, where the uniform prior on the box
-becomes the density ``x (1 - x)`` (the Jacobian), so the score is
-``grad_u log p~(u) = x (1 - x) grad_x log p^(x) + 1 - 2x``. Clipping to the box instead let particles
-that the acquisition pushes outwards pile up on the same corner, where the RBF repulsion between
-(nearly) coincident particles vanishes. The kernel is evaluated in box coordinates,
+Box: particles move in logit coordinates ``u = log(x / (1 - x))``, where the uniform prior on the
+box becomes the density ``x (1 - x)`` (the Jacobian), so the score is
+``grad_u log p~(u) = x (1 - x) grad_x log p^(x) + 1 - 2x``. Clipping to the box instead let
+particles that the acquisition pushes outwards pile up on the same corner, where the RBF repulsion
+between (nearly) coincident particles vanishes. The kernel is evaluated in box coordinates,
 ``k(x(u_j), x(u_i))`` (still a valid kernel on ``u``), so its repulsion
-``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces, and distances mean the same
-everywhere in the box (on the logits, two points near a face are far apart however close they are,
-and the faces are infinitely far away). The default step (1e-2 per step, up to 10 logit units in
-1000 steps) is larger than the paper's 1e-3 in box units because logit coordinates are wider.
+``grad_{u_j} k = x_j (1 - x_j) grad_{x_j} k`` fades at the box's faces, and distances mean the
+same everywhere in the box (on the logits, two points near a face are far apart however close they
+are, and the faces are infinitely far away). The default step (1e-2 per step, up to 10 logit units
+in 1000 steps) is larger than the paper's 1e-3 in box units because logit coordinates are wider.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ LogDensityGrad = Callable[[np.ndarray], np.ndarray]
 def _rbf_kernel_terms(
     X: np.ndarray, free: np.ndarray, jac: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Kernel ``K[j, i] = k(x_j, x_i)`` ``(N, f)`` and repulsion ``sum_j grad_{u_j} k(x_j, x_i)`` ``(f, d)``.
+    """Kernel ``K[j, i] = k(x_j, x_i)`` ``(N, f)`` and
+    repulsion ``sum_j grad_{u_j} k(x_j, x_i)`` ``(f, d)``.
 
     ``X`` ``(N, d)`` are all particles in box coordinates, ``free`` the indices of the ``f`` free
     ones, ``jac`` ``(N, d)`` the Jacobians ``dx/du`` of the particles' coordinates.
@@ -110,8 +112,8 @@ def svgd(
     for _ in range(steps):
         free_x = _from_logit(free_u)
         scores = np.vstack([_logit_score(log_density_grad, free_x), frozen_score])  # (N, d)
-        # the kernel lives in box coordinates (fixed one-hot columns included, so a particle of another
-        # category is farther away); the fixed columns' gradients are masked
+        # the kernel lives in box coordinates (fixed one-hot columns included, so a particle
+        # of another category is farther away); the fixed columns' gradients are masked
         box = np.where(mask == 1, np.vstack([free_x, frozen_x]), fixed_values)  # (N, d)
         K, repulsion = _rbf_kernel_terms(box, free, box * (1.0 - box))
         phi = (K.T @ scores + repulsion) / len(box) * mask  # (f, d), SVGD direction
@@ -136,6 +138,7 @@ def _from_logit(U: np.ndarray) -> np.ndarray:
 
 
 def _logit_score(log_density_grad: LogDensityGrad, X: np.ndarray) -> np.ndarray:
-    """``(b, d)`` score in logit coordinates: ``x (1 - x) grad_x log p^(x) + (1 - 2x)`` (uniform prior)."""
+    """``(b, d)`` score in logit coordinates:
+    ``x (1 - x) grad_x log p^(x) + (1 - 2x)`` (uniform prior)."""
     g = np.nan_to_num(log_density_grad(X), nan=0.0, posinf=0.0, neginf=0.0)
     return X * (1.0 - X) * g + (1.0 - 2.0 * X)

@@ -1,4 +1,5 @@
-"""The Ax adapter with real Ax: parameter types, constraints, batches, pending points, JSON storage."""
+"""The Ax adapter with real Ax: parameter types,
+constraints, batches, pending points, JSON storage."""
 
 import json
 import logging
@@ -236,8 +237,8 @@ def _small_client(parameters, constraints=(), initialization_trials=2) -> Client
 
 
 def test_fixed_parameters_and_constraints_on_step_size_parameters():
-    """``get_next_trials(fixed_parameters=...)`` is honoured by our node (Ax passes it only to ``_gen``),
-    and a constraint on a ``step_size`` range (an ordered float choice in Ax) holds."""
+    """``get_next_trials(fixed_parameters=...)`` is honoured by our node (Ax passes it only to
+    ``_gen``), and a constraint on a ``step_size`` range (an ordered float choice in Ax) holds."""
     client = _small_client(
         [
             RangeParameterConfig(
@@ -257,7 +258,8 @@ def test_fixed_parameters_and_constraints_on_step_size_parameters():
 
 
 def test_batches_in_a_small_discrete_space_hold_distinct_arms():
-    """36 possible arms: Ax only de-duplicates against existing arms, so the node must keep a batch distinct."""
+    """36 possible arms: Ax only de-duplicates against
+    existing arms, so the node must keep a batch distinct."""
     client = _small_client(
         [
             ChoiceParameterConfig(
@@ -326,8 +328,8 @@ def test_dts_agents_are_trial_indices_modulo_the_number_of_agents_and_see_their_
     _run(client, [4, 1, 2])  # Sobol 0-3; trial 4 (agent 1); trials 5, 6 (agents 2, 0) in one call
     node = client._generation_strategy._nodes[1]
     assert set(node.algorithm._models) == {0, 1, 2}
-    # trial 6 is agent 0 of the line 0-1-2: it sees completed trials of agents 0 and 1 (0, 3 and 1, 4), not
-    # trial 2 (agent 2), nor trial 5 of the same call (agent 2)
+    # trial 6 is agent 0 of the line 0-1-2: it sees completed trials of agents 0 and 1 (0, 3
+    # and 1, 4), not trial 2 (agent 2), nor trial 5 of the same call (agent 2)
     assert node.algorithm.last_view == {
         "agent": 0,
         "sources": [0, 1],

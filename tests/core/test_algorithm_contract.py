@@ -1,7 +1,7 @@
 """The algorithm contract (``shared_core.interface``), checked on every registered algorithm.
 
-A new algorithm registered in ``shared_core.registry`` joins these tests with no change here (methods that
-need an option are given one in ``REQUIRED_OPTIONS``).
+A new algorithm registered in ``shared_core.registry`` joins these tests with no change here
+(methods that need an option are given one in ``REQUIRED_OPTIONS``).
 """
 
 import json
@@ -22,7 +22,8 @@ from shared_core.registry import algorithm_names, algorithm_options, make_algori
 REQUIRED_OPTIONS = {
     "dts": {"n_agents": 3, "agent_id": 1}
 }  # a topology name needs the number of agents
-# Smaller than the defaults where a method has them, to keep the suite fast; the contract is the same.
+# Smaller than the defaults where a method has them,
+# to keep the suite fast; the contract is the same.
 CHEAP_OPTIONS = {"n_features": 64, "n_raw": 64, "n_starts": 2, "svgd_steps": 50}
 SPACE = SearchSpace(
     {"x": FloatParam(-1.0, 2.0), "n": IntParam(1, 6), "c": CategoricalParam(("a", "b", "c"))}
@@ -124,7 +125,8 @@ def test_declared_capabilities_behave_as_the_contract_says(method):
 
 
 def test_the_capabilities_of_the_built_in_algorithms():
-    """What the adapters rely on: EGP and distributed TS share model states, distributed TS is an agent."""
+    """What the adapters rely on: EGP and distributed TS
+    share model states, distributed TS is an agent."""
     capabilities = {
         name: (isinstance(_make(name), SharesModelState), isinstance(_make(name), MultiAgent))
         for name in ("egp-ts", "egp-ei", "egp-auto", "bore++", "dts")

@@ -19,7 +19,8 @@ def test_quantile_labels_count_ties_and_tiny_data():
     np.testing.assert_array_equal(
         quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 0, 0, 0]
     )
-    # ... so a plateau of bad values (e.g. failures clipped to the worst value) keeps the few good points
+    # ... so a plateau of bad values (e.g. failures clipped
+    # to the worst value) keeps the few good points
     np.testing.assert_array_equal(
         quantile_labels(np.array([0.2, 0.5] + [1.0] * 10), 0.25), [1, 1] + [0] * 10
     )
@@ -130,8 +131,8 @@ def test_asynchronous_particle_stays_near_the_pending_aware_maximum():
     acq = alg.classifier.given_pending(pending).acquisition().value
     grid = np.stack(np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41)), -1).reshape(-1, 2)
     values = acq(grid)
-    # the particle starts at the maximiser and SVGD (sharpness 10) only nudges it: it stays in the top
-    # 5 % of the grid (measured: top 1.4 %, seeds 0-2), and away from the running trials
+    # the particle starts at the maximiser and SVGD (sharpness 10) only nudges it: it stays in
+    # the top 5 % of the grid (measured: top 1.4 %, seeds 0-2), and away from the running trials
     assert acq(x[None])[0] >= np.quantile(values, 0.95)
     assert np.linalg.norm(pending - x, axis=1).min() > 0.02
 
@@ -225,8 +226,9 @@ def test_network_leaves_torch_global_random_state_alone():
 def test_queued_batch_is_not_reused_in_another_space(change):
     """A synchronous batch drawn for one space is redrawn for another space of the same shape.
 
-    The other space is chosen so that the queued particles pass its feasibility check (asserted below):
-    only the queue key, not the check that rejects infeasible queued particles, can keep them out.
+    The other space is chosen so that the queued particles pass its feasibility check
+    (asserted below): only the queue key, not the check that rejects infeasible queued
+    particles, can keep them out.
     """
     X, y = _data()
     first = _space()  # a, b continuous in [0, 1], no constraint
@@ -312,8 +314,9 @@ def test_classifier_is_reused_while_the_data_is_unchanged_and_refitted_on_schedu
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkeypatch):
-    """Optuna's intersection space shrinks when a parameter becomes conditional (3 columns, then 2); a
-    range can change at the same width; a sampler object can move to another study (fewer trials)."""
+    """Optuna's intersection space shrinks when a parameter becomes conditional (3 columns,
+    then 2); a range can change at the same width; a sampler object can move to another
+    study (fewer trials)."""
     import shared_core.algorithms.bore as bore
 
     warm_starts = []  # what each BORE++ hyperparameter fit started from

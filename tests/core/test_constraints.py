@@ -81,8 +81,9 @@ class _Linear(Acquisition):
 
 
 def test_optimiser_finds_the_constrained_optimum_on_the_boundary():
-    """Maximise x1 + x2 subject to x1 + x2 <= 2.5: the unconstrained optimum (4) is infeasible, so the
-    optimiser must end on the boundary (within the bisection resolution, 2 * 2**-30 per unit)."""
+    """Maximise x1 + x2 subject to x1 + x2 <= 2.5: the unconstrained optimum (4) is
+    infeasible, so the optimiser must end on the boundary (within the bisection resolution,
+    2 * 2**-30 per unit)."""
     space = SearchSpace(
         {"x1": FloatParam(0.0, 2.0), "x2": FloatParam(0.0, 2.0)},
         constraints=[LinearConstraint((("x1", 1.0), ("x2", 1.0)), 2.5)],

@@ -11,7 +11,8 @@ SPACE = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
 
 
 def _obs(n_agents=4, per_agent=6, seed=0):
-    """``per_agent`` rows from each agent, plus 2 rows of unknown source (-1) and one pending point each."""
+    """``per_agent`` rows from each agent, plus 2 rows of
+    unknown source (-1) and one pending point each."""
     rng = np.random.default_rng(seed)
     source = np.concatenate([np.repeat(np.arange(n_agents), per_agent), [-1, -1]])
     X = rng.random((len(source), 2))

@@ -51,8 +51,9 @@ def test_batch_and_pending_points_give_distinct_suggestions():
 
 
 def test_ei_batch_is_spread_by_the_pending_fantasies():
-    """EI is a deterministic function of the data and one kernel leaves no member to draw, so only the
-    fantasies at the pending points (the earlier members of the batch) can move the next maximiser."""
+    """EI is a deterministic function of the data and one kernel leaves no member to draw,
+    so only the fantasies at the pending points (the earlier members of the batch) can move
+    the next maximiser."""
     space = SearchSpace({"x": FloatParam(0, 1), "y": FloatParam(0, 1)})
     for seed in (0, 1):
         rng = np.random.default_rng(seed)
@@ -61,11 +62,12 @@ def test_ei_batch_is_spread_by_the_pending_fantasies():
         alg = EGPAlgorithm(acquisition="ei", kernels=(KernelSpec("matern32"),))
         batch = alg.suggest(space, Observations(X, y), 3, rng)
         dists = np.linalg.norm(batch[:, None] - batch[None], axis=-1)[np.triu_indices(3, 1)]
-        # Tolerance 0.01 (encoded units), measured on this problem with seeds 0-39: if the pending points
-        # are ignored, every suggestion is the same EI maximum, kept apart only by the rule against exact
-        # repeats (9 decimals): pairs at most 4e-6 apart. With the fantasies the closest pair was 0.03.
-        # (Matern-3/2 because with the default ensemble the member draw alone put pairs up to 0.022 apart
-        # with the pending points ignored, and with RBF the fantasies moved the maximum by as little as 7e-5.)
+        # Tolerance 0.01 (encoded units), measured on this problem with seeds 0-39: if the
+        # pending points are ignored, every suggestion is the same EI maximum, kept apart
+        # only by the rule against exact repeats (9 decimals): pairs at most 4e-6 apart.
+        # With the fantasies the closest pair was 0.03. (Matern-3/2 because with the default
+        # ensemble the member draw alone put pairs up to 0.022 apart with the pending points
+        # ignored, and with RBF the fantasies moved the maximum by as little as 7e-5.)
         assert dists.min() > 0.01, dists
 
 
@@ -124,7 +126,8 @@ def test_batch_in_a_small_discrete_space_never_repeats_a_point(acquisition):
 
 @pytest.mark.parametrize("acquisition", ["ts", "ei"])
 def test_random_feature_posteriors_handle_pending_points(acquisition):
-    """Above ``exact_limit`` every GP is a random-feature posterior, which must condition on pending points."""
+    """Above ``exact_limit`` every GP is a random-feature
+    posterior, which must condition on pending points."""
     rng = np.random.default_rng(0)
     space = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
     X = rng.random((30, 2))

@@ -95,7 +95,8 @@ def test_output_transform_handles_huge_and_constant_values():
 
 def test_yeojohnson_matches_scipy():
     """Our Yeo-Johnson (no scipy.stats at import) against scipy.stats on both signs, and its
-    maximum-likelihood lambda against scipy's clipped to [-1, 1] (ours is bounded: 1e-4 tolerance)."""
+    maximum-likelihood lambda against scipy's clipped to [-1, 1] (ours is bounded: 1e-4
+    tolerance)."""
     from scipy import stats
 
     from shared_core.models.ensemble import _yeojohnson_lambda, yeojohnson
@@ -115,7 +116,8 @@ def test_yeojohnson_matches_scipy():
 
 # ------------------------------------------------------------------------------ shared state
 def _fitted(n_fit, n_total, seed=2, **kwargs):
-    """An ensemble refitted on the first ``n_fit`` rows then updated incrementally to ``n_total``."""
+    """An ensemble refitted on the first ``n_fit``
+    rows then updated incrementally to ``n_total``."""
     rng = np.random.default_rng(seed)
     X = rng.random((n_total, 2))
     y = _f(X)
@@ -126,9 +128,9 @@ def _fitted(n_fit, n_total, seed=2, **kwargs):
 
 
 def test_an_offered_state_replaces_the_first_fit_and_gives_the_same_model():
-    """State after a refit at 50 and 4 incremental updates: another ensemble offered it fits nothing,
-    and its weights (eq. (9) on all 54 rows) equal the fitted ensemble's (eq. (9) at 50 times the 4
-    predictive densities, eq. (13)) up to round-off."""
+    """State after a refit at 50 and 4 incremental updates: another ensemble offered it fits
+    nothing, and its weights (eq. (9) on all 54 rows) equal the fitted ensemble's (eq. (9)
+    at 50 times the 4 predictive densities, eq. (13)) up to round-off."""
     ens, X, y = _fitted(50, 54)
     assert ens.n_refits == 1 and ens.state()["n_at_refit"] == 50
     state = json.loads(json.dumps(ens.state()))  # as stored: JSON values only

@@ -41,8 +41,8 @@ def test_fit_recovers_smooth_function_and_is_better_than_start():
 
 
 def test_priors_are_lognormal_densities_of_the_values():
-    """The MAP objective's prior is ``log LogNormal(value; mu, sd)`` (GPyTorch's convention), not the
-    Gaussian density of ``log value``: differences between two ``theta`` must match scipy's."""
+    """The MAP objective's prior is ``log LogNormal(value; mu, sd)`` (GPyTorch's convention), not
+    the Gaussian density of ``log value``: differences between two ``theta`` must match scipy's."""
     from scipy.stats import lognorm
 
     from shared_core.models.gp import _ls_prior
@@ -62,9 +62,9 @@ def test_priors_are_lognormal_densities_of_the_values():
     )
     got = _neg_log_posterior(t1, spec, X, y)[0] - _neg_log_posterior(t2, spec, X, y)[0]
     assert got == pytest.approx(expected, rel=1e-10)
-    # with no information about the lengthscales the fit returns the prior mode exp(mu - sd^2) (~0.5 in
-    # 6-D), as BoTorch's; before this convention it returned the median exp(mu) (~10), which switched
-    # most inputs off.
+    # with no information about the lengthscales the fit returns the prior mode exp(mu -
+    # sd^2) (~0.5 in 6-D), as BoTorch's; before this convention it returned the median
+    # exp(mu) (~10), which switched most inputs off.
     h = fit_hyperparameters(spec, X, y)
     np.testing.assert_allclose(
         h.ls, np.exp(mu - sd**2), rtol=1e-4

@@ -152,8 +152,9 @@ def _complement(graph):
 
 
 def test_clique_cover_beyond_its_lower_bounds():
-    # Grötzsch graph (Mycielskian of C5): 11 vertices, triangle-free, chromatic number 4, independence 5.
-    # Its complement has clique cover 4, but the lower bounds (independence 2, ceil(11 / 5) = 3) give 3.
+    # Grötzsch graph (Mycielskian of C5): 11 vertices, triangle-free, chromatic number 4,
+    # independence 5. Its complement has clique cover 4, but the lower bounds (independence
+    # 2, ceil(11 / 5) = 3) give 3.
     c5 = [(i, (i + 1) % 5) for i in range(5)]
     edges = (
         c5
@@ -217,7 +218,8 @@ def test_inclusion_exclusion_cover_matches_brute_force_without_bounds():
 
 
 def test_clique_cover_between_its_lower_bounds_and_the_greedy_cover():
-    # lower bounds 3, greedy cover 5, exact 4 (brute force): only the inclusion-exclusion step finds it
+    # lower bounds 3, greedy cover 5, exact 4 (brute
+    # force): only the inclusion-exclusion step finds it
     edges = [
         (0, 1),
         (0, 2),
@@ -252,7 +254,8 @@ def test_greedy_clique_numbers_above_twenty_agents():
     assert (ring.largest_clique_size, ring.clique_cover_number) == (2, 15)
     disconnected = make_graph("disconnected", 25)
     assert (disconnected.largest_clique_size, disconnected.clique_cover_number) == (1, 25)
-    # on a random graph the greedy numbers bound the exact ones (computed by the exact routines directly)
+    # on a random graph the greedy numbers bound the exact
+    # ones (computed by the exact routines directly)
     graph = make_graph("erdos_renyi:0.5", 22, seed=3)
     assert not graph.clique_numbers_exact
     assert graph.largest_clique_size <= cliques.max_clique_size(graph._adjacency)

@@ -1,4 +1,5 @@
-"""Observations carry their source: every filtering step keeps the labels aligned with their rows."""
+"""Observations carry their source: every filtering
+step keeps the labels aligned with their rows."""
 
 import numpy as np
 import pytest
@@ -69,7 +70,8 @@ def test_algorithm_hooks_receive_clean_observations_with_their_sources():
     alg.suggest(space, _obs(), 2, np.random.default_rng(0))
     np.testing.assert_array_equal(alg.prepared.source, [10, 12, 13, 14])
     np.testing.assert_array_equal(alg.seen[0].pending_source, [20, 21])
-    # the second suggestion sees the first as pending, of unknown source (it has not run anywhere yet)
+    # the second suggestion sees the first as pending,
+    # of unknown source (it has not run anywhere yet)
     np.testing.assert_array_equal(alg.seen[1].pending_source, [20, 21, UNKNOWN_SOURCE])
     np.testing.assert_array_equal(alg.seen[1].X_pending[-1], [0.1, 0.1])
 

@@ -350,7 +350,8 @@ def test_sample_has_lower_discrepancy_than_uniform_random_points(dim, factor):
 
 
 def test_sample_is_stratified_in_every_one_of_many_dimensions():
-    """Column j of a Halton sample puts n/b points (rounded) in each of the b cells of its base b."""
+    """Column j of a Halton sample puts n/b points
+    (rounded) in each of the b cells of its base b."""
     n, dim = 512, 120
     space = SearchSpace({f"x{j}": FloatParam(0.0, 1.0) for j in range(dim)})
     U = space.sample(np.random.default_rng(0), n)

@@ -1,7 +1,7 @@
 """The surrogate contract (shared_core.models.surrogate.Posterior), checked on every implementation.
 
-A new posterior joins the suite with one line in ``POSTERIORS``: a function of ``(X (n, d), y (n,))``
-that returns the posterior conditioned on that data.
+A new posterior joins the suite with one line in ``POSTERIORS``: a function of
+``(X (n, d), y (n,))`` that returns the posterior conditioned on that data.
 """
 
 import numpy as np
@@ -82,7 +82,8 @@ def test_incremental_conditioning_equals_batch(make):
     inc, log_pred = part.condition(X[10:], y[10:])
     for a, b in zip(inc.predict(_queries()), full.predict(_queries())):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
-    # p(y_1..15) = p(y_1..10) p(y_11..15 | y_1..10): the ensemble's weight update (eq. 13) sums to eq. (9)
+    # p(y_1..15) = p(y_1..10) p(y_11..15 | y_1..10): the
+    # ensemble's weight update (eq. 13) sums to eq. (9)
     assert part.log_marginal_likelihood() + log_pred == pytest.approx(
         full.log_marginal_likelihood(), abs=1e-6
     )

@@ -10,7 +10,8 @@ SD = 0.07
 
 
 def _mixture_score(X):
-    """grad log of an equal mixture of two isotropic Gaussians (sd 0.07) well inside the unit box."""
+    """grad log of an equal mixture of two isotropic
+    Gaussians (sd 0.07) well inside the unit box."""
     diff = X[:, None, :] - MEANS[None]  # (b, 2, d)
     logc = -0.5 * np.sum(diff**2, -1) / SD**2  # (b, 2)
     r = np.exp(logc - logc.max(1, keepdims=True))
@@ -23,8 +24,8 @@ def test_particles_recover_the_moments_of_a_gaussian_mixture():
     left = particles[:, 0] < 0.5
     # 100 particles: each component gets 40-60 of them (SVGD does not move mass between far modes,
     # so the split is that of the uniform start). Means within 0.01 (the Monte Carlo error of ~50
-    # draws is 0.07/sqrt(50) = 0.01; SVGD particles are more even than draws) and standard deviations
-    # within 15 % (finite-particle SVGD slightly under-disperses).
+    # draws is 0.07/sqrt(50) = 0.01; SVGD particles are more even than draws) and standard
+    # deviations within 15 % (finite-particle SVGD slightly under-disperses).
     assert 0.4 <= left.mean() <= 0.6
     for part, mean in ((particles[left], MEANS[0]), (particles[~left], MEANS[1])):
         np.testing.assert_allclose(part.mean(0), mean, atol=0.01)
@@ -95,8 +96,8 @@ def test_particles_stay_in_the_box_and_fixed_columns_stay_fixed():
 
 
 def test_a_frozen_particle_of_another_category_repels_less():
-    """Fixed (one-hot) columns count in the kernel distance: a frozen particle in another category is
-    farther away, so it pushes a free particle less than one in the same category."""
+    """Fixed (one-hot) columns count in the kernel distance: a frozen particle in another
+    category is farther away, so it pushes a free particle less than one in the same category."""
 
     def score(X):
         g = np.zeros_like(X)

@@ -1,15 +1,16 @@
 """Seeded runs of every sampler and Ax method whose suggestions are recorded in ``traces.json``.
 
 A change that is meant to keep behaviour (a refactoring) must reproduce these traces exactly on the
-library versions they were recorded with; ``tests/test_golden_traces.py`` checks it. Re-record only in a
-commit that says why the suggestions changed::
+library versions they were recorded with; ``tests/test_golden_traces.py`` checks it. Re-record only
+in a commit that says why the suggestions changed::
 
     python -m tests.golden.scenarios --record
 
-Each scenario returns the trials in order, as ``[number, params, value]`` (``value`` None for a trial that
-was still running when the scenario ended). The concurrent scenarios use ask-and-tell with several trials
-running and a seeded completion order: what the sampler sees is the same as with ``n_jobs`` or several
-processes, without the thread interleaving that makes ``n_jobs`` runs irreproducible.
+Each scenario returns the trials in order, as ``[number, params, value]`` (``value`` None
+for a trial that was still running when the scenario ended). The concurrent scenarios use
+ask-and-tell with several trials running and a seeded completion order: what the sampler
+sees is the same as with ``n_jobs`` or several processes, without the thread interleaving
+that makes ``n_jobs`` runs irreproducible.
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ def concurrent(
     n_trials: int,
     n_running: int = 3,
 ) -> list:
-    """Ask-and-tell with ``n_running`` trials running; a seeded random one completes before each new ask.
-    Several samplers (e.g. agents) take turns asking, on one study in one storage."""
+    """Ask-and-tell with ``n_running`` trials running; a seeded random one completes before each
+    new ask. Several samplers (e.g. agents) take turns asking, on one study in one storage."""
     samplers = make_samplers()
     storage = optuna.storages.InMemoryStorage()
     studies = [optuna.create_study(storage=storage, study_name="golden", sampler=samplers[0])]
@@ -164,7 +165,8 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
 
 
 def ax_batches(method: str, n_rounds: int = 3, batch: int = 3, **options: Any) -> list:
-    """Ax ``Client`` with a mixed space and a linear constraint: 3 Sobol trials, then ``n_rounds`` batches."""
+    """Ax ``Client`` with a mixed space and a linear
+    constraint: 3 Sobol trials, then ``n_rounds`` batches."""
     import logging
     import warnings
 

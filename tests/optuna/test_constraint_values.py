@@ -1,5 +1,6 @@
-"""Constraint values (``trial.set_constraint``, ``constraints_func``) are not modelled yet: every sampler
-says so, once per study, instead of silently optimising a constrained study as if it had none."""
+"""Constraint values (``trial.set_constraint``, ``constraints_func``) are not modelled yet:
+every sampler says so, once per study, instead of silently optimising a constrained study as
+if it had none."""
 
 import optuna
 import pytest
@@ -18,7 +19,8 @@ NOT_MODELLED = "does not model constraints yet"
 
 
 def _constrained_from(first: int):
-    """Minimise (x-2)^2 + (y-2)^2; from trial ``first`` on, the trial also sets the constraint x + y - 2 <= 0."""
+    """Minimise (x-2)^2 + (y-2)^2; from trial ``first`` on,
+    the trial also sets the constraint x + y - 2 <= 0."""
 
     def objective(trial):
         x, y = trial.suggest_float("x", 0, 3), trial.suggest_float("y", 0, 3)
@@ -56,7 +58,8 @@ def test_the_first_trial_with_constraint_values_is_warned_about_once_per_study(m
 
 
 def test_a_constrained_trial_added_by_hand_is_warned_about_at_the_next_suggestion(optuna_log):
-    """``study.add_trial`` does not pass through the sampler's ``after_trial``; the suggestion reads it."""
+    """``study.add_trial`` does not pass through the
+    sampler's ``after_trial``; the suggestion reads it."""
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=2))
     study.add_trial(
         create_trial(

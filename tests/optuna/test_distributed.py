@@ -1,4 +1,5 @@
-"""DistributedTSSampler: agents, trial tags, neighbourhoods from the storage, per-agent model records."""
+"""DistributedTSSampler: agents, trial tags, neighbourhoods
+from the storage, per-agent model records."""
 
 import os
 import subprocess
@@ -120,9 +121,9 @@ def test_a_disconnected_graph_is_allowed_with_a_warning(optuna_log):
 
 
 def test_a_new_worker_adopts_only_its_own_agents_model_records(tmp_path):
-    """After 12 trials agent 0's newest record (refit at 10) is due for a refit, agent 1's (refit at 11) is
-    not: a new agent-1 worker adopts its own record; a new agent-0 worker must fit, although agent 1's
-    newer record would do."""
+    """After 12 trials agent 0's newest record (refit at 10) is due for a refit, agent 1's
+    (refit at 11) is not: a new agent-1 worker adopts its own record; a new agent-0 worker
+    must fit, although agent 1's newer record would do."""
     models = {}
     for agent in (0, 1):  # each on its own copy of the study, both at 12 trials
         storage = f"sqlite:///{tmp_path / f'{agent}.db'}"
@@ -171,8 +172,8 @@ def test_failed_and_pruned_trials_and_nan_values_do_not_break_an_agent():
 
 
 def test_a_retried_trial_does_not_carry_the_dead_agents_records():
-    """Optuna's retry callbacks copy a dead trial's attributes into the retry; the agent that runs it
-    must not inherit (or later adopt) the dead agent's model."""
+    """Optuna's retry callbacks copy a dead trial's attributes into the retry; the agent
+    that runs it must not inherit (or later adopt) the dead agent's model."""
     study, _ = _run({}, [0], 6, graph="disconnected", n_agents=2)
     donor = [t for t in study.trials if MODEL_KEY in t.system_attrs][-1]
     copied = optuna.trial.FrozenTrial(
@@ -232,8 +233,8 @@ def test_agents_given_the_same_seed_draw_different_start_up_points():
 
 
 def test_the_start_up_phase_counts_the_neighbourhoods_trials_only():
-    """Agent 1 of a disconnected pair with 3 start-up trials: agent 0's 5 completed trials do not end
-    its start-up; its model starts after its own 3."""
+    """Agent 1 of a disconnected pair with 3 start-up trials: agent 0's 5 completed trials
+    do not end its start-up; its model starts after its own 3."""
     study, _ = _run({}, [0], 5, graph="disconnected", n_agents=2)
     study.sampler = DistributedTSSampler(
         agent_id=1, graph="disconnected", n_agents=2, n_startup_trials=3

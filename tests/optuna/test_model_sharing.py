@@ -1,4 +1,5 @@
-"""The fitted model recorded in the study, and a new worker that starts from it (cheap cold starts)."""
+"""The fitted model recorded in the study, and a new
+worker that starts from it (cheap cold starts)."""
 
 import optuna
 import pytest

@@ -18,11 +18,12 @@ class TestEGPTSSampler(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnly
         return lambda: EGPTSSampler(seed=0, n_startup_trials=1)
 
 
-# These cases call sample_relative 10-11 times on trials left RUNNING, so from the second call on every
-# suggestion is an SVGD particle moved with the earlier ones frozen. With BORESampler's 1000 SVGD steps
-# they took ~4 s each, 41 cases: ~2.5 of the class's ~3 min (2 busy cores). They check parameter types
-# and bounds, which do not depend on the budget, so they run the same algorithm with a small one (~1 s
-# each). BORESampler's own budget with running trials is covered by tests/optuna/test_sampler.py.
+# These cases call sample_relative 10-11 times on trials left RUNNING, so from the second
+# call on every suggestion is an SVGD particle moved with the earlier ones frozen. With
+# BORESampler's 1000 SVGD steps they took ~4 s each, 41 cases: ~2.5 of the class's ~3 min (2
+# busy cores). They check parameter types and bounds, which do not depend on the budget, so
+# they run the same algorithm with a small one (~1 s each). BORESampler's own budget with
+# running trials is covered by tests/optuna/test_sampler.py.
 _PENDING_HEAVY = {"test_sample_relative_numerical", "test_sample_relative_mixed"}
 
 

@@ -169,14 +169,15 @@ def test_conditional_space_warns_once(make, optuna_log):
     study.optimize(objective, n_trials=10)
     records = [r for r in optuna_log.records if "sampled independently" in r.getMessage()]
     names = [r.getMessage().split("'")[1] for r in records]
-    # once per conditional parameter name: both dynamic_* names, extra_* only if both kinds were tried
+    # once per conditional parameter name: both dynamic_*
+    # names, extra_* only if both kinds were tried
     assert {"dynamic_0", "dynamic_1"} <= set(names) and len(names) == len(set(names)) <= 4
     assert len(study.trials) == 10
 
 
 def test_trial_started_during_startup_does_not_warn(optuna_log):
-    """A trial that began in the start-up phase is sampled independently on purpose: no warning, even
-    when other workers finish the start-up phase while it is still suggesting parameters."""
+    """A trial that began in the start-up phase is sampled independently on purpose: no warning,
+    even when other workers finish the start-up phase while it is still suggesting parameters."""
     study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=3))
     early = study.ask()
     early.suggest_float("x0", 0, 1)
@@ -315,8 +316,8 @@ def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
 
 
 def test_concurrent_asks_above_the_exact_gp_limit():
-    """Above ``exact_limit`` completed trials each GP is a random-feature posterior; asks made while other
-    trials run condition it on them (this used to raise AttributeError)."""
+    """Above ``exact_limit`` completed trials each GP is a random-feature posterior; asks
+    made while other trials run condition it on them (this used to raise AttributeError)."""
     from shared_core import EGPAlgorithm
 
     study = optuna.create_study(
@@ -359,8 +360,8 @@ class _ObservationRecorder(_RecordingAlgorithm):
 
 
 def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
-    """The encodings cache: two studies with the same name in different storages never share rows, and
-    rows added between asks (including a trial lacking the parameter) are picked up."""
+    """The encodings cache: two studies with the same name in different storages never share
+    rows, and rows added between asks (including a trial lacking the parameter) are picked up."""
     algorithm = _ObservationRecorder()
     sampler = CoreSampler(algorithm, n_startup_trials=1)
     dist = {"x": optuna.distributions.FloatDistribution(0, 1)}
@@ -388,7 +389,8 @@ def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
 
 
 class _NeighbourhoodRecorder(_ObservationRecorder):
-    """An agent (``MultiAgent``) that may learn from sources 0 and 1, as a distributed-TS agent does."""
+    """An agent (``MultiAgent``) that may learn from
+    sources 0 and 1, as a distributed-TS agent does."""
 
     source_attribute = "agent_id"
     agent_id, n_agents, model_source, last_view = 0, 4, 0, None
@@ -444,7 +446,8 @@ def test_encodings_are_kept_per_search_space():
 
 
 def test_an_interrupted_encoding_leaves_the_trials_usable(monkeypatch):
-    """Ctrl-C (or any error) while encoding must not mark the new trials as unusable for later asks."""
+    """Ctrl-C (or any error) while encoding must not
+    mark the new trials as unusable for later asks."""
     import optuna_egp._space as space_module
 
     algorithm = _ObservationRecorder()

@@ -1,5 +1,5 @@
-"""Every private Optuna access of the package (``optuna_egp._storage``), each checked against the Optuna
-behaviour it relies on, so that an Optuna release that changes one fails here, by name."""
+"""Every private Optuna access of the package (``optuna_egp._storage``), each checked against the
+Optuna behaviour it relies on, so that an Optuna release that changes one fails here, by name."""
 
 from types import SimpleNamespace
 
@@ -71,8 +71,8 @@ def test_constraint_values_are_read_from_optuna_5_and_optuna_4_trials():
     trial = create_trial(params={}, distributions={}, value=0.0, constraints={"a": 1.5, "b": -2.0})
     assert _storage.constraint_values(trial) == {"a": 1.5, "b": -2.0}
     assert _storage.constraint_values(create_trial(params={}, distributions={}, value=0.0)) == {}
-    # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a list, which
-    # Optuna 5 still reads under the same key and names "0", "1", ...
+    # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a
+    # list, which Optuna 5 still reads under the same key and names "0", "1", ...
     stored = {_storage.OPTUNA4_CONSTRAINTS_KEY: [0.5, -1.0]}
     assert _storage.constraint_values(SimpleNamespace(system_attrs=stored)) == {"0": 0.5, "1": -1.0}
     optuna5 = create_trial(

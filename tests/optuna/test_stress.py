@@ -1,5 +1,6 @@
-"""8 worker processes per sampler on one PostgreSQL study with heartbeats; workers SIGKILLed mid-trial
-at random times and restarted (``benchmarks/stress.py`` holds the harness and the longer runs)."""
+"""8 worker processes per sampler on one PostgreSQL study with heartbeats; workers SIGKILLed
+mid-trial at random times and restarted (``benchmarks/stress.py`` holds the harness and the
+longer runs)."""
 
 import pathlib
 import sys

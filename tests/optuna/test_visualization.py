@@ -1,4 +1,5 @@
-"""model_history / plot_model: on a real EGPTSSampler study, and on hand-written records (exact values)."""
+"""model_history / plot_model: on a real EGPTSSampler
+study, and on hand-written records (exact values)."""
 
 import sys
 
@@ -64,10 +65,11 @@ def test_relevance_ranks_the_parameter_that_matters_first(study):
     shares = relevance["rbf-ard"]
     assert list(shares) == ["c", "x", "y"]  # the categorical's 3 columns are one entry
     assert sum(shares.values()) == pytest.approx(1.0)
-    # y does not enter the objective, so its ARD lengthscale runs long and its inverse is tiny next to
-    # x's: with seeds 0-5 x's share was 0.87-0.91 and y's 0.004-0.012 (seed 0: 0.87 / 0.005). The bounds
-    # leave a wide margin for another BLAS or SciPy version changing the fit a little, while equal shares
-    # (1/3 each, a model that ignored the lengthscales) or swapped parameters fail them.
+    # y does not enter the objective, so its ARD lengthscale runs long and its inverse is
+    # tiny next to x's: with seeds 0-5 x's share was 0.87-0.91 and y's 0.004-0.012 (seed 0:
+    # 0.87 / 0.005). The bounds leave a wide margin for another BLAS or SciPy version
+    # changing the fit a little, while equal shares (1/3 each, a model that ignored the
+    # lengthscales) or swapped parameters fail them.
     assert shares["x"] > 0.6
     assert shares["x"] > 20 * shares["y"]
 

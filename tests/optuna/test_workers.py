@@ -92,7 +92,8 @@ def test_overlapping_limits_first_block_sets_and_restores_others_change_nothing(
 
 
 def test_blas_threads_are_capped_in_every_n_jobs_thread():
-    """Each worker thread takes threadpoolctl's control of the pools and hands it back afterwards."""
+    """Each worker thread takes threadpoolctl's control
+    of the pools and hands it back afterwards."""
     if max(_blas_threads()) < 2:
         pytest.skip("BLAS already runs one thread here (e.g. OMP_NUM_THREADS=1): nothing to cap")
     recorder = _Recorder()
@@ -191,8 +192,8 @@ def test_stale_after_seconds_rule():
 
 
 def test_trials_added_without_durations_do_not_count_for_the_rule():
-    """``create_trial`` gives trials no duration (start == complete): they say nothing about how long
-    trials take, so 20 of them leave the rule without data."""
+    """``create_trial`` gives trials no duration (start == complete): they say nothing about
+    how long trials take, so 20 of them leave the rule without data."""
     t0 = datetime.datetime(2026, 1, 1)
     added = _completed(20, 0.0, t0)
     assert stale_after_seconds(added, "auto") == np.inf
@@ -210,8 +211,8 @@ def berlin_local_time(monkeypatch):
 
 
 def test_durations_of_naive_local_times_count_a_daylight_saving_change(berlin_local_time):
-    """01:55 to 03:05 on the night clocks go forward is 10 minutes, not 70: a trial spanning the change
-    must not inflate the dead-trial timeout."""
+    """01:55 to 03:05 on the night clocks go forward is 10 minutes, not 70: a trial spanning
+    the change must not inflate the dead-trial timeout."""
     start, end = datetime.datetime(2024, 3, 31, 1, 55), datetime.datetime(2024, 3, 31, 3, 5)
     assert seconds_between(start, end) == 600.0
     spanning = _trial(9, TrialState.COMPLETE, start, 600.0)
@@ -227,8 +228,8 @@ def test_aware_start_times_are_compared_without_error():
 
 
 def test_aware_start_times_from_the_storage_work_end_to_end():
-    """Trials may carry time-zone-aware times (e.g. added with add_trials); the rule compares them with
-    the local clock without error."""
+    """Trials may carry time-zone-aware times (e.g. added with add_trials); the rule
+    compares them with the local clock without error."""
     t0 = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=600)
     recorder = _Recorder()
     study = optuna.create_study(sampler=CoreSampler(recorder, n_startup_trials=1))
@@ -426,8 +427,8 @@ def test_another_processs_running_trial_without_heartbeat_gets_one_and_is_then_f
 
 class _ArgmaxStandIn:
     """A stand-in for an algorithm whose choice is deterministic given the data (an acquisition
-    maximum): the first of 0.5, 0.25, 0.75, ... that is not a pending point. With a barrier, its first
-    call waits for another worker's, so that both choose from the same data."""
+    maximum): the first of 0.5, 0.25, 0.75, ... that is not a pending point. With a barrier, its
+    first call waits for another worker's, so that both choose from the same data."""
 
     def __init__(self, barrier=None):
         self.barrier, self.calls = barrier, 0
@@ -482,7 +483,8 @@ def test_two_workers_choosing_the_same_point_at_the_same_moment_end_with_differe
 
 
 def test_two_workers_that_both_see_each_others_claim_end_with_different_points(monkeypatch):
-    """Both claims are written before either is read back: the earlier trial waits, the later moves."""
+    """Both claims are written before either is read
+    back: the earlier trial waits, the later moves."""
     draw_barrier, read_barrier, decide_barrier = (
         threading.Barrier(2),
         threading.Barrier(2),
@@ -518,8 +520,9 @@ def test_two_workers_that_both_see_each_others_claim_end_with_different_points(m
 
 
 def test_a_later_trial_that_never_settles_holds_the_point_only_for_the_claim_wait(monkeypatch):
-    """A later trial that claims this trial's point while it is being drawn and never writes parameters
-    (its worker died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws another point."""
+    """A later trial that claims this trial's point while it is being drawn and never writes
+    parameters (its worker died) is waited for ``CLAIM_WAIT_SECONDS``, then this trial draws
+    another point."""
     monkeypatch.setattr("optuna_egp._claims.CLAIM_WAIT_SECONDS", 0.3)
     algorithm = _ArgmaxStandIn()
     mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
@@ -578,7 +581,8 @@ def test_a_second_draw_counts_every_point_taken_meanwhile_not_only_the_conflicti
 
 
 class _StubbornStandIn:
-    """Always the centre, pending or not (as workers drawing again from the same data would agree)."""
+    """Always the centre, pending or not (as workers
+    drawing again from the same data would agree)."""
 
     def __init__(self):
         self.calls = 0
@@ -684,8 +688,8 @@ def _grid_point(trial):
 
 
 def test_a_trial_completed_while_the_point_was_drawn_counts_as_taken():
-    """A worker's trial can complete at the very point another worker is drawing from older data (the
-    draw took longer than that trial); the drawing worker then moves."""
+    """A worker's trial can complete at the very point another worker is drawing from older
+    data (the draw took longer than that trial); the drawing worker then moves."""
     algorithm = _ArgmaxStandIn()
     mine, other = _two_workers([algorithm, _ArgmaxStandIn()])
     draw = algorithm.suggest
@@ -714,7 +718,8 @@ def test_the_first_wave_takes_its_space_from_the_running_trial_with_most_paramet
 def test_a_retried_trial_whose_inherited_marks_were_cleared_can_get_a_heartbeat_again(
     tmp_path, monkeypatch
 ):
-    """Retry callbacks copy system attributes; marks cleared to None (as before_trial does) do not count."""
+    """Retry callbacks copy system attributes; marks
+    cleared to None (as before_trial does) do not count."""
     study = _heartbeat_study(tmp_path, optuna.samplers.RandomSampler(seed=0))
     orphan = study.ask()
     for key in (CLAIM_KEY, HEARTBEAT_GIVEN_KEY):

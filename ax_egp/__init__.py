@@ -10,9 +10,9 @@ try:
     from ax.storage.json_store.registry import CORE_DECODER_REGISTRY, CORE_ENCODER_REGISTRY
 except ImportError as err:  # Ax is an optional dependency
     raise ImportError(
-        'ax_egp needs Ax (the ax-platform package): python -m pip install -e ".[ax]" from a checkout of '
-        'egp-samplers, python -m pip install "<path to the egp_samplers wheel>[ax]", or python -m pip install '
-        "ax-platform"
+        'ax_egp needs Ax (the ax-platform package): python -m pip install -e ".[ax]" from a '
+        'checkout of egp-samplers, python -m pip install "<path to the egp_samplers '
+        'wheel>[ax]", or python -m pip install ax-platform'
     ) from err
 
 from ax_egp.node import AlgorithmNode

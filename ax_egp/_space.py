@@ -44,7 +44,8 @@ class AxSpace:
     def __init__(self, ax_space: AxSearchSpace, fixed: Mapping[str, Any] | None = None) -> None:
         if ax_space.is_hierarchical:
             raise ValueError(
-                "hierarchical search spaces (dependent parameters) are not supported by egp-samplers' Ax nodes"
+                "hierarchical search spaces (dependent parameters) are not supported by "
+                "egp-samplers' Ax nodes"
             )
         self.ax_space = ax_space
         self.fixed: dict[str, Any] = {}
@@ -92,7 +93,8 @@ class AxSpace:
             for name, _ in free:
                 if not isinstance(params[name], (FloatParam, IntParam)) or name in self.choices:
                     raise ValueError(
-                        f"constraint {c} involves {name!r}, a choice parameter whose values are not evenly spaced numbers"
+                        f"constraint {c} involves {name!r}, a choice parameter whose values are "
+                        "not evenly spaced numbers"
                     )
             if free:
                 out.append(LinearConstraint(free, bound))

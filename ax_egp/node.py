@@ -237,8 +237,8 @@ def _objective(experiment: Experiment) -> tuple[str, float]:
         )
     if config.outcome_constraints:
         raise ValueError(
-            f"egp-samplers' Ax nodes do not model outcome constraints, got {config.outcome_constraints}; "
-            "remove them or use Ax's default generation strategy"
+            "egp-samplers' Ax nodes do not model outcome constraints, got "
+            f"{config.outcome_constraints}; remove them or use Ax's default generation strategy"
         )
     (metric,) = objective.metric_names
     return metric, (1.0 if objective.minimize else -1.0)

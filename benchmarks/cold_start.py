@@ -157,9 +157,9 @@ def run_worker(url: str, seed: int, share: bool, asks: int) -> dict:
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: per n and share_model, median cold and warm seconds and their ratio."""
     lines = [
-        "| completed trials | share_model | runs | how the first model was built | Optuna's first read of the "
-        "trials (s) | cold ask (s) | warm ask (s) | cold / warm | cold sample_relative (s) | warm sample_relative (s) "
-        "| cold / warm |",
+        "| completed trials | share_model | runs | how the first model was built | Optuna's first "
+        "read of the trials (s) | cold ask (s) | warm ask (s) | cold / warm | cold "
+        "sample_relative (s) | warm sample_relative (s) | cold / warm |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = [r for r in rows if "sample_relative_seconds" in r]  # rows of the current format
@@ -189,10 +189,10 @@ def summarise(rows: list[dict]) -> list[str]:
     dates = sorted(r["date"] for r in rows)
     lines.append("")
     lines.append(
-        f"Medians over runs (cold) and over asks 2..K of every run (warm). Measured {dates[0]} to {dates[-1]} "
-        f"(UTC) at commit {', '.join(commits)}; one BLAS thread per process, one process at a time; imports "
-        "excluded; an ask includes its storage reads and writes; Optuna's first read of the trials is timed "
-        "on its own."
+        f"Medians over runs (cold) and over asks 2..K of every run (warm). Measured {dates[0]} to "
+        f"{dates[-1]} (UTC) at commit {', '.join(commits)}; one BLAS thread per process, one "
+        "process at a time; imports excluded; an ask includes its storage reads and writes; "
+        "Optuna's first read of the trials is timed on its own."
     )
     return lines
 
@@ -236,8 +236,9 @@ def main(argv=None) -> None:
                     with open(a.out, "a") as f:
                         f.write(json.dumps(row) + "\n")
                     print(
-                        f"n={n} share_model={share} repeat={repeat}: asks {[round(s, 3) for s in rec['seconds']]} "
-                        f"(adopted {rec['n_adopted']}, refits {rec['n_refits']})",
+                        f"n={n} share_model={share} repeat={repeat}: asks "
+                        f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "
+                        f"refits {rec['n_refits']})",
                         flush=True,
                     )
     print("\n".join(summarise(rows)))

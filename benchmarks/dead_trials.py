@@ -316,12 +316,14 @@ def summarise(rows: list[dict]) -> list[str]:
 def _intro(last: dict) -> list[str]:
     age = last.get("dead_age_at_start", DEAD_AGE_SECONDS)
     return [
-        f"### Dead trial at the optimum (Hartmann-6, {last['n_trials']} trials, objective {last['sleep']} s)",
+        f"### Dead trial at the optimum (Hartmann-6, {last['n_trials']} trials, objective "
+        f"{last['sleep']} s)",
         "",
-        f"A trial left RUNNING at the minimiser (its worker killed {age:g} s before the study starts). "
-        "`clean`: no dead trial; `dead-none`: `running_trial_timeout=None` (it stays pending, the old "
-        'behaviour); `dead-auto`: the default `"auto"`. Regret = best value - known minimum after the last '
-        "trial. Pending asks: median number of asks at which the sampler counted the dead trial as pending.",
+        f"A trial left RUNNING at the minimiser (its worker killed {age:g} s before the study "
+        "starts). `clean`: no dead trial; `dead-none`: `running_trial_timeout=None` (it stays "
+        'pending, the old behaviour); `dead-auto`: the default `"auto"`. Regret = best value '
+        "- known minimum after the last trial. Pending asks: median number of asks at which the "
+        "sampler counted the dead trial as pending.",
         "",
     ]
 
@@ -331,8 +333,8 @@ def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[st
     lines = [
         f"#### {label} (`{sampler}`)",
         "",
-        "| condition | median final regret | min-max | seeds | pending asks (median) | pending at end | "
-        "s/trial (median) |",
+        "| condition | median final regret | min-max | seeds | pending asks (median) | pending at "
+        "end | s/trial (median) |",
         "|---|---|---|---|---|---|---|",
     ]
     for condition, rs in cells:
@@ -345,8 +347,9 @@ def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[st
         )
         at_end = f"{sum(r['dead_pending_at_end'] for r in dead)}/{len(dead)}" if dead else "-"
         lines.append(
-            f"| {condition} | {np.median(final):.3g} | {min(final):.3g}-{max(final):.3g} | {len(rs)} | "
-            f"{asks} | {at_end} | {np.median([r['seconds_per_trial'] for r in rs]):.3g} |"
+            f"| {condition} | {np.median(final):.3g} | {min(final):.3g}-{max(final):.3g} | "
+            f"{len(rs)} | {asks} | {at_end} | "
+            f"{np.median([r['seconds_per_trial'] for r in rs]):.3g} |"
         )
     all_rows = [r for _, rs in cells for r in rs]
     return lines + ["", f"Rows: {_provenance(all_rows)}.", ""]

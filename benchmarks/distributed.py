@@ -477,13 +477,13 @@ def _summarise_reproduce(rows: list[dict]) -> list[str]:
     lines = []
     for (rounds, n_init, init, noise), rs in sorted(settings.items()):
         lines += [
-            f"### Distributed Thompson sampling, synchronous rounds (Zerefa et al. 2024, Sec. D): T = {rounds}, "
-            f"{n_init} initial points per agent ({init}), noise {noise:g}",
+            "### Distributed Thompson sampling, synchronous rounds (Zerefa et al. 2024, Sec. D): "
+            f"T = {rounds}, {n_init} initial points per agent ({init}), noise {noise:g}",
             "",
-            "Regret = f(x) - f_min of each agent's round-t point. ΣR = sum over rounds 1..T (the paper's "
-            "R̄), R(T) = value at round T; medians over seeds. R_A: mean over agents, R_W: worst agent, "
-            "R_B: best point of any agent so far. `shared-egp`: one EGP-TS ensemble seeing all data, M "
-            "suggestions per round (the reference).",
+            "Regret = f(x) - f_min of each agent's round-t point. ΣR = sum over rounds 1..T (the "
+            "paper's R̄), R(T) = value at round T; medians over seeds. R_A: mean over agents, "
+            "R_W: worst agent, R_B: best point of any agent so far. `shared-egp`: one EGP-TS "
+            "ensemble seeing all data, M suggestions per round (the reference).",
             "",
         ]
         for function in [
@@ -504,8 +504,8 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
     lines = [
         f"#### {function} on {box}",
         "",
-        "| graph | agents | surrogate | largest clique | clique cover | seeds | ΣR_A | ΣR_B | ΣR_W | R_A(T) | "
-        "R_B(T) | R_W(T) | s/suggestion |",
+        "| graph | agents | surrogate | largest clique | clique cover | seeds | ΣR_A | ΣR_B | "
+        "ΣR_W | R_A(T) | R_B(T) | R_W(T) | s/suggestion |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     order = sorted(cells, key=lambda c: (_config_order(c[0], c[1]), c[2]))
@@ -513,10 +513,10 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
         sums = {k: _med([np.sum(r[k]) for r in rs]) for k in ("R_A", "R_B", "R_W")}
         last = {k: _med([r[k][-1] for r in rs]) for k in ("R_A", "R_B", "R_W")}
         lines.append(
-            f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} | "
-            f"{len(rs)} | "
-            f"{sums['R_A']:.4g} | {sums['R_B']:.4g} | {sums['R_W']:.4g} | {last['R_A']:.3g} | "
-            f"{last['R_B']:.3g} | {last['R_W']:.3g} | {_med([r['seconds_per_suggestion'] for r in rs]):.3g} |"
+            f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} "
+            f"| {len(rs)} | {sums['R_A']:.4g} | {sums['R_B']:.4g} | {sums['R_W']:.4g} | "
+            f"{last['R_A']:.3g} | {last['R_B']:.3g} | {last['R_W']:.3g} | "
+            f"{_med([r['seconds_per_suggestion'] for r in rs]):.3g} |"
         )
     lines.append("")
     for surrogate in sorted({s for (_, _, s) in cells}):
@@ -556,9 +556,9 @@ def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
         )
         ratios = ", ".join(f"{m} agents {v / base:.2f}" for m, v in stars)
         lines.append(
-            f"- ({surrogate}) (a) Average regret per agent improves with the largest clique (1 agent: "
-            f"clique 1, ΣR_A {base:.4g}; star with more agents: clique 2, ΣR_A relative to 1 agent: "
-            f"{ratios}): **{verdict}**."
+            f"- ({surrogate}) (a) Average regret per agent improves with the largest clique (1 "
+            f"agent: clique 1, ΣR_A {base:.4g}; star with more agents: clique 2, ΣR_A relative "
+            f"to 1 agent: {ratios}): **{verdict}**."
         )
     disc = [
         (m, rs)
@@ -570,9 +570,9 @@ def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
         best = _med([np.sum(r["R_B"]) for r in rs]) / _med([np.sum(r["R_B"]) for r in single])
         verdict = "holds" if ratio >= 0.9 else "does NOT hold"
         lines.append(
-            f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: ΣR_A ratio "
-            f"{ratio:.2f} (>= 0.9 expected: each is a single agent) **{verdict}**; ΣR_B ratio {best:.2f} "
-            f"(best of {m} independent agents)."
+            f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: "
+            f"ΣR_A ratio {ratio:.2f} (>= 0.9 expected: each is a single agent) **{verdict}**; "
+            f"ΣR_B ratio {best:.2f} (best of {m} independent agents)."
         )
     return lines
 
@@ -602,12 +602,14 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         }
         compared = [c for c in ("dts-complete", "dts-complete-egp") if c in samplers]
         lines += [
-            f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} evaluations)",
+            f"### Distributed Thompson sampling, {workers} asynchronous agents ({n_eval} "
+            "evaluations)",
             "",
-            "Median final regret (best value - known minimum) over seeds (their number in brackets); "
-            "`dts-<graph>`: `DistributedTSSampler`, one agent per worker slot. Ratios to egp-ts: raw, and "
-            f"with regrets below the function's *solved* level ({SOLVED_FRACTION:g} x the median regret "
-            f"after the {STARTUP_TRIALS} random start-up trials, shown) counted as that level.",
+            "Median final regret (best value - known minimum) over seeds (their number in "
+            "brackets); `dts-<graph>`: `DistributedTSSampler`, one agent per worker slot. "
+            "Ratios to egp-ts: raw, and with regrets below the function's *solved* level "
+            f"({SOLVED_FRACTION:g} x the median regret after the {STARTUP_TRIALS} random "
+            "start-up trials, shown) counted as that level.",
             "",
             "| function | "
             + " | ".join(
@@ -639,9 +641,10 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
         lines += [
             "",
-            "Seconds per suggestion (median over runs of the mean time of the asks whose suggestion came "
-            f"from the model; TPE: once {STARTUP_TRIALS} trials completed). An agent's start-up counts its "
-            "neighbourhood's trials, so star and ring agents search randomly for longer:",
+            "Seconds per suggestion (median over runs of the mean time of the asks whose "
+            f"suggestion came from the model; TPE: once {STARTUP_TRIALS} trials completed). An "
+            "agent's start-up counts its neighbourhood's trials, so star and ring agents search "
+            "randomly for longer:",
             "",
             "| " + " | ".join(samplers) + " | dts-ring / egp-ts |",
             "|" + "---|" * (len(samplers) + 1),
@@ -653,27 +656,28 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         speed = _ratio(sec.get("dts-ring"), sec.get("egp-ts"))
         if workers == 16 and speed is not None:
             lines.append(
-                f"- Target, 16 agents on a ring: seconds per suggestion at most half of egp-ts's: ratio "
-                f"{speed:.2f}: **{'met' if speed <= 0.5 else 'not met'}**."
+                "- Target, 16 agents on a ring: seconds per suggestion at most half of egp-ts's: "
+                f"ratio {speed:.2f}: **{'met' if speed <= 0.5 else 'not met'}**."
             )
         elif speed is not None:
             lines.append(
-                f"- Ring / egp-ts seconds per suggestion at {workers} agents: {speed:.2f} (the target, "
-                "<= 0.5, is for 16 agents)."
+                f"- Ring / egp-ts seconds per suggestion at {workers} agents: {speed:.2f} (the "
+                "target, <= 0.5, is for 16 agents)."
             )
         if ratios:
             within = [fn for fn, v in ratios.items() if v <= 1.2]
             within_floored = [fn for fn, v in floored.items() if v <= 1.2]
             lines.append(
-                f"- Target, complete graph: regret within 1.2x egp-ts's: on {len(within)}/{len(ratios)} "
-                f"functions raw (geometric mean ratio {_gmean(ratios.values()):.2f}), "
-                f"{len(within_floored)}/{len(floored)} with the solved level: "
-                f"**{'met' if len(within) == len(ratios) else 'not met'}** (raw)."
+                "- Target, complete graph: regret within 1.2x egp-ts's: on "
+                f"{len(within)}/{len(ratios)} functions raw (geometric mean ratio "
+                f"{_gmean(ratios.values()):.2f}), {len(within_floored)}/{len(floored)} with the "
+                f"solved level: **{'met' if len(within) == len(ratios) else 'not met'}** (raw)."
             )
         if beats_tpe:
             wins = sum(beats_tpe.values())
             lines.append(
-                f"- Target, dts-complete better than TPE on most functions: {wins}/{len(beats_tpe)}: "
+                "- Target, dts-complete better than TPE on most functions: "
+                f"{wins}/{len(beats_tpe)}: "
                 f"**{'met' if wins > len(beats_tpe) / 2 else 'not met'}**."
             )
         lines += ["", f"Rows: {_provenance(rs)}.", ""]
@@ -987,8 +991,9 @@ def main(argv=None) -> None:
 
         def describe(row):
             return (
-                f"{row['function']} {row['sampler']} seed={row['seed']}: regret {row['regret'][-1]:.4g}, "
-                f"{row['seconds']:.1f} s, mean ask {np.mean(row['ask_seconds']):.3f} s"
+                f"{row['function']} {row['sampler']} seed={row['seed']}: regret "
+                f"{row['regret'][-1]:.4g}, {row['seconds']:.1f} s, mean ask "
+                f"{np.mean(row['ask_seconds']):.3f} s"
             )
 
     todo = [j for j in jobs if key(j) not in done]

@@ -115,8 +115,9 @@ def summarise(rows: list[dict]) -> list[str]:
     lines = [
         f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS",
         "",
-        "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / gp-ts (s) "
-        "| warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model part: dts-ring / egp-ts (s) |",
+        "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / "
+        "gp-ts (s) | warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model "
+        "part: dts-ring / egp-ts (s) |",
         "|---|---|---|---|---|---|",
     ]
     for n in sorted({r["n_complete"] for r in rows}):
@@ -136,7 +137,8 @@ def summarise(rows: list[dict]) -> list[str]:
             if all("model_seconds" in r for r in c)
         }
         model_cell = (
-            f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} ({model['dts-ring'] / model['egp-ts']:.2f})"
+            f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} "
+            f"({model['dts-ring'] / model['egp-ts']:.2f})"
             if {"dts-ring", "egp-ts"} <= model.keys()
             else "-"
         )
@@ -149,10 +151,9 @@ def summarise(rows: list[dict]) -> list[str]:
     dates = sorted(r["date"] for r in rows)
     lines += [
         "",
-        f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean of asks "
-        f"2..K (warm). Measured {dates[0]} to "
-        f"{dates[-1]} (UTC) at commit {rows[-1]['commit']}; one process, one BLAS thread. "
-        "`benchmarks/dts_speed.py`.",
+        f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean "
+        f"of asks 2..K (warm). Measured {dates[0]} to {dates[-1]} (UTC) at commit "
+        f"{rows[-1]['commit']}; one process, one BLAS thread. `benchmarks/dts_speed.py`.",
         "",
     ]
     return lines

@@ -45,8 +45,8 @@ def regret_table(records, title: str) -> list[str]:
     lines = [
         f"### {title}",
         "",
-        f"Median final regret over seeds (min seeds per cell: {n_seeds}; {records[0]['n_trials']} trials). "
-        "Bold = best in row.",
+        f"Median final regret over seeds (min seeds per cell: {n_seeds}; {records[0]['n_trials']} "
+        "trials). Bold = best in row.",
         "",
         "| function | " + " | ".join(samplers) + " |",
         "|---" * (len(samplers) + 1) + "|",
@@ -90,11 +90,12 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
     lines = [
         f"#### {title}",
         "",
-        f"The same functions, samplers and seeds run by both versions. New rows: {_commits(new)}; old rows: "
-        f"{_commits(old)} (unrecorded: rows written before runs recorded their commit; see the code versions "
-        "above). Median final regret over seeds (seeds in brackets), ratio new / old; `!` marks a ratio above "
-        f"{limit}; p: one-sided Mann-Whitney U test that the new final regrets are larger (uncorrected for the "
-        "number of cells: expect about one p below 0.1 in 18 by chance).",
+        f"The same functions, samplers and seeds run by both versions. New rows: {_commits(new)}; "
+        f"old rows: {_commits(old)} (unrecorded: rows written before runs recorded their commit; "
+        "see the code versions above). Median final regret over seeds (seeds in brackets), "
+        f"ratio new / old; `!` marks a ratio above {limit}; p: one-sided Mann-Whitney U test "
+        "that the new final regrets are larger (uncorrected for the number of cells: expect "
+        "about one p below 0.1 in 18 by chance).",
         "",
         "| function | " + " | ".join(f"{s} old | {s} new | ratio | p" for s in samplers) + " |",
         "|---" * (4 * len(samplers) + 1) + "|",
@@ -209,7 +210,8 @@ def parallel_section(seq, par, workers, label) -> list[str]:
             )
     if ratios:
         lines += [
-            f"Regret with {workers} workers / own sequential regret at equal evaluations (same seeds):",
+            f"Regret with {workers} workers / own sequential regret at equal evaluations (same "
+            "seeds):",
             "",
         ]
         lines += [f"- {r}" for r in ratios] + [""]
@@ -233,8 +235,9 @@ def spread_table(par, workers) -> list[str]:
         return []
     samplers = sorted({s for row in rows.values() for s in row})
     lines = [
-        f"Mean pairwise distance between the {workers} pending points at each ask (unit-cube coordinates; "
-        "median over seeds; recorded only by runs made after this metric was added):",
+        f"Mean pairwise distance between the {workers} pending points at each ask (unit-cube "
+        "coordinates; median over seeds; recorded only by runs made after this metric was "
+        "added):",
         "",
         "| function | " + " | ".join(samplers) + " |",
         "|---" * (len(samplers) + 1) + "|",
@@ -274,11 +277,11 @@ def bore_section(
     lines = [
         f"### {title}",
         "",
-        f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} evaluations "
-        "(the first 10 random). Final cumulative regret: mean ± 95 % CI half-width over seeds (seeds in "
-        "brackets); lower is better. Names: `-beta<b>` sets beta, `-sharp<k>` the SVGD target's exponent "
-        "(default 10; the paper's is 1). The paper's Fig. E.1 compares beta = 3 with beta = 0 for one "
-        "classifier.",
+        f"Rosenbrock on [-5, 10]^d, batches of {records[0]['workers']}, {records[0]['n_trials']} "
+        "evaluations (the first 10 random). Final cumulative regret: mean ± 95 % CI half-width "
+        "over seeds (seeds in brackets); lower is better. Names: `-beta<b>` sets beta, "
+        "`-sharp<k>` the SVGD target's exponent (default 10; the paper's is 1). The paper's "
+        "Fig. E.1 compares beta = 3 with beta = 0 for one classifier.",
         "",
         "| d | " + " | ".join(samplers + list(ratios)) + " |",
         "|---" * (len(samplers) + len(ratios) + 1) + "|",
@@ -358,7 +361,8 @@ def overhead_section(records) -> list[str]:
     lines = [
         "### Seconds per suggestion (Hartmann-6, random completed trials)",
         "",
-        "Mean of 5 consecutive suggestions (the first includes a full refit); first one in brackets.",
+        "Mean of 5 consecutive suggestions (the first includes a full refit); first one in "
+        "brackets.",
         "",
         "| completed trials | " + " | ".join(samplers) + " |",
         "|---" * (len(samplers) + 1) + "|",
@@ -390,7 +394,10 @@ def _provenance(rows) -> str:
     commits = ", ".join(sorted({r["commit"] for r in rows}))
     threads = ", ".join(sorted({str(r["thread_settings"]["threads"]) for r in rows}))
     pythons = ", ".join(sorted({r["python"] for r in rows}))
-    return f"Measured {when} (UTC) at commit {commits}; Python {pythons}; {threads} thread(s) (BLAS, OpenMP, torch)."
+    return (
+        f"Measured {when} (UTC) at commit {commits}; Python {pythons}; {threads} thread(s) "
+        "(BLAS, OpenMP, torch)."
+    )
 
 
 def _speed_samplers(rows) -> list[str]:
@@ -431,11 +438,12 @@ def speed_dims_section(records) -> list[str]:
     lines = [
         "### Seconds per suggestion by dimension",
         "",
-        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} on [{r0['bounds'][0]:g}, {r0['bounds'][1]:g}]^d, float parameters, "
-        f"{r0['n_complete']} random completed trials added with `add_trials`, then {r0['asks']} consecutive "
-        "`ask(fixed_distributions)` + `tell`, refits included: mean seconds per ask+tell (first in brackets). "
-        f"Samplers {'interleaved ask by ask' if r0['order'] == 'interleaved' else 'one after the other'} in "
-        "one process. " + _provenance(rows),
+        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} on [{r0['bounds'][0]:g}, "
+        f"{r0['bounds'][1]:g}]^d, float parameters, {r0['n_complete']} random completed trials "
+        f"added with `add_trials`, then {r0['asks']} consecutive `ask(fixed_distributions)` + "
+        "`tell`, refits included: mean seconds per ask+tell (first in brackets). Samplers "
+        f"{'interleaved ask by ask' if r0['order'] == 'interleaved' else 'one after the other'} "
+        "in one process. " + _provenance(rows),
         "",
         "| d | "
         + " | ".join(_label(s) for s in samplers)
@@ -472,13 +480,14 @@ def speed_many_section(records) -> list[str]:
     lines = [
         "### Seconds per ask with many completed trials and concurrent asks",
         "",
-        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} (d = {r0['d']}), random completed trials added with `add_trials`, then "
-        f"{r0['rounds']} rounds of {b} asks before any tell (then {b} tells). Ask 1 of a round refits on the "
-        f"new completions; asks 2-{b} have 1-{b - 1} running trials. Seconds per ask; "
-        f"medians and maxima over the {r0['rounds']} rounds. " + _provenance(rows),
+        f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} (d = {r0['d']}), random completed "
+        f"trials added with `add_trials`, then {r0['rounds']} rounds of {b} asks before any tell "
+        f"(then {b} tells). Ask 1 of a round refits on the new completions; asks 2-{b} have "
+        f"1-{b - 1} running trials. Seconds per ask; medians and maxima over the {r0['rounds']} "
+        "rounds. " + _provenance(rows),
         "",
-        f"| completed trials | sampler | ask 1 (median) | asks 2-{b} (median) | asks 2-{b} (max) | all asks (mean) "
-        "| all asks (max) | mean / GPSampler |",
+        f"| completed trials | sampler | ask 1 (median) | asks 2-{b} (median) | asks 2-{b} (max) | "
+        "all asks (mean) | all asks (max) | mean / GPSampler |",
         "|---" * 8 + "|",
     ]
     checks = []
@@ -500,13 +509,13 @@ def speed_many_section(records) -> list[str]:
             if s != "gp" and later:
                 checks.append(
                     f"- {n} trials, {SPEED_LABELS.get(s, s)}: asks 2-{b} of every round under 1 s: "
-                    f"{'yes' if max(later) < 1 else 'no'} (max {max(later):.2f} s); every ask under 1 s: "
-                    f"{'yes' if max(flat) < 1 else 'no'} (max {max(flat):.2f} s)"
+                    f"{'yes' if max(later) < 1 else 'no'} (max {max(later):.2f} s); every ask "
+                    f"under 1 s: {'yes' if max(flat) < 1 else 'no'} (max {max(flat):.2f} s)"
                 )
             if s == "bore++" and gp:
                 checks.append(
-                    f"- {n} trials: BORESampler mean seconds per ask / GPSampler's = {r['mean'] / gp['mean']:.2f} "
-                    "(target: at most 0.20)"
+                    f"- {n} trials: BORESampler mean seconds per ask / GPSampler's = "
+                    f"{r['mean'] / gp['mean']:.2f} (target: at most 0.20)"
                 )
     return lines + [""] + checks + [""] + _problems(rows)
 
@@ -519,9 +528,9 @@ def speed_imports_section(records) -> list[str]:
     lines = [
         "### Import cost and first suggestion (fresh processes)",
         "",
-        "Median over fresh interpreters (runs in brackets; one discarded warm-up). Heavy modules: which of "
-        "scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are in `sys.modules` "
-        "after the step (for a suggestion: the ones it imported). "
+        "Median over fresh interpreters (runs in brackets; one discarded warm-up). Heavy modules: "
+        "which of scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are "
+        "in `sys.modules` after the step (for a suggestion: the ones it imported). "
         + _provenance(list(rows.values())),
         "",
         "| step | seconds (median) | heavy modules |",
@@ -560,8 +569,8 @@ def speed_imports_section(records) -> list[str]:
             f"{r['median']['ask1']:.3f} ({r['runs']}) | {mods(new1)} |"
         )
         lines.append(
-            f"| next suggestion, {_label(s)} (ask {n + 2}) | {r['median']['ask2']:.3f} ({r['runs']}) | "
-            f"{mods(new2)} |"
+            f"| next suggestion, {_label(s)} (ask {n + 2}) | {r['median']['ask2']:.3f} "
+            f"({r['runs']}) | {mods(new2)} |"
         )
     return lines + [""]
 
@@ -580,11 +589,11 @@ def speed_encoding_section(records) -> list[str]:
     lines = [
         "### Search-space encoding",
         "",
-        f"Encode + decode of {r0['rows']} rows of a {r0['n_params']}-parameter `shared_core.SearchSpace` "
-        f"({k['float']} float: {k['float_log']} log, {k['float_step']} with `step`; {k['int']} int: {k['int_log']} "
-        f"log, {k['int_step']} with `step`; {k['categorical']} categorical with 3-5 choices of mixed types; "
-        f"{r0['encoded_dim']} encoded columns). Median over runs (in brackets) after a warm-up. "
-        + _provenance(rows),
+        f"Encode + decode of {r0['rows']} rows of a {r0['n_params']}-parameter "
+        f"`shared_core.SearchSpace` ({k['float']} float: {k['float_log']} log, {k['float_step']} "
+        f"with `step`; {k['int']} int: {k['int_log']} log, {k['int_step']} with `step`; "
+        f"{k['categorical']} categorical with 3-5 choices of mixed types; {r0['encoded_dim']} "
+        "encoded columns). Median over runs (in brackets) after a warm-up. " + _provenance(rows),
         "",
         "| API | round trip (ms) | encode (ms) | decode (ms) | round trip returns the input |",
         "|---" * 5 + "|",
@@ -592,8 +601,8 @@ def speed_encoding_section(records) -> list[str]:
     for r in sorted(rows, key=lambda r: r["api"]):
         ok = "yes" if r["roundtrip_ok"] else f"no ({r['roundtrip_mismatches']} values differ)"
         lines.append(
-            f"| {api_text.get(r['api'], r['api'])} | {r['median'] * 1e3:.1f} ({r['runs']}) | {r['encode_median'] * 1e3:.1f} | "
-            f"{r['decode_median'] * 1e3:.1f} | {ok} |"
+            f"| {api_text.get(r['api'], r['api'])} | {r['median'] * 1e3:.1f} ({r['runs']}) | "
+            f"{r['encode_median'] * 1e3:.1f} | {r['decode_median'] * 1e3:.1f} | {ok} |"
         )
     return lines + [""]
 

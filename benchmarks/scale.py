@@ -186,8 +186,8 @@ def _line(row: dict) -> str:
     if row.get("timed_out"):
         return f"{row['sampler']} n={row['n']} d={row['d']}: timed out after {row['timeout']:.0f} s"
     return (
-        f"{row['sampler']} n={row['n']} d={row['d']}: cold {row['cold_seconds']:.2f} s, warm median "
-        f"{statistics.median(row['seconds']):.3f} s, peak RSS {row['peak_rss_mb']:.0f} MB"
+        f"{row['sampler']} n={row['n']} d={row['d']}: cold {row['cold_seconds']:.2f} s, warm "
+        f"median {statistics.median(row['seconds']):.3f} s, peak RSS {row['peak_rss_mb']:.0f} MB"
     )
 
 
@@ -210,8 +210,8 @@ def summarise(rows: list[dict]) -> list[str]:
     lines = [
         "### Scale: seconds per suggestion and peak memory with many completed trials",
         "",
-        "4 trials running during every timed ask; warm = median of the timed asks; one BLAS/torch thread; "
-        "one process per configuration. `benchmarks/scale.py`.",
+        "4 trials running during every timed ask; warm = median of the timed asks; one BLAS/torch "
+        "thread; one process per configuration. `benchmarks/scale.py`.",
         "",
         "| d | sampler | trials | cold ask (s) | warm ask (s) | peak RSS (MB) |",
         "|---|---|---|---|---|---|",
@@ -219,7 +219,8 @@ def summarise(rows: list[dict]) -> list[str]:
     for r in sorted(rows, key=lambda r: (r["d"], SAMPLERS.index(r["sampler"]), r["n"])):
         if r.get("timed_out"):
             lines.append(
-                f"| {r['d']} | {r['sampler']} | {r['n']} | timed out (> {r['timeout']:.0f} s in all) | | |"
+                f"| {r['d']} | {r['sampler']} | {r['n']} | timed out (> {r['timeout']:.0f} s in "
+                "all) | | |"
             )
             continue
         lines.append(
@@ -244,16 +245,16 @@ def _checks(rows: list[dict]) -> list[str]:
         if cell:
             warm = statistics.median(cell[0]["seconds"])
             out.append(
-                f"- Target, {name} warm ask at 10 000 trials (d = 6) under {limit:g} s: {warm:.3f} s: "
-                f"**{'met' if warm < limit else 'not met'}**."
+                f"- Target, {name} warm ask at 10 000 trials (d = 6) under {limit:g} s: {warm:.3f} "
+                f"s: **{'met' if warm < limit else 'not met'}**."
             )
     measured = [r for r in rows if "peak_rss_mb" in r and r["sampler"] != "gp"]
     if measured:
         worst = max(measured, key=lambda r: r["peak_rss_mb"])
         out.append(
-            f"- Target, peak RSS under {TARGET_RSS_MB} MB for every sampler of this package: largest "
-            f"{worst['peak_rss_mb']:.0f} MB ({worst['sampler']}, n = {worst['n']}, d = {worst['d']}): "
-            f"**{'met' if worst['peak_rss_mb'] < TARGET_RSS_MB else 'not met'}**."
+            f"- Target, peak RSS under {TARGET_RSS_MB} MB for every sampler of this package: "
+            f"largest {worst['peak_rss_mb']:.0f} MB ({worst['sampler']}, n = {worst['n']}, d = "
+            f"{worst['d']}): **{'met' if worst['peak_rss_mb'] < TARGET_RSS_MB else 'not met'}**."
         )
     gp = [r for r in rows if r["sampler"] == "gp"]
     if gp:
@@ -265,7 +266,8 @@ def _checks(rows: list[dict]) -> list[str]:
                 + (
                     f"timed out (> {r['timeout']:.0f} s)"
                     if r.get("timed_out")
-                    else f"warm {statistics.median(r['seconds']):.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB"
+                    else f"warm {statistics.median(r['seconds']):.1f} s, peak RSS "
+                    f"{r['peak_rss_mb']:.0f} MB"
                 )
                 for r in sorted(gp, key=lambda r: (r["d"], r["n"]))
             )

@@ -276,8 +276,8 @@ class Timed:
             )
         if any(n != self.d for r in self.n_params for n in r):
             problems.append(
-                f"{self.name}: sample_relative returned {self.n_params} params (expected {self.d}): "
-                "not every parameter came from the model"
+                f"{self.name}: sample_relative returned {self.n_params} params (expected "
+                f"{self.d}): not every parameter came from the model"
             )
         return problems
 
@@ -404,7 +404,8 @@ def cmd_many(a) -> None:
             }
             out.write(row)
             tail = (
-                f", asks 2-{a.batch} median {row['later_median']:.3f} s, max {row['later_max']:.3f} s"
+                f", asks 2-{a.batch} median {row['later_median']:.3f} s, max "
+                f"{row['later_max']:.3f} s"
                 if later
                 else ""
             )
@@ -646,9 +647,10 @@ def cmd_encoding(a) -> None:
         }
         out.write(row)
         print(
-            f"encoding {api}: round trip median {row['median'] * 1e3:.2f} ms (encode {row['encode_median'] * 1e3:.2f}, "
-            f"decode {row['decode_median'] * 1e3:.2f}); round trip ok: {row['roundtrip_ok']} "
-            f"({mismatches} mismatches); |X - encode_many| max {row['max_abs_diff_vs_encode_many']}",
+            f"encoding {api}: round trip median {row['median'] * 1e3:.2f} ms (encode "
+            f"{row['encode_median'] * 1e3:.2f}, decode {row['decode_median'] * 1e3:.2f}); round "
+            f"trip ok: {row['roundtrip_ok']} ({mismatches} mismatches); |X - encode_many| max "
+            f"{row['max_abs_diff_vs_encode_many']}",
             flush=True,
         )
 

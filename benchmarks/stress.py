@@ -336,8 +336,9 @@ def summarise(rows: list[dict]) -> list[str]:
     lines = [
         "### Load and faults: 8 workers on PostgreSQL, SIGKILLed and restarted",
         "",
-        "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent points "
-        "| closest concurrent points | checks | median best regret, kills / clean | ratio |",
+        "| sampler | space | runs | kills (total) | failed trials (total) | identical concurrent "
+        "points | closest concurrent points | checks | median best regret, kills / clean | "
+        "ratio |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     shown = []
@@ -356,16 +357,18 @@ def summarise(rows: list[dict]) -> list[str]:
         lines.append(
             f"| {sampler} | {space} | {len(rs)} | {sum(r['kills'] for r in killed)} | "
             f"{sum(r['states'].get('FAIL', 0) for r in killed)} | "
-            f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {sum(r['concurrent_pairs'] for r in rs)} "
-            f"pairs | {min(r['min_concurrent_distance'] for r in rs):.2g} | "
-            f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / {med_c:.3g} | {ratio} |"
+            f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of "
+            f"{sum(r['concurrent_pairs'] for r in rs)} pairs | "
+            f"{min(r['min_concurrent_distance'] for r in rs):.2g} | "
+            f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / "
+            f"{med_c:.3g} | {ratio} |"
         )
     dates = sorted(r["date"] for r in shown)
     lines += [
         "",
         f"Target: ratio within 1.5. Runs: kills on and off, 3 repeats each. Measured {dates[0]} to "
-        f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per row: the newest "
-        "commit's runs). `benchmarks/stress.py`.",
+        f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per "
+        "row: the newest commit's runs). `benchmarks/stress.py`.",
         "",
     ]
     return lines

@@ -456,11 +456,11 @@ def _progress(rows: list[dict]) -> str:
     warm = [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if not c]
     problems = sorted({p for r in rows for p in r["problems"]})
     return (
-        f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} max_threads={str(r0['max_threads']):4s} "
-        f"processes={r0['processes']} n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; "
-        f"BLAS threads {r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); "
-        f"concurrent {[r['concurrent'] for r in rows]}"
-        + (f"  PROBLEMS: {problems}" if problems else "")
+        f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} "
+        f"max_threads={str(r0['max_threads']):4s} processes={r0['processes']} "
+        f"n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; BLAS threads "
+        f"{r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); concurrent "
+        f"{[r['concurrent'] for r in rows]}" + (f"  PROBLEMS: {problems}" if problems else "")
     )
 
 
@@ -503,16 +503,17 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
     lines = [
         "### Thread oversubscription: concurrent worker processes",
         "",
-        f"Hartmann-6, random completed trials added with `add_trials` (EGP "
-        f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ {_values(rows, 'n_complete', 'bore++')}), then "
-        f"{_values(rows, 'asks')} ask(fixed distributions) + tell per worker process; each worker a fresh "
-        "interpreter with default BLAS threads (no thread variables set), the workers of a cell released "
-        "together. Cold: the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
-        f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells interleaved); "
-        f"ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.",
+        "Hartmann-6, random completed trials added with `add_trials` (EGP "
+        f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ "
+        f"{_values(rows, 'n_complete', 'bore++')}), then {_values(rows, 'asks')} ask(fixed "
+        "distributions) + tell per worker process; each worker a fresh interpreter with default "
+        "BLAS threads (no thread variables set), the workers of a cell released together. Cold: "
+        "the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
+        f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells "
+        f"interleaved); ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.",
         "",
-        f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, {p(lo)} (s) "
-        f"| warm, {p(hi)} (s) | warm ratio |",
+        f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, "
+        f"{p(lo)} (s) | warm, {p(hi)} (s) | warm ratio |",
         "|---" * 8 + "|",
     ]
     checks = []
@@ -525,9 +526,9 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
             cells += [_med(a), _med(b), f"{ratio:.2f}" if ratio is not None else "–"]
             if ratio is not None and hi > lo:
                 checks.append(
-                    f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, {'cold' if cold else 'warm'}: "
-                    f"{p(hi)} / {p(lo)} = {ratio:.2f} (target: at most {target:g}): "
-                    f"{'met' if ratio <= target else 'not met'}"
+                    f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, "
+                    f"{'cold' if cold else 'warm'}: {p(hi)} / {p(lo)} = {ratio:.2f} (target: at "
+                    f"most {target:g}): {'met' if ratio <= target else 'not met'}"
                 )
         lines.append(
             f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
@@ -571,9 +572,9 @@ def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list
                 if a and b and hi > lo:
                     ratio = statistics.median(b) / statistics.median(a)
                     out.append(
-                        f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} processes with "
-                        f"max_threads={m} / {lo} without a limit = {ratio:.2f} (at most {target:g}: "
-                        f"{'yes' if ratio <= target else 'no'})"
+                        f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} "
+                        f"processes with max_threads={m} / {lo} without a limit = {ratio:.2f} "
+                        f"(at most {target:g}: {'yes' if ratio <= target else 'no'})"
                     )
     return out
 
@@ -591,10 +592,11 @@ def _provenance(rows: list[dict]) -> str:
         {f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str
     )
     return (
-        f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; "
-        f"Python {', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
-        f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the sampler: "
-        f"{'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} to {max(loads):.2f}."
+        f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; Python "
+        f"{', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
+        f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the "
+        f"sampler: {'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} "
+        f"to {max(loads):.2f}."
     )
 
 

@@ -79,6 +79,7 @@ if __name__ == "__main__":
     print(client.summarize().tail(8).to_string())
     params, values, index, _ = client.get_best_parameterization()
     print(
-        f"\nBest trial {index}: loss {values['loss'][0]:.4f} (optimum 0.3979 at shape='flat', lr=1e-3, layers=1)"
+        f"\nBest trial {index}: loss {values['loss'][0]:.4f} (optimum 0.3979 at shape='flat', "
+        "lr=1e-3, layers=1)"
     )
     print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in params.items()})

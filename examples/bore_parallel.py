@@ -36,7 +36,8 @@ if __name__ == "__main__":
     study = optuna.create_study(study_name="bore", storage=storage, sampler=BORESampler(seed=0))
     study.optimize(branin, n_trials=50, n_jobs=4)
     print(
-        f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret {study.best_value - BRANIN_MIN:.4f})"
+        f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret "
+        f"{study.best_value - BRANIN_MIN:.4f})"
     )
     print("best params:", {k: round(v, 4) for k, v in study.best_params.items()})
 

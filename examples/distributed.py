@@ -73,8 +73,8 @@ def main() -> None:
     study = optuna.load_study(study_name="dts", storage=storage(url))
     sampler = DistributedTSSampler(agent_id=0, graph=graph, n_agents=n_agents)
     print(
-        f"{graph} graph, {n_agents} agents, {len(study.trials)} trials; "
-        f"largest clique {sampler.graph.largest_clique_size}, clique cover {sampler.graph.clique_cover_number}"
+        f"{graph} graph, {n_agents} agents, {len(study.trials)} trials; largest clique "
+        f"{sampler.graph.largest_clique_size}, clique cover {sampler.graph.clique_cover_number}"
     )
     for agent in range(n_agents):
         mine = [
@@ -86,8 +86,8 @@ def main() -> None:
         seen = view["sources"] if view else "-"
         best = f"{min(t.value for t in mine):.4f}" if mine else "-"
         print(
-            f"agent {agent}: neighbourhood {sorted(sampler.graph.neighbourhood(agent))}, {len(mine)} trials, "
-            f"last model saw agents {seen}, best {best}"
+            f"agent {agent}: neighbourhood {sorted(sampler.graph.neighbourhood(agent))}, "
+            f"{len(mine)} trials, last model saw agents {seen}, best {best}"
         )
     print(f"best overall {study.best_value:.4f} at {study.best_params}")
 

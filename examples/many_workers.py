@@ -90,8 +90,8 @@ def main() -> None:
     study = optuna.load_study(study_name="demo", storage=url)
     states = [t.state.name for t in study.trials]
     print(
-        f"{len(states)} trials: {states.count('COMPLETE')} complete, {states.count('FAIL')} failed by the heartbeat, "
-        f"{states.count('RUNNING')} running"
+        f"{len(states)} trials: {states.count('COMPLETE')} complete, {states.count('FAIL')} failed "
+        f"by the heartbeat, {states.count('RUNNING')} running"
     )
     failed = [t for t in study.trials if t.state == optuna.trial.TrialState.FAIL]
     for t in failed:
@@ -99,8 +99,8 @@ def main() -> None:
         print(f"trial {t.number} (the killed worker's) failed; retried as trial(s) {retried}")
     if "RUNNING" in states:
         print(
-            "the killed worker's trial was not yet past the grace period when the study ended; the next "
-            "optimize() call on this study fails it"
+            "the killed worker's trial was not yet past the grace period when the study ended; "
+            "the next optimize() call on this study fails it"
         )
     print(f"best value {study.best_value:.4f} at {study.best_params}")
 

@@ -95,8 +95,8 @@ class ModelRecords:
             try:
                 if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
                     warn(
-                        f"the model record of trial {trial.number} is larger than {MAX_RECORD_CHARS} characters "
-                        "and is not written"
+                        f"the model record of trial {trial.number} is larger than "
+                        f"{MAX_RECORD_CHARS} characters and is not written"
                     )
                     continue
                 _storage.write_system_attr(study, trial, key, value)

@@ -110,13 +110,15 @@ class DistributedTSSampler(CoreSampler):
         super().__init__(algorithm, **core_arguments)
         if not self.graph.is_connected:
             logger.warning(
-                f"DistributedTSSampler: the communication graph is disconnected ({len(self.graph.components)} "
-                "components); agents in different components never share data."
+                "DistributedTSSampler: the communication graph is disconnected "
+                f"({len(self.graph.components)} components); agents in different components "
+                "never share data."
             )
         if independent_sampler is not None and not isinstance(independent_sampler, RandomSampler):
             logger.warning(
-                f"DistributedTSSampler: the independent sampler {type(independent_sampler).__name__} "
-                "sees every agent's trials, not only this agent's neighbourhood."
+                "DistributedTSSampler: the independent sampler "
+                f"{type(independent_sampler).__name__} sees every agent's trials, not only this "
+                "agent's neighbourhood."
             )
 
     @property

@@ -207,9 +207,9 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warnings.warn(
                     "threads",
-                    f"max_threads={self._max_threads} could not cap the BLAS threads: "
-                    "another thread controls them (e.g. a threadpoolctl.threadpool_limits block "
-                    "around study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
+                    f"max_threads={self._max_threads} could not cap the BLAS threads: another "
+                    "thread controls them (e.g. a threadpoolctl.threadpool_limits block around "
+                    "study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
                     "before starting Python instead",
                 )
             trials = study.get_trials(
@@ -344,8 +344,8 @@ class CoreSampler(BaseSampler):
             self._warnings.warn(
                 f"independent:{param_name}",
                 f"the parameter '{param_name}' in trial#{trial.number} is sampled independently by "
-                f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: it is "
-                "not in every completed trial (conditional or dynamic search space)",
+                f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: "
+                "it is not in every completed trial (conditional or dynamic search space)",
                 once="once per parameter",
             )
         return self._independent_sampler.sample_independent(
@@ -400,7 +400,8 @@ def _constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
     """The error for ``constraints_func=...``, which no sampler of this package supports yet."""
     return (
         f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
-        f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and may suggest "
-        "infeasible points; constraint values set with trial.set_constraint are not used for sampling "
-        "either (a warning says so). Optuna's GPSampler and TPESampler model constraints."
+        f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and "
+        "may suggest infeasible points; constraint values set with trial.set_constraint are not "
+        "used for sampling either (a warning says so). Optuna's GPSampler and TPESampler model "
+        "constraints."
     )

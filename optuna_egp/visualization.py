@@ -138,8 +138,9 @@ def model_history(study: Study) -> ModelHistory:
     if not refits:
         raise ValueError(
             f"no trial of study {study.study_name!r} has a recorded model (trial system attribute "
-            f"{MODEL_KEY!r}): use EGPTSSampler(share_model=True) (the default), which records the ensemble "
-            f"at every model-based trial, i.e. once n_startup_trials trials have completed"
+            f"{MODEL_KEY!r}): use EGPTSSampler(share_model=True) (the default), which records "
+            "the ensemble at every model-based trial, i.e. once n_startup_trials trials have "
+            "completed"
         )
     numbers, rows = [], []
     for t in trials:

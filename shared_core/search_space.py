@@ -63,7 +63,8 @@ class SearchSpace:
         for name, p in self.params.items():
             if not isinstance(p, (FloatParam, IntParam, CategoricalParam)):
                 raise ValueError(
-                    f"params[{name!r}] must be a FloatParam, IntParam or CategoricalParam, got {p!r}"
+                    f"params[{name!r}] must be a FloatParam, IntParam or CategoricalParam, got "
+                    f"{p!r}"
                 )
         self.constraints: tuple[LinearConstraint, ...] = tuple(constraints)
         for c in self.constraints:
@@ -230,7 +231,8 @@ class SearchSpace:
         if len(X) == 0:
             raise ValueError(
                 f"no point satisfying the constraints {self.constraints!r} was found in "
-                f"{_MAX_REJECTION_ROUNDS * max(4 * n, 1024)} random draws: they look infeasible or very tight"
+                f"{_MAX_REJECTION_ROUNDS * max(4 * n, 1024)} random draws: they look infeasible "
+                "or very tight"
             )
         return X[rng.integers(len(X), size=n)] if len(X) < n else X[:n]
 

@@ -79,8 +79,8 @@ def make_graph(graph: Any, n_agents: int | None = None, *, seed: Any = None) -> 
         return _checked_size(_from_adjacency(graph), n_agents, "the adjacency matrix")
     if isinstance(graph, (bytes, Mapping)) or not isinstance(graph, Iterable):
         raise ValueError(
-            f"a graph must be a topology name {graph_names()}, an edge list, an adjacency matrix, a "
-            f"networkx.Graph or a CommunicationGraph, got {type(graph).__name__} {graph!r}"
+            f"a graph must be a topology name {graph_names()}, an edge list, an adjacency matrix, "
+            f"a networkx.Graph or a CommunicationGraph, got {type(graph).__name__} {graph!r}"
         )
     return _from_edge_list(graph, n_agents)
 
@@ -248,8 +248,8 @@ def _from_adjacency(spec: Any) -> CommunicationGraph:
     n = len(rows)
     hint = (
         (
-            " (a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the edge of two agents as "
-            "[(0, 1)])"
+            " (a 2 x 2 array-like of 0/1 is read as an adjacency matrix; give the edge of two "
+            "agents as [(0, 1)])"
         )
         if n == 2
         else ""
@@ -292,8 +292,8 @@ def _from_networkx(graph: Any) -> CommunicationGraph:
         raise ValueError("a networkx graph needs at least one node, got an empty graph")
     if set(nodes) != set(range(len(nodes))) or not all(isinstance(n, int) for n in nodes):
         raise ValueError(
-            f"networkx graph nodes must be the agent ids 0..{len(nodes) - 1}, got {nodes!r} (relabel "
-            "them with networkx.convert_node_labels_to_integers)"
+            f"networkx graph nodes must be the agent ids 0..{len(nodes) - 1}, got {nodes!r} "
+            "(relabel them with networkx.convert_node_labels_to_integers)"
         )
     edges = []
     for u, v in graph.edges:

@@ -221,7 +221,10 @@ def test_unsupported_optimization_configs_get_a_clear_error(objective, constrain
 
 
 def test_importing_other_packages_does_not_import_ax():
-    code = "import sys, optuna_egp, shared_core, shared_core.registry; print(any(m == 'ax' or m.startswith('ax.') for m in sys.modules))"
+    code = (
+        "import sys, optuna_egp, shared_core, shared_core.registry; "
+        "print(any(m == 'ax' or m.startswith('ax.') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -79,9 +79,8 @@ def test_output_transform_is_increasing_and_keeps_new_best_values_ordered():
 
 
 def test_output_transform_is_plain_standardisation_without_a_right_tail():
-    y = (
-        -(np.abs(np.random.default_rng(1).standard_normal(50)) ** 2)
-    )  # left tail: good values are rare
+    # left tail: good values are rare
+    y = -(np.abs(np.random.default_rng(1).standard_normal(50)) ** 2)
     tr, plain = OutputTransform.fit(y), OutputTransform.fit(y, warp=False)
     assert tr.lam == 1.0
     np.testing.assert_allclose(tr(y), plain(y), atol=1e-12)

@@ -487,8 +487,8 @@ def test_dict_equality_hash_repr_and_immutability():
         (
             "hypercube",
             4,
-            r"unknown graph 'hypercube'; valid names: \['complete', 'star', 'ring', 'line', 'grid', "
-            r"'disconnected', 'erdos_renyi'\]",
+            r"unknown graph 'hypercube'; valid names: \['complete', 'star', 'ring', 'line', "
+            r"'grid', 'disconnected', 'erdos_renyi'\]",
         ),
         ("ring:3", 4, r"unknown graph 'ring:3'"),
         ("erdos_renyi:", 4, r"unknown graph 'erdos_renyi:'"),

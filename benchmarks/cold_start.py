@@ -16,21 +16,21 @@ What runs, for each ``--n-complete`` n (default 1000):
      ``default_rng(seed + 1000)``), then one worker process asks once: it fits the model from
      scratch and records it in the study (``share_model=True``). Its trial is told FAIL, so every
      later suggestion sees the same n completed trials and no running trial.
-  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) alternately: a fresh worker process
-     (``sys.executable``, ``OMP_NUM_THREADS`` etc. = 1) imports optuna, optuna_egp and the SciPy
-     modules the first suggestion needs, runs one model-based suggestion on a separate 12-trial
-     in-memory study (so lazily imported modules are loaded: imports excluded), loads the big study
-     with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's first read of the
-     trials (``study.get_trials()``: ``first_read_seconds``; Optuna's storage keeps finished trials
-     cached after it, so any worker pays it once, whatever its sampler) and then ``--asks`` K (4)
-     consecutive ``study.ask(fixed_distributions)``, each followed by ``study.tell(state=FAIL)``.
-     Ask 1 is the cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the
-     cheapest a suggestion gets: no new observation to condition on). Each ask's seconds include the
-     storage reads and writes and the whole suggestion (Optuna samples the relative parameters
-     inside ``ask``; the script checks ``sample_relative`` ran once per ask).
-     ``sample_relative_seconds`` is the part spent in the sampler's ``sample_relative`` (model and
-     acquisition, without Optuna's search-space intersection, which is slower on the first call, and
-     the parameter writes).
+  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) alternately: a fresh worker
+     process (``sys.executable``, ``OMP_NUM_THREADS`` etc. = 1) imports optuna, optuna_egp and the
+     SciPy modules the first suggestion needs, runs one model-based suggestion on a separate
+     12-trial in-memory study (so lazily imported modules are loaded: imports excluded), loads the
+     big study with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's first read of
+     the trials (``study.get_trials()``: ``first_read_seconds``; Optuna's storage keeps finished
+     trials cached after it, so any worker pays it once, whatever its sampler) and then ``--asks`` K
+     (4) consecutive ``study.ask(fixed_distributions)``, each followed by
+     ``study.tell(state=FAIL)``. Ask 1 is the cold one; asks 2..K are warm (same data, model up to
+     date, so a warm ask is the cheapest a suggestion gets: no new observation to condition on).
+     Each ask's seconds include the storage reads and writes and the whole suggestion (Optuna
+     samples the relative parameters inside ``ask``; the script checks ``sample_relative`` ran once
+     per ask). ``sample_relative_seconds`` is the part spent in the sampler's ``sample_relative``
+     (model and acquisition, without Optuna's search-space intersection, which is slower on the
+     first call, and the parameter writes).
   The row records whether the first suggestion built its model from the record (``n_adopted``) or by
   fitting (``n_refits``).
 
@@ -54,14 +54,14 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from provenance import commit, utc_now  # noqa: E402
+from provenance import commit, utc_now
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 CHILD = r"""
 import json, sys, time, warnings
 import numpy as np, optuna
-import scipy.linalg, scipy.optimize, scipy.special  # noqa: F401  (imports excluded from the timings)
+import scipy.linalg, scipy.optimize, scipy.special  # imported here: excluded from the timings
 sys.path.insert(0, {here!r})
 from functions import hartmann6
 from optuna_egp import EGPTSSampler
@@ -96,7 +96,8 @@ def timed_sample_relative(*args):
 sampler.sample_relative = timed_sample_relative
 study = optuna.load_study(study_name="s", storage=url, sampler=sampler)
 t0 = time.perf_counter()
-study.get_trials(deepcopy=False)  # Optuna's first read of the trials (its storage caches finished ones)
+# Optuna's first read of the trials (its storage caches finished ones)
+study.get_trials(deepcopy=False)
 first_read = time.perf_counter() - t0
 seconds = []
 for _ in range(asks):
@@ -107,7 +108,8 @@ for _ in range(asks):
     if len(trial.params) != 6:
         raise SystemExit("the suggestion did not come from the model")
 model = sampler.algorithm.model
-print(json.dumps({{"seconds": seconds, "first_read_seconds": first_read, "sample_relative_calls": len(calls),
+print(json.dumps({{"seconds": seconds, "first_read_seconds": first_read,
+                  "sample_relative_calls": len(calls),
                   "sample_relative_seconds": calls,
                   "n_adopted": model.n_adopted,
                   "n_refits": model.n_refits}}))

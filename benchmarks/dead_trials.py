@@ -64,19 +64,19 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
 
-import argparse  # noqa: E402
-import datetime  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import pathlib  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections import defaultdict  # noqa: E402
+import argparse
+import datetime
+import json
+import math
+import pathlib
+import sys
+import time
+from collections import defaultdict
 
-import numpy as np  # noqa: E402
-import optuna  # noqa: E402
-from optuna.distributions import FloatDistribution  # noqa: E402
-from optuna.trial import FrozenTrial, TrialState  # noqa: E402
+import numpy as np
+import optuna
+from optuna.distributions import FloatDistribution
+from optuna.trial import FrozenTrial, TrialState
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -84,8 +84,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(
     1, str(ROOT)
 )  # the checkout whose commit is recorded, even if another one is installed
-from functions import FUNCTIONS, hartmann6  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from functions import FUNCTIONS, hartmann6
+from provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -269,7 +269,7 @@ def _finite(x: float) -> float | None:
     return None if math.isinf(x) else float(x)  # JSON has no infinity: None = never stale
 
 
-# ----------------------------------------------------------------------------- output and resumption
+# ---------------------------------------------------------------------------- output and resumption
 def load_rows(path: pathlib.Path) -> list[dict]:
     if not path.exists():
         return []

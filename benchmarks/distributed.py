@@ -8,16 +8,20 @@ Algorithm 1 and Section D. Code measured:
 
 Sub-commands (each runs in ONE process on one core; rows are appended to ``--out`` as JSON lines):
 
-    python benchmarks/distributed.py reproduce [--rounds 100 --seeds 10 ...]   -> results/dts_reproduce.jsonl
-    python benchmarks/distributed.py async [--workers 8 --evaluations 150 ...] -> results/dts_async.jsonl
-    python benchmarks/distributed.py summary [--reproduce-results F --async-results F]  (Markdown to stdout)
-    python benchmarks/distributed.py plot [--out-dir benchmarks/results]      -> dts_reproduce_*.png, dts_async*.png
+    python benchmarks/distributed.py reproduce [--rounds 100 --seeds 10 ...]
+        -> results/dts_reproduce.jsonl
+    python benchmarks/distributed.py async [--workers 8 --evaluations 150 ...]
+        -> results/dts_async.jsonl
+    python benchmarks/distributed.py summary [--reproduce-results F --async-results F]
+        (Markdown to stdout)
+    python benchmarks/distributed.py plot [--out-dir benchmarks/results]
+        -> dts_reproduce_*.png, dts_async*.png
 
 Smoke tests (seconds to a minute; write outside ``results/``):
     python benchmarks/distributed.py reproduce --rounds 5 --seeds 1 --agents 1,3 --topologies none \
         --out /tmp/dts_smoke.jsonl
-    python benchmarks/distributed.py async --workers 8 --evaluations 20 --seeds 1 --functions branin \
-        --out /tmp/dts_async_smoke.jsonl
+    python benchmarks/distributed.py async --workers 8 --evaluations 20 --seeds 1 \
+        --functions branin --out /tmp/dts_async_smoke.jsonl
 
 reproduce (Section D; no Optuna)
 --------------------------------
@@ -72,8 +76,9 @@ As ``run.py``'s async mode: ``--workers`` W pending trials at all times, the one
 chosen by ``default_rng(seed + 1000)``, ``--evaluations`` (default 150) evaluations in all, on
 ``--functions`` from ``functions.py`` (default run.py's suite). A trial's agent is the worker slot
 that asked it: the slot freed by a finished trial asks the next one. Samplers (``--samplers``):
-    dts-<graph>[-egp]  W ``DistributedTSSampler(agent_id=slot, graph=<graph>, n_agents=W, seed=1000 seed + slot,
-                       running_trial_timeout=None)`` objects on one in-memory study;
+    dts-<graph>[-egp]  W ``DistributedTSSampler(agent_id=slot, graph=<graph>, n_agents=W,
+                       seed=1000 seed + slot, running_trial_timeout=None)`` objects on one
+                       in-memory study;
                        ``study.sampler`` is set to the slot's sampler before each ask and to the
                        trial's agent's sampler before each tell. ``-egp``: ``surrogate="egp"``.
                        (``running_trial_timeout=None``: running trials asked by another sampler
@@ -112,14 +117,14 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import pathlib  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections import defaultdict  # noqa: E402
+import argparse
+import json
+import pathlib
+import sys
+import time
+from collections import defaultdict
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -127,8 +132,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(
     1, str(ROOT)
 )  # the checkout whose commit is recorded, even if another one is installed
-from functions import FUNCTIONS, SUITE, ackley, rosenbrock  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from functions import FUNCTIONS, SUITE, ackley, rosenbrock
+from provenance import commit, utc_now
 
 RESULTS = HERE / "results"
 BENCH_REPRODUCE = "dts_reproduce"
@@ -156,7 +161,8 @@ REPRODUCE_KEY = (
 )
 ASYNC_KEY = ("bench", "function", "sampler", "seed", "workers", "n_evaluations", "commit")
 ASYNC_SAMPLERS = "dts-complete,dts-star,dts-ring,egp-ts,tpe"
-STARTUP_TRIALS = 10  # the samplers' default n_startup_trials: asks before it are random, not timed in the summary
+# the samplers' default n_startup_trials: asks before it are random, not timed in the summary
+STARTUP_TRIALS = 10
 
 
 # ============================================================================= reproduce
@@ -420,7 +426,7 @@ def _probe_relative(sampler, modelled: list[bool]) -> None:
     sampler.sample_relative = sample_relative
 
 
-# ============================================================================= output and resumption
+# ============================================================================ output and resumption
 def load_rows(path: pathlib.Path) -> list[dict]:
     if not path.exists():
         return []

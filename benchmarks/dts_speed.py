@@ -30,26 +30,26 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import pathlib  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
+import argparse
+import json
+import pathlib
+import statistics
+import sys
+import time
+import warnings
 
-import numpy as np  # noqa: E402
-import optuna  # noqa: E402
-from optuna.distributions import FloatDistribution  # noqa: E402
-from optuna.trial import create_trial  # noqa: E402
+import numpy as np
+import optuna
+from optuna.distributions import FloatDistribution
+from optuna.trial import create_trial
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
-from functions import hartmann6  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from functions import hartmann6
+from provenance import commit, utc_now
 
-from optuna_egp import DistributedTSSampler, EGPTSSampler  # noqa: E402
+from optuna_egp import DistributedTSSampler, EGPTSSampler
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)

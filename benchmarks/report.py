@@ -81,7 +81,10 @@ def rerun_section(old, new, title: str, limit: float = 1.5) -> list[str]:
     it stays within ``limit``."""
     if not new:
         return []
-    run = lambda r: (r["function"], r["sampler"], r["seed"], r["n_trials"])  # noqa: E731
+
+    def run(r):
+        return (r["function"], r["sampler"], r["seed"], r["n_trials"])
+
     old, new = ({run(r): r for r in rows} for rows in (old, new))  # one row per run, the latest
     same = old.keys() & new.keys()  # runs made by both versions
     old, new = [old[k] for k in sorted(same)], [new[k] for k in sorted(same)]
@@ -564,8 +567,10 @@ def speed_imports_section(records) -> list[str]:
             x.get("ask1_relative_params") == 6 for x in r["raw"]
         )  # else: not from the model
         lines.append(
-            f"| first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, Hartmann-6)"
-            f"{'' if model else ' (NOT model-based: sample_relative returned too few parameters)'} | "
+            f"| first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
+            "Hartmann-6)"
+            + ("" if model else " (NOT model-based: sample_relative returned too few parameters)")
+            + " | "
             f"{r['median']['ask1']:.3f} ({r['runs']}) | {mods(new1)} |"
         )
         lines.append(

@@ -6,13 +6,15 @@ resumed (finished runs are skipped). ``benchmarks/report.py`` turns the files in
 Examples:
     python benchmarks/run.py suite --seeds 10 --trials 100 --out benchmarks/results/suite.jsonl
     python benchmarks/run.py suite --mode async --workers 4 --out benchmarks/results/async4.jsonl
-    python benchmarks/run.py suite --mode threads --workers 4 --out benchmarks/results/threads4.jsonl
+    python benchmarks/run.py suite --mode threads --workers 4 \
+        --out benchmarks/results/threads4.jsonl
     python benchmarks/run.py ablation --out benchmarks/results/ablation.jsonl
     python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
-    python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 --out benchmarks/results/ax.jsonl
+    python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 \
+        --out benchmarks/results/ax.jsonl
     python benchmarks/run.py suite --mode batch --workers 5 --samplers bore,bore++ \
-        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --out
-        benchmarks/results/bore_rosenbrock.jsonl
+        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 \
+        --out benchmarks/results/bore_rosenbrock.jsonl
 
 Modes: ``seq``; ``threads`` (``n_jobs`` workers); ``async`` (ask/tell, ``workers`` pending trials,
 completion order random); ``batch`` (synchronous: ask ``workers`` trials, then tell them all).

@@ -3,7 +3,8 @@
 Full run (one process at a time, on a quiet machine; about 5 minutes without GPSampler, which takes
 ten minutes per ask at 5000 trials):
     python benchmarks/scale.py run --out benchmarks/results/scale.jsonl
-    python benchmarks/scale.py run --samplers gp --out benchmarks/results/scale.jsonl   (GPSampler, long)
+    python benchmarks/scale.py run --samplers gp --out benchmarks/results/scale.jsonl
+        (GPSampler, long)
     python benchmarks/scale.py summary          (Markdown to stdout)
     python benchmarks/scale.py plot             (benchmarks/results/scale.png)
 Smoke test (a minute): python benchmarks/scale.py
@@ -39,18 +40,18 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         "1"  # before numpy (and its BLAS) is imported, here and in the child processes
     )
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import pathlib  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
+import argparse
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))
-from provenance import commit, utc_now  # noqa: E402
+from provenance import commit, utc_now
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
 TARGET_SECONDS = {

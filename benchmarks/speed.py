@@ -30,9 +30,9 @@ imports   Fresh interpreters (median of 7, after one discarded warm-up): ``impor
           ``import optuna`` then ``import optuna_egp`` (the extra seconds); and the first
           model-based suggestion (10 completed trials added, ``n_startup_trials=10``, the 11th ask;
           the 12th for comparison), with the heavy modules present before and after each step.
-encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpace`` (70 float: 10 log,
-          20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed types),
-          median of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else
+encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpace`` (70 float:
+          10 log, 20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed
+          types), median of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else
           ``encode_many`` + ``[decode(x) for x in X]``; the row says which API was used and whether
           the round trip returned the input values.
 
@@ -64,24 +64,24 @@ def _early_threads(argv) -> int:
 
 _THREADS = _early_threads(sys.argv[1:])
 
-import json  # noqa: E402
-import math  # noqa: E402
-import pathlib  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
+import json
+import math
+import pathlib
+import platform
+import statistics
+import subprocess
+import time
+import warnings
 
-import numpy as np  # noqa: E402
-import optuna  # noqa: E402
+import numpy as np
+import optuna
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from functions import hartmann6, levy  # noqa: E402
-from probes import RelativeProbe  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from functions import hartmann6, levy
+from probes import RelativeProbe
+from provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -325,7 +325,7 @@ def cmd_dims(a) -> None:
         print(f"dims d={d}: {', '.join(todo)} ({a.order})", flush=True)
         cells = [Timed(s, a.seed, levy, bounds, a.n_complete) for s in todo]
 
-        def done(c: Timed) -> None:
+        def done(c: Timed, base: dict = base, d: int = d) -> None:
             ask, tell, relative = ([r[0] for r in rounds] for rounds in (c.ask, c.tell, c.relative))
             total = [x + y for x, y in zip(ask, tell)]
             problems = c.check()
@@ -381,7 +381,7 @@ def cmd_many(a) -> None:
         print(f"many n={n}: {', '.join(todo)} ({a.order})", flush=True)
         cells = [Timed(s, a.seed, hartmann6, bounds, n) for s in todo]
 
-        def done(c: Timed) -> None:
+        def done(c: Timed, base: dict = base, n: int = n) -> None:
             flat = [x for r in c.ask for x in r]
             later = [x for r in c.ask for x in r[1:]]
             problems = c.check()
@@ -441,7 +441,9 @@ if kind.startswith("first:"):
     import speed
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     rec["modules_before_first_ask"] = mods()
-    study, probe, dists = speed.make_study(kind[len("first:"):], 0, hartmann6, np.array([[0.0, 1.0]] * 6), {n_startup})
+    study, probe, dists = speed.make_study(
+        kind[len("first:"):], 0, hartmann6, np.array([[0.0, 1.0]] * 6), {n_startup}
+    )
     for i in (1, 2):
         probe.reset()
         t0 = time.perf_counter()

@@ -4,7 +4,8 @@ with heartbeats, SIGKILLed mid-trial and restarted.
     python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
         --samplers egp-ts,bore++,dts --spaces continuous,discrete --repeats 3
     python benchmarks/stress.py summary
-    python benchmarks/stress.py orphans --url ...   (kills every 0.2-0.5 s; counts trials left RUNNING)
+    python benchmarks/stress.py orphans --url ...
+        (kills every 0.2-0.5 s; counts trials left RUNNING)
 
 One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run
 ``study.optimize`` on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective
@@ -52,7 +53,8 @@ from functions import hartmann6
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 import stress
 storage = optuna.storages.RDBStorage({url!r}, heartbeat_interval=1, grace_period=3)
-study = optuna.load_study(study_name={study!r}, storage=storage, sampler=stress.make_sampler({sampler!r}, {agent}, {workers}))
+sampler = stress.make_sampler({sampler!r}, {agent}, {workers})
+study = optuna.load_study(study_name={study!r}, storage=storage, sampler=sampler)
 rng = np.random.default_rng({agent} + 1000 * {start})
 def objective(trial):
     x = stress.point(trial, {space!r})
@@ -286,7 +288,8 @@ def main(argv=None) -> None:
             for space in a.spaces.split(","):
                 for sampler in a.samplers.split(","):
                     for kills in (True, False):
-                        name = f"stress-{sampler}-{space}-{repeat}-{'kills' if kills else 'clean'}-{time.time_ns()}"
+                        kind = "kills" if kills else "clean"
+                        name = f"stress-{sampler}-{space}-{repeat}-{kind}-{time.time_ns()}"
                         row = run_study(
                             a.url,
                             name,

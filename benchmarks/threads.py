@@ -10,8 +10,8 @@ Full run (about 3.5 minutes on 2 cores; run it alone, not next to other benchmar
     python benchmarks/threads.py --out benchmarks/results/threads.jsonl
 which is the same as
     python benchmarks/threads.py --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
-        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 --out
-        benchmarks/results/threads.jsonl
+        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 \
+        --out benchmarks/results/threads.jsonl
 Smoke test (well under a minute):
     python benchmarks/threads.py --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
 
@@ -26,7 +26,8 @@ One process run (a worker) is a fresh ``sys.executable`` interpreter running thi
 BLAS thread variables in ``THREAD_VARS``) removed from its environment, so that its pools have their
 default sizes (one thread per core). Not timed, before the start barrier:
   1. imports (optuna, optuna_egp, numpy, scipy.optimize, threadpoolctl);
-  2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit (``blas_threads``);
+  2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit
+     (``blas_threads``);
   3. a warm-up: one model-based ask on a separate 12-trial study with the same sampler class and
      options, so that modules imported lazily at the first suggestion are loaded; the wrapped
      ``sampler.algorithm.suggest`` reads ``threadpool_info()`` there, i.e. inside the sampler's
@@ -78,8 +79,8 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from probes import RelativeProbe  # noqa: E402
-from provenance import commit, utc_now  # noqa: E402
+from probes import RelativeProbe
+from provenance import commit, utc_now
 
 # Removed from every worker's environment: the default thread counts are the point.
 THREAD_VARS = (
@@ -96,7 +97,7 @@ D = 6
 TARGET_RATIO = 4.0
 
 
-# ----------------------------------------------------------------------------- worker (child process)
+# --------------------------------------------------------------------------- worker (child process)
 def _pools() -> list[dict]:
     from threadpoolctl import threadpool_info
 
@@ -468,7 +469,7 @@ def _med(xs) -> str:
     return f"{statistics.median(xs):.3f}" if xs else "–"
 
 
-# ----------------------------------------------------------------------------- summary (report.py imports this)
+# ----------------------------------------------------------------- summary (report.py imports this)
 def _latest_run(rows: list[dict]) -> list[dict]:
     """For each (sampler, max_threads), the rows of the latest run that measured it."""
     rows = [r for r in rows if r.get("bench") == "threads"]
@@ -499,7 +500,10 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
         {(r["sampler"], r["max_threads"]) for r in rows},
         key=lambda k: (_sampler_order(k[0]), k[1] is not None, k[1] or 0),
     )
-    p = lambda n: f"{n} proc" + ("s" if n > 1 else "")  # noqa: E731
+
+    def p(n):
+        return f"{n} proc" + ("s" if n > 1 else "")
+
     lines = [
         "### Thread oversubscription: concurrent worker processes",
         "",

@@ -1,7 +1,8 @@
 """Many worker processes on one RDB storage, one of which gets killed mid-trial.
 
-Run:  python examples/many_workers.py [storage URL]     (default: an SQLite file in a temporary folder;
-      for several machines pass a PostgreSQL URL, e.g. postgresql://user:password@host/db)
+Run:  python examples/many_workers.py [storage URL]
+      (default: an SQLite file in a temporary folder; for several machines pass a PostgreSQL URL,
+      e.g. postgresql://user:password@host/db)
 
 What it shows:
   * Optuna's heartbeat (``heartbeat_interval``, ``grace_period``): the trial of the killed worker is

@@ -1,6 +1,7 @@
 """What the model learned, as a picture: kernel weights over trials and parameter relevance.
 
-Run:  python examples/model_plot.py [out.png]     (needs Matplotlib: python -m pip install -e ".[plot]")
+Run:  python examples/model_plot.py [out.png]
+      (needs Matplotlib: python -m pip install -e ".[plot]")
 A 4-parameter objective in which ``noise`` does not matter. EGPTSSampler records its ensemble in the
 study (share_model=True, the default); plot_model reads it back: the left panel shows how the
 posterior weight moves between kernels as trials come in, the right one how relevant each parameter

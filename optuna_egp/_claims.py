@@ -30,7 +30,8 @@ from shared_core.search_space import SearchSpace
 
 __all__ = ["CLAIM_KEY", "claim_point", "claimed_point", "random_new_point", "settled"]
 
-CLAIM_KEY = "egp_samplers:claim"  # {"space": hash, "x": encoded point}, written as soon as a point is chosen
+# {"space": hash, "x": encoded point}, written as soon as a point is chosen
+CLAIM_KEY = "egp_samplers:claim"
 
 # Two running trials (of any workers) closer than this in the encoded space (the unit box:
 # 0.1% of a range) count as one point, and the later choice moves. Acquisition maxima found

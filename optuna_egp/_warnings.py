@@ -30,7 +30,8 @@ class OnceWarnings:
         return {"owner": self.owner, "topics": set(self.topics)}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["owner"])  # type: ignore[misc]  # re-creates the lock, which cannot be pickled
+        # re-creates the lock, which cannot be pickled
+        self.__init__(state["owner"])  # type: ignore[misc]  (mypy rejects __init__ on an instance)
         self.topics = set(state["topics"])
 
     def __contains__(self, topic: str) -> bool:

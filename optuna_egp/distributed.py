@@ -42,7 +42,8 @@ class DistributedTSSampler(CoreSampler):
     Example (one script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``):
         >>> import optuna
         >>> from optuna_egp import DistributedTSSampler
-        >>> sampler = DistributedTSSampler(graph="ring", n_agents=8)  # agent from OPTUNA_EGP_AGENT_ID
+        >>> # the agent id comes from OPTUNA_EGP_AGENT_ID
+        >>> sampler = DistributedTSSampler(graph="ring", n_agents=8)
 
     Args:
         agent_id: this process's agent, 0..M-1; default: the environment variable

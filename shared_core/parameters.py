@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Union
 
 __all__ = ["FloatParam", "IntParam", "CategoricalParam", "LinearConstraint", "Param"]
 
@@ -69,7 +68,7 @@ class CategoricalParam:
             )
 
 
-Param = Union[FloatParam, IntParam, CategoricalParam]
+Param = FloatParam | IntParam | CategoricalParam
 
 
 @dataclass(frozen=True)

@@ -75,11 +75,11 @@ def _acquire(max_threads: int) -> tuple[Any, int | None] | None:
         if torch is not None and hasattr(torch, "get_num_threads"):
             torch_before = torch.get_num_threads()  # before the OpenMP limit, which it follows
         pools = _thread_pools()
-        larger = [
-            lib["filepath"] for lib in pools.info() if lib["num_threads"] > max_threads
-        ]  # only lower counts
+        # only lower counts
+        larger = [lib["filepath"] for lib in pools.info() if lib["num_threads"] > max_threads]
         limiter = pools.select(filepath=larger).limit(limits=max_threads)
-        limiter.__enter__()  # a context for threadpoolctl: its exit hands the control of the pools back
+        # a context for threadpoolctl: its exit hands the control of the pools back
+        limiter.__enter__()
         if torch_before is not None:
             torch.set_num_threads(min(max_threads, torch_before))
     except BaseException:

@@ -57,7 +57,7 @@ SAMPLERS = {
     ),
 }
 
-# ------------------------------------------------------------------------------------------ strategies
+# --------------------------------------------------------------------------------------- strategies
 _finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 _mixed_choice = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 3), _finite, st.text(max_size=2)
@@ -130,7 +130,7 @@ EVERY_KIND = (
 )
 
 
-# ----------------------------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------------------------------ helpers
 def _suggest(trial: optuna.Trial, name: str, dist: BaseDistribution):
     if isinstance(dist, FloatDistribution):
         return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
@@ -212,7 +212,7 @@ def _same(a, b) -> bool:
     )
 
 
-# ------------------------------------------------------------------------------------------------- Optuna
+# ------------------------------------------------------------------------------------------- Optuna
 @pytest.mark.parametrize("name", list(SAMPLERS))
 def test_optuna_samplers_on_random_spaces_and_values(name):
     make = SAMPLERS[name]
@@ -234,7 +234,7 @@ def test_optuna_samplers_on_random_spaces_and_values(name):
     check()
 
 
-# ----------------------------------------------------------------------------------------------------- Ax
+# ----------------------------------------------------------------------------------------------- Ax
 ax = pytest.importorskip("ax")
 
 AX_METHODS = ["egp-ts", "egp-ei", "bore++", "bore", "dts"]

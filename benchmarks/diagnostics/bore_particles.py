@@ -37,16 +37,19 @@ for beta in (3.0, 0.0):
     aR = a(R)
     P = alg._move(alg.classifier, space, alg._draw(alg.classifier, space, 8, rng), np.zeros((0, d)))
     Xg = X[z == 1]
-    dist_good = lambda Q: np.min(np.linalg.norm(Q[:, None] - Xg[None], axis=-1), axis=1)
+
+    def dist_good(Q, Xg=Xg):
+        return np.min(np.linalg.norm(Q[:, None] - Xg[None], axis=-1), axis=1)
+
     print(
         fn,
         "beta",
         beta,
-        "a: random median %.2f, 99%% %.2f, max %.2f | particles %s"
-        % (np.median(aR), np.quantile(aR, 0.99), aR.max(), np.round(a(P), 2)),
+        f"a: random median {np.median(aR):.2f}, 99% {np.quantile(aR, 0.99):.2f}, "
+        f"max {aR.max():.2f} | particles {np.round(a(P), 2)}",
     )
     print(
         "   dist to nearest good point: particles",
         np.round(dist_good(P), 2),
-        "random median %.2f" % np.median(dist_good(R[:2000])),
+        f"random median {np.median(dist_good(R[:2000])):.2f}",
     )

@@ -1,6 +1,7 @@
 """Diagnostic: BoTorch SingleTaskGP + LogEI + optimize_acqf in the same loop as core_loop.py.
 
-Usage:  python benchmarks/diagnostics/botorch_loop.py      (CENTER=1 adds the box centre to the start)
+Usage:  python benchmarks/diagnostics/botorch_loop.py
+        (CENTER=1 adds the box centre to the start)
 Hartmann-6, 5 scrambled-Sobol start points (same seeds as core_loop.py), 40 trials, 10 seeds.
 """
 

@@ -66,7 +66,10 @@ def run(args):
     if "center" in flags:
         X = np.vstack([np.full((1, d), 0.5), X])
     lo, hi = bounds[:, 0], bounds[:, 1]
-    ev = lambda x: f(lo + x * (hi - lo))
+
+    def ev(x):
+        return f(lo + x * (hi - lo))
+
     y = np.array([ev(x) for x in X])
     while len(y) < nt:
         x = alg.suggest(space, Observations(X, y), 1, rng)[0]

@@ -48,12 +48,12 @@ for n in (5, 10, 20):
             if hasattr(m.covar_module, "lengthscale")
             else m.covar_module.base_kernel.lengthscale.detach().numpy().ravel()
         )
-        print(n, seed, "ours ls", np.round(h.ls, 2), "amp %.2f noise %.1e" % (h.amp, h.noise))
+        print(n, seed, "ours ls", np.round(h.ls, 2), f"amp {h.amp:.2f} noise {h.noise:.1e}")
         print(
             n,
             seed,
             "bt   ls",
             np.round(ls, 2),
-            "noise %.1e" % m.likelihood.noise.item(),
+            f"noise {m.likelihood.noise.item():.1e}",
             type(m.covar_module).__name__,
         )

@@ -7,7 +7,8 @@ subgraph (clique); the clique cover number (fewest cliques that partition the ag
 reported.
 
 ==================  ===============================================================================
-``graph.py``        :class:`CommunicationGraph`: neighbourhoods, components, clique numbers, conversions
+``graph.py``        :class:`CommunicationGraph`: neighbourhoods, components, clique numbers,
+                    conversions
 ``specs.py``        :func:`make_graph` from a topology name (:func:`graph_names`), an edge list, an
                     adjacency matrix or a ``networkx.Graph``; :func:`erdos_renyi_edges`
 ``cliques.py``      largest clique and minimum clique cover: exact for at most
@@ -17,14 +18,10 @@ reported.
 """
 
 from shared_core.graphs.cliques import EXACT_CLIQUE_MAX_AGENTS
-from shared_core.graphs.edges import Edge  # noqa: F401 - public, outside __all__ (as DEFAULT_EDGE_PROBABILITY)
+from shared_core.graphs.edges import Edge as Edge  # public, outside __all__: re-exported by "as"
 from shared_core.graphs.graph import CommunicationGraph
-from shared_core.graphs.specs import (
-    DEFAULT_EDGE_PROBABILITY,
-    erdos_renyi_edges,
-    graph_names,
-    make_graph,
-)
+from shared_core.graphs.specs import DEFAULT_EDGE_PROBABILITY as DEFAULT_EDGE_PROBABILITY
+from shared_core.graphs.specs import erdos_renyi_edges, graph_names, make_graph
 
 __all__ = [
     "EXACT_CLIQUE_MAX_AGENTS",

@@ -122,7 +122,7 @@ def greedy_clique_size(adjacency: tuple[int, ...]) -> int:
     """A LOWER bound on the largest clique: from every agent, grow a clique by repeatedly adding the
     candidate with the most neighbours among the remaining candidates; the largest such clique."""
     best = 0
-    for v, mask in enumerate(adjacency):
+    for mask in adjacency:
         if mask.bit_count() + 1 <= best:
             continue
         size, candidates = 1, mask

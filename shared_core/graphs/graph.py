@@ -93,9 +93,9 @@ class CommunicationGraph:
     def clique_cover_number(self) -> int:
         """Fewest cliques that partition the agents (the chromatic number of the complement graph).
 
-        Exact (inclusion–exclusion over agent subsets) for
-        ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``; above that a greedy cover, i.e. an UPPER
-        bound on the true number (see :attr:`clique_numbers_exact`).
+        Exact (inclusion–exclusion over agent subsets) for ``n_agents <= EXACT_CLIQUE_MAX_AGENTS``;
+        above that a greedy cover, i.e. an UPPER bound on the true number (see
+        :attr:`clique_numbers_exact`).
         """
         if self.clique_numbers_exact:
             return min_clique_cover(self._adjacency)

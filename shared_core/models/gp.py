@@ -122,7 +122,10 @@ def _neg_log_posterior(
 def _prior_mode(spec: KernelSpec, d: int) -> np.ndarray:
     """``theta`` at the modes of the priors: ``log`` of ``exp(mu - sd^2)`` for each value."""
     n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
-    mode = lambda prior: prior[0] - prior[1] ** 2  # noqa: E731
+
+    def mode(prior: tuple[float, float]) -> float:
+        return prior[0] - prior[1] ** 2
+
     return np.concatenate(
         [np.full(n_ls, mode(_ls_prior(d))), [mode(_AMP_PRIOR), mode(_NOISE_PRIOR)]]
     )

@@ -25,7 +25,7 @@ def require_torch(user: str) -> None:
     """Raise ``ImportError("<user> needs PyTorch: python -m pip install torch")``
     if torch is missing."""
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401  (imported only to learn whether it is installed)
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(f"{user} needs PyTorch: python -m pip install torch") from err
 

@@ -296,7 +296,7 @@ def test_hierarchical_search_space_gets_a_clear_error():
         ],
         initialization_trials=1,
     )
-    for index, p in client.get_next_trials(max_trials=1).items():
+    for index in client.get_next_trials(max_trials=1):
         client.complete_trial(index, raw_data={"loss": 1.0})
     with pytest.raises(ValueError, match="hierarchical"):
         client.get_next_trials(max_trials=1)

@@ -32,5 +32,5 @@ def test_log_ei_and_ucb_gradients_match_finite_differences():
         for x in rng.random((4, 2)):
             v, g = acq.value_and_grad(x[None])
             assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)
-            fd = approx_fprime(x, lambda z: acq.value(z[None])[0], 1e-7)
+            fd = approx_fprime(x, lambda z, acq=acq: acq.value(z[None])[0], 1e-7)
             np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)

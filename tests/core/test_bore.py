@@ -291,7 +291,7 @@ def test_bad_arguments_name_the_value(kwargs, name):
         BOREAlgorithm(**kwargs)
 
 
-def test_classifier_is_reused_while_the_data_is_unchanged_and_refitted_on_schedule_beyond_max_points():
+def test_classifier_is_reused_while_data_is_unchanged_and_refitted_on_schedule_beyond_max_points():
     X, y = _data(n=30)
     space, rng = _space(), np.random.default_rng(0)
     alg = BOREAlgorithm(max_points=20, svgd_steps=10)

@@ -199,7 +199,6 @@ def test_exact_clique_numbers_match_brute_force_and_bound_the_greedy_ones():
     rng = np.random.default_rng(0)
     for _ in range(40):
         graph = _random_small_graph(rng)
-        n = graph.n_agents
         assert (
             graph.largest_clique_size,
             graph.clique_cover_number,

@@ -21,7 +21,7 @@ def test_input_gradient_matches_finite_differences(spec):
     _, dK = kernel_grad_x(spec, x[None], X2, ls, 1.7)
     for j in range(5):
         fd = approx_fprime(
-            x, lambda z: kernel_matrix(spec, z[None], X2[j : j + 1], ls, 1.7)[0, 0], 1e-7
+            x, lambda z, j=j: kernel_matrix(spec, z[None], X2[j : j + 1], ls, 1.7)[0, 0], 1e-7
         )
         # forward differences with step 1e-7: error ~1e-6 relative to O(1) kernel slopes
         np.testing.assert_allclose(dK[0, j], fd, atol=2e-6)
@@ -59,7 +59,7 @@ def test_rff_feature_gradients_match_finite_differences():
     x = rng.random(2)
     _, dPhi = rff.features_with_grad(x[None])
     for f in range(rff.n_features):
-        fd = approx_fprime(x, lambda z: rff.features(z[None])[0, f], 1e-7)
+        fd = approx_fprime(x, lambda z, f=f: rff.features(z[None])[0, f], 1e-7)
         np.testing.assert_allclose(dPhi[0, f], fd, atol=1e-5)
 
 

@@ -42,7 +42,7 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-# --- Optuna objectives (deterministic) --------------------------------------------------------------
+# --- Optuna objectives (deterministic) ------------------------------------------------------------
 
 
 def _mixed(trial) -> float:
@@ -161,7 +161,7 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
     }
 
 
-# --- Ax ---------------------------------------------------------------------------------------------
+# --- Ax -------------------------------------------------------------------------------------------
 
 
 def ax_batches(method: str, n_rounds: int = 3, batch: int = 3, **options: Any) -> list:

@@ -260,10 +260,13 @@ WORKER = textwrap.dedent(
     from optuna_egp import DistributedTSSampler
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     url, n_trials = sys.argv[1], int(sys.argv[2])
-    sampler = DistributedTSSampler(graph="ring", n_agents=4, seed=0, n_startup_trials=2)  # agent from the env
+    # the agent id comes from the environment
+    sampler = DistributedTSSampler(graph="ring", n_agents=4, seed=0, n_startup_trials=2)
     study = optuna.load_study(study_name="dts", storage=url, sampler=sampler)
-    study.optimize(lambda t: (t.suggest_float("x", -2, 2) - 0.5) ** 2 + t.suggest_float("y", -1, 1) ** 2,
-                   n_trials=n_trials)
+    study.optimize(
+        lambda t: (t.suggest_float("x", -2, 2) - 0.5) ** 2 + t.suggest_float("y", -1, 1) ** 2,
+        n_trials=n_trials,
+    )
     """
 )
 

@@ -18,13 +18,15 @@ WORKER = textwrap.dedent(
     import os, sys, optuna
     from optuna_egp import EGPTSSampler
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    url, n_trials, seed, crash_after = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    url, n_trials = sys.argv[1], int(sys.argv[2])
+    seed, crash_after = int(sys.argv[3]), int(sys.argv[4])
     if url.endswith(".log"):
         from optuna.storages.journal import JournalFileBackend
         storage = optuna.storages.JournalStorage(JournalFileBackend(url))
     else:
         storage = url
-    study = optuna.load_study(study_name="s", storage=storage, sampler=EGPTSSampler(seed=seed, n_startup_trials=4))
+    sampler = EGPTSSampler(seed=seed, n_startup_trials=4)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
     done = [0]
     def objective(trial):
         x = trial.suggest_float("x", -2, 2)

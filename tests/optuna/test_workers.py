@@ -153,7 +153,7 @@ def test_bad_max_threads_is_a_value_error(bad):
         EGPTSSampler(max_threads=bad)
 
 
-# ---------------------------------------------------------------------------------------- dead trials
+# -------------------------------------------------------------------------------------- dead trials
 _DIST = {"x": FloatDistribution(0, 1)}
 
 

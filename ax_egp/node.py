@@ -79,9 +79,8 @@ class AlgorithmNode(ExternalGenerationNode):
         self._next_index = 0
         self._agent_of_arm: dict[str, int] = {}
         self._fixed: dict[str, Any] = {}  # fixed_parameters of the current get_next_trials call
-        self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = (
-            None  # for self._fixed
-        )
+        # for self._fixed
+        self._prepared: tuple[dict[str, Any], AxSpace, Observations] | None = None
 
     def json_kwargs(self) -> dict[str, Any]:
         """What Ax's JSON storage saves: the constructor arguments."""
@@ -98,9 +97,8 @@ class AlgorithmNode(ExternalGenerationNode):
         AxSpace(experiment.search_space)  # unsupported spaces fail here, with a clear error
         df = data.df
         evaluated = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
-        evaluated |= set(
-            experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED]
-        )  # Ax uses their data too
+        # Ax uses their data too
+        evaluated |= set(experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED])
         rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(evaluated)]
         params = [experiment.arms_by_name[arm].parameters for arm in rows["arm_name"]]
         if self.seed is not None:

@@ -55,9 +55,8 @@ def generation_strategy(
     if method not in algorithm_names():
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
     initialization_trials = check_int("initialization_trials", initialization_trials, minimum=0)
-    node = AlgorithmNode(
-        method, seed=seed, options=options, max_threads=max_threads
-    )  # validates seed and options
+    # validates seed and options
+    node = AlgorithmNode(method, seed=seed, options=options, max_threads=max_threads)
     seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:
         return GenerationStrategy(name=method, nodes=[node])

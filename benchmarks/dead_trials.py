@@ -81,9 +81,8 @@ from optuna.trial import FrozenTrial, TrialState
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(
-    1, str(ROOT)
-)  # the checkout whose commit is recorded, even if another one is installed
+# the checkout whose commit is recorded, even if another one is installed
+sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, hartmann6
 from provenance import commit, utc_now
 
@@ -94,9 +93,8 @@ F_MIN = FUNCTIONS["hartmann6"][2]  # -3.32237
 # Minimiser of Hartmann-6 (Surjanovic & Bingham, Virtual Library of Simulation Experiments).
 H6_ARGMIN = np.array([0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573])
 NAMES = [f"x{i}" for i in range(6)]
-DEAD_AGE_SECONDS = (
-    60.0  # default --dead-age: the dead trial's worker was killed this long before the study
-)
+# default --dead-age: the dead trial's worker was killed this long before the study
+DEAD_AGE_SECONDS = 60.0
 
 # condition -> (dead trial added?, running_trial_timeout)
 CONDITIONS = {"clean": (False, "auto"), "dead-none": (True, None), "dead-auto": (True, "auto")}

@@ -129,9 +129,8 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(
-    1, str(ROOT)
-)  # the checkout whose commit is recorded, even if another one is installed
+# the checkout whose commit is recorded, even if another one is installed
+sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, SUITE, ackley, rosenbrock
 from provenance import commit, utc_now
 
@@ -218,17 +217,17 @@ def run_reproduce(
         surrogate_used = surrogate
         clique, cover = algo.graph.largest_clique_size, algo.graph.clique_cover_number
 
+    # the rounds' data
     rows_U, rows_y, rows_src = (
         np.zeros((0, d)),
         np.zeros(0),
         np.zeros(0, dtype=np.int64),
-    )  # the rounds' data
+    )
     all_init = (np.vstack(init_U), np.concatenate(init_y), np.repeat(np.arange(M), n_init))
 
     def observations(agent: int | None) -> Observations:
-        if (
-            agent is None or init == "neighbours"
-        ):  # every agent's initial points (visible() filters them)
+        # every agent's initial points (visible() filters them)
+        if agent is None or init == "neighbours":
             U0, y0, s0 = all_init
         else:  # Algorithm 1: D_{1,i} is agent i's alone
             U0, y0, s0 = init_U[agent], init_y[agent], np.full(n_init, agent, dtype=np.int64)
@@ -244,9 +243,8 @@ def run_reproduce(
     for t in range(rounds):
         t0 = time.perf_counter()
         if graph == SHARED:
-            points = algo.suggest(
-                space, observations(None), M, shared_rng
-            )  # (M, d), each later one sees the earlier
+            # (M, d), each later one sees the earlier
+            points = algo.suggest(space, observations(None), M, shared_rng)
         else:
             points = []
             for a in range(M):
@@ -354,9 +352,8 @@ def run_async(
     pending: list[tuple] = []  # (trial, x, slot)
     ask_seconds: list[float] = []
     complete_at_ask: list[int] = []
-    model_at_ask: list[
-        bool
-    ] = []  # did the ask's suggestion come from the model (not the start-up sampler)?
+    # did the ask's suggestion come from the model (not the start-up sampler)?
+    model_at_ask: list[bool] = []
     modelled: list[bool] = []
     for sampler in set(samplers):
         _probe_relative(sampler, modelled)
@@ -690,9 +687,8 @@ def _summarise_async(rows: list[dict]) -> list[str]:
     return lines
 
 
-SOLVED_FRACTION = (
-    1e-3  # regret below this fraction of the start-up regret counts as solved (async tables)
-)
+# regret below this fraction of the start-up regret counts as solved (async tables)
+SOLVED_FRACTION = 1e-3
 
 
 def _model_ask_seconds(row: dict) -> float:
@@ -768,9 +764,8 @@ def plot(
             (r["n_agents"] for r in rows if r["graph"] in ("complete", "disconnected", SHARED)),
             default=None,
         )
-        single = [
-            r for r in rows if r["n_agents"] == 1 and r["graph"] != SHARED
-        ]  # the reference of the comparison
+        # the reference of the comparison
+        single = [r for r in rows if r["n_agents"] == 1 and r["graph"] != SHARED]
         topo = [r for r in rows if m_top is not None and r["n_agents"] == m_top] + (
             single if m_top else []
         )

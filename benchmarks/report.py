@@ -189,10 +189,11 @@ def parallel_section(seq, par, workers, label) -> list[str]:
         return []
     lines = regret_table(par, f"{label}: {workers} concurrent workers")
     seeds = {r["seed"] for r in par}
+    # same seeds
     seq_t, par_t = (
         final_regret([r for r in seq if r["seed"] in seeds]),
         final_regret(par),
-    )  # same seeds
+    )
     ratios = []
     # With busy workers "auto" always runs TS, so the default's parallel runs are the egp-ts runs.
     pairs = [
@@ -271,11 +272,12 @@ def bore_section(
         by[r["function"]][r["sampler"]].append(np.cumsum(r["instant_regret"]))
     fns = sorted(by, key=lambda f: int(f.replace("rosenbrock", "")))
     samplers = sorted({r["sampler"] for r in records})
+    # same classifier, default sharpness
     ratios = {
         "bore++ / bore": ("bore++", "bore"),  # our two variants (least squares over network)
         "paper: k=1, beta 3 / beta 0": ("bore++-sharp1", "bore++-beta0-sharp1"),  # Fig. E.1's pair
         "k=10, beta 3 / beta 0": ("bore++", "bore++-beta0"),
-    }  # same classifier, default sharpness
+    }
     ratios = {k: v for k, v in ratios.items() if set(v) <= set(samplers)}
     lines = [
         f"### {title}",
@@ -563,9 +565,8 @@ def speed_imports_section(records) -> list[str]:
         m, n = r["modules"], r["n_startup_trials"]
         new1 = [x for x in m["modules_after_ask1"] if x not in m["modules_before_first_ask"]]
         new2 = [x for x in m["modules_after_ask2"] if x not in m["modules_after_ask1"]]
-        model = all(
-            x.get("ask1_relative_params") == 6 for x in r["raw"]
-        )  # else: not from the model
+        # else: not from the model
+        model = all(x.get("ask1_relative_params") == 6 for x in r["raw"])
         lines.append(
             f"| first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
             "Hartmann-6)"

@@ -331,9 +331,8 @@ def main(argv=None):
         if a.what != "ax":
             for s in samplers:  # a bad name fails here, not inside a worker process
                 make_sampler(s, 0)
-        for seed in range(
-            a.first_seed, a.first_seed + a.seeds
-        ):  # seeds outermost: partial results cover every cell
+        # seeds outermost: partial results cover every cell
+        for seed in range(a.first_seed, a.first_seed + a.seeds):
             for fn in a.functions.split(","):
                 for s in samplers:
                     key = (fn, s, seed, a.mode, a.workers, a.trials, None)

@@ -36,9 +36,8 @@ from __future__ import annotations
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = (
-        "1"  # before numpy (and its BLAS) is imported, here and in the child processes
-    )
+    # before numpy (and its BLAS) is imported, here and in the child processes
+    os.environ[_var] = "1"
 
 import argparse
 import json
@@ -54,12 +53,13 @@ sys.path.insert(1, str(ROOT))
 from provenance import commit, utc_now
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
+# warm, at 10 000 trials, d = 6
 TARGET_SECONDS = {
     "egp-ts": 0.5,
     "dts-ring": 0.5,
     "bore++": 2.0,
     "bore": 2.0,
-}  # warm, at 10 000 trials, d = 6
+}
 TARGET_RSS_MB = 2048
 AGENTS = 16
 

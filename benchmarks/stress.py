@@ -144,9 +144,8 @@ def run_study(
             space=space,
         )
         starts[agent] += 1
-        log = tempfile.TemporaryFile(
-            mode="w+"
-        )  # a file, not a pipe: a full pipe would block the worker
+        # a file, not a pipe: a full pipe would block the worker
+        log = tempfile.TemporaryFile(mode="w+")
         proc = subprocess.Popen(
             [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True
         )
@@ -163,9 +162,8 @@ def run_study(
             raise TimeoutError(
                 f"{sampler}: the workers did not finish {trials} trials in {timeout:.0f} s"
             )
-        if (
-            kills and time.monotonic() >= next_kill and _n_complete(study) < trials
-        ):  # no kills once done
+        # no kills once done
+        if kills and time.monotonic() >= next_kill and _n_complete(study) < trials:
             alive = [i for i, p in enumerate(procs) if p.poll() is None]
             if alive:
                 agent = int(rng.choice(alive))
@@ -310,9 +308,8 @@ def main(argv=None) -> None:
                         with open(a.out, "a") as fh:
                             fh.write(json.dumps(row) + "\n")
                         print(json.dumps(row), flush=True)
-    elif (
-        a.command == "orphans"
-    ):  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
+    # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
+    elif a.command == "orphans":
         for seed in range(a.runs):
             row = run_study(
                 a.url,

@@ -31,9 +31,8 @@ import optuna
 
 from optuna_egp import EGPTSSampler
 
-warnings.filterwarnings(
-    "ignore", category=optuna.exceptions.ExperimentalWarning
-)  # heartbeats are "experimental"
+# heartbeats are "experimental"
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 N_TRIALS, N_WORKERS = 60, 3
 HEARTBEAT = {"heartbeat_interval": 1, "grace_period": 2}

@@ -43,9 +43,8 @@ CLAIM_WAIT_SECONDS = 5.0  # longest wait for a later trial to settle on or move 
 CLAIM_POLL_SECONDS = 0.02
 
 Draw = Callable[[np.ndarray], np.ndarray]  # taken (k, d) -> a (d,) point
-OtherPoint = tuple[
-    FrozenTrial, np.ndarray, bool
-]  # a trial, its encoded (d,) point, whether it had settled
+# a trial, its encoded (d,) point, whether it had settled
+OtherPoint = tuple[FrozenTrial, np.ndarray, bool]
 
 
 def claim_point(

@@ -20,9 +20,8 @@ from optuna_egp._timeouts import now, seconds_between
 
 __all__ = ["HEARTBEAT_GIVEN_KEY", "heartbeat_orphaned_trials"]
 
-HEARTBEAT_GIVEN_KEY = (
-    "egp_samplers:heartbeat_given"  # a trial that got a heartbeat from another process
-)
+# a trial that got a heartbeat from another process
+HEARTBEAT_GIVEN_KEY = "egp_samplers:heartbeat_given"
 
 
 def heartbeat_orphaned_trials(

@@ -60,9 +60,8 @@ class ModelRecords:
             ):
                 continue
             if algorithm.offer_model_state(recorded["model"]):  # False: other kernels, invalid, ...
-                self.last_written[study.study_name] = recorded[
-                    "model"
-                ]  # not written again if adopted
+                # not written again if adopted
+                self.last_written[study.study_name] = recorded["model"]
                 return
 
     def write(
@@ -87,12 +86,13 @@ class ModelRecords:
                 for _ in range(cols.stop - cols.start)
             ]
             source = algorithm.model_source if isinstance(algorithm, MultiAgent) else None
+            # e.g. the agent that fitted it
             record = {
                 "space": space.key,
                 "columns": columns,
                 "model": model,
                 "source": source,
-            }  # e.g. the agent that fitted it
+            }
             writes.append((MODEL_KEY, record))
         for key, value in writes:
             try:

@@ -30,9 +30,8 @@ class RelativeSpace:
 
     distributions: dict[str, BaseDistribution]
     core: SearchSpace = field(init=False)
-    key: str = field(
-        init=False
-    )  # space_key(distributions): claims and model records name their space
+    # space_key(distributions): claims and model records name their space
+    key: str = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "core", to_core_space(self.distributions))
@@ -119,9 +118,8 @@ class CompletedTrialEncodings:
         new = [t for t in complete if t.number not in rows]
         if new:
             usable = [t for t in new if has_all_params(t, search_space)]
-            encoded = encode_trials(
-                space, search_space, usable
-            )  # first: if it raises, nothing is marked
+            # first: if it raises, nothing is marked
+            encoded = encode_trials(space, search_space, usable)
             rows.update(dict.fromkeys((t.number for t in new), None))
             rows.update(zip((t.number for t in usable), encoded))
         kept = [t for t in complete if rows[t.number] is not None]

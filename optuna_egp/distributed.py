@@ -24,9 +24,8 @@ __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
 
 AGENT_ATTR = "agent_id"  # the trial user attribute holding the agent that ran it
 AGENT_ENV = "OPTUNA_EGP_AGENT_ID"  # the environment variable giving a process its agent
-GRAPH_ATTR = (
-    "egp_samplers:graph"  # study user attribute: the graph every agent of the study must use
-)
+# study user attribute: the graph every agent of the study must use
+GRAPH_ATTR = "egp_samplers:graph"
 
 
 class DistributedTSSampler(CoreSampler):
@@ -134,9 +133,8 @@ class DistributedTSSampler(CoreSampler):
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         self._check_graph(study)
         super().before_trial(study, trial)
-        _storage.write_user_attr(
-            study, trial, AGENT_ATTR, self.agent_id
-        )  # before the objective runs
+        # before the objective runs
+        _storage.write_user_attr(study, trial, AGENT_ATTR, self.agent_id)
 
     def _check_graph(self, study: Study) -> None:
         """Record the graph in the study, or check it is

@@ -114,9 +114,8 @@ class CoreSampler(BaseSampler):
         self._rng = np.random.default_rng(seed)
         self._n_startup_trials = check_int("n_startup_trials", n_startup_trials, minimum=0)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._startup_in_sampler = (
-            independent_sampler is None
-        )  # start-up points then avoid running trials' ones
+        # start-up points then avoid running trials' ones
+        self._startup_in_sampler = independent_sampler is None
         self._warn_independent_sampling = check_bool(
             "warn_independent_sampling", warn_independent_sampling
         )
@@ -127,9 +126,8 @@ class CoreSampler(BaseSampler):
 
     def _init_process_state(self) -> None:
         """What belongs to this process and is not pickled: locks, caches, this process's trials."""
-        self._lock = (
-            threading.Lock()
-        )  # one suggestion at a time, so each sees the ones before it as pending
+        # one suggestion at a time, so each sees the ones before it as pending
+        self._lock = threading.Lock()
         self._search_space = IntersectionSearchSpace()
         self._encodings = CompletedTrialEncodings()
         self._warnings = OnceWarnings(type(self).__name__)
@@ -141,9 +139,8 @@ class CoreSampler(BaseSampler):
         self._in_flight: set[tuple[str, int]] = set()
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
-        self._constraints_checked: dict[
-            str, set[int]
-        ] = {}  # study name -> trials checked for constraints
+        # study name -> trials checked for constraints
+        self._constraints_checked: dict[str, set[int]] = {}
 
     _PICKLED = ("_warnings", "_records")  # process state that a pickled sampler keeps
 
@@ -161,17 +158,17 @@ class CoreSampler(BaseSampler):
         return {k: v for k, v in self.__dict__.items() if k not in process}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles of versions before these options
         defaults = {
             "_max_threads": 1,
             "_running_trial_timeout": "auto",
             "_share_model": True,
             "_startup_in_sampler": False,
-        }  # pickles of versions before these options
+        }
         state = dict(state)
         kept = {key: state.pop(key) for key in self._PICKLED if key in state}
-        if (
-            "_recorded_model" in state
-        ):  # pickles of versions that kept the model records' state flat
+        # pickles of versions that kept the model records' state flat
+        if "_recorded_model" in state:
             kept.setdefault("_records", ModelRecords(state.pop("_recorded_model")))
         legacy = {"_warned", "_warned_topics", "_threads_warned", "_warn_lock", "_unwritten"}
         self.__dict__.update({**defaults, **{k: v for k, v in state.items() if k not in legacy}})
@@ -194,9 +191,8 @@ class CoreSampler(BaseSampler):
         with self._lock:
             space = self._search_space.calculate(study)
         if not space and not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            space = _first_running_trial_space(
-                study, trial
-            )  # the first trials: workers starting together
+            # the first trials: workers starting together
+            space = _first_running_trial_space(study, trial)
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(
@@ -226,19 +222,16 @@ class CoreSampler(BaseSampler):
                     self._startup_trials.add((study.study_name, trial.number))
                 return {}
             space = RelativeSpace(search_space)
-            complete, X = self._encodings.encode(
-                study, space.core, search_space, complete
-            )  # X: (n, d)
-            in_startup = len(complete) < max(
-                self._n_startup_trials, 1
-            )  # nothing (or too little) to model yet
+            # X: (n, d)
+            complete, X = self._encodings.encode(study, space.core, search_space, complete)
+            # nothing (or too little) to model yet
+            in_startup = len(complete) < max(self._n_startup_trials, 1)
             if in_startup:
                 self._startup_trials.add((study.study_name, trial.number))
                 if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
                     return {}
-            own = {
-                number for name, number in set(self._in_flight) if name == study.study_name
-            }  # copy: n_jobs threads
+            # copy: n_jobs threads
+            own = {number for name, number in set(self._in_flight) if name == study.study_name}
             alive = alive_running_trials(trials, self._running_trial_timeout, now(), own)
             X_pending, pending_trials = pending_points(
                 study.study_name, trial, alive, space, self._unwritten, self._visible
@@ -353,9 +346,8 @@ class CoreSampler(BaseSampler):
         )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        if (
-            len(study.directions) > 1
-        ):  # reject the study before the objective runs; the new trial is failed
+        # reject the study before the objective runs; the new trial is failed
+        if len(study.directions) > 1:
             study.tell(trial.number, state=TrialState.FAIL)
             _check_single_objective(study, self)
         self._in_flight.add((study.study_name, trial.number))

@@ -96,9 +96,10 @@ class ModelHistory:
             if not _is_ard(name, ls, len(model.columns)):
                 continue
             inverse = 1.0 / ls  # (d,)
+            # (P,) a categorical's columns combined by max
             per_param = np.array(
                 [max(inverse[j] for j, c in enumerate(model.columns) if c == p) for p in params]
-            )  # (P,) a categorical's columns combined by max
+            )
             per_param = per_param / per_param.sum()
             out[name] = {p: float(r) for p, r in zip(params, per_param)}
         return out
@@ -204,12 +205,12 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
 
     labels = _unique(history.kernel_names)
     if len(history.trial_numbers):
-        colors = [
-            _color(m) for m in range(len(labels))
-        ]  # kernel m has the same colour in both panels
+        # kernel m has the same colour in both panels
+        colors = [_color(m) for m in range(len(labels))]
+        # M rows (n,)
         ax.stackplot(
             history.trial_numbers, history.weights.T, labels=labels, colors=colors, alpha=0.85
-        )  # M rows (n,)
+        )
     for i, refit in enumerate(history.refits):
         ax.axvline(
             refit.trial_number,
@@ -249,9 +250,8 @@ def _plot_relevance(ax: Axes, history: ModelHistory) -> None:
         ax.set_title(f"Parameter relevance (model of trial {newest.trial_number})")
         ax.legend(loc="lower right", fontsize="small", framealpha=0.8)
     else:
-        lengthscales = [
-            float(ls[0]) for ls in newest.lengthscales
-        ]  # (M,) one shared lengthscale each
+        # (M,) one shared lengthscale each
+        lengthscales = [float(ls[0]) for ls in newest.lengthscales]
         ax.barh(np.arange(len(labels)), lengthscales, color="tab:gray")
         ax.set_yticks(np.arange(len(labels)), labels)
         ax.set_xlabel("Shared lengthscale (unit cube)")

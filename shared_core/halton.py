@@ -25,13 +25,11 @@ def scrambled_halton(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     U = rng.random((n, dim))  # (n, dim) offsets inside the cells
     for j, base in enumerate(_first_primes(dim)):
         n_digits = _digits_to_count(n, base)
-        permutations = rng.permuted(
-            np.tile(np.arange(base), (n_digits, 1)), axis=1
-        )  # (n_digits, base)
+        # (n_digits, base)
+        permutations = rng.permuted(np.tile(np.arange(base), (n_digits, 1)), axis=1)
         cell, rest = np.zeros(n, dtype=np.int64), index
-        for k in range(
-            n_digits
-        ):  # the index's k-th least significant digit is the cell's k-th most significant
+        # the index's k-th least significant digit is the cell's k-th most significant
+        for k in range(n_digits):
             rest, digit = np.divmod(rest, base)
             cell = cell * base + permutations[k, digit]
         U[:, j] = (cell + U[:, j]) / float(base) ** n_digits

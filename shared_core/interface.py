@@ -191,12 +191,10 @@ class MultiAgent(ReadsSources, Protocol):
     algorithm must not rely on it).
     """
 
-    agent_id: (
-        int  # the agent that suggests; an adapter serving every agent may set it between calls
-    )
-    last_view: (
-        dict[str, Any] | None
-    )  # what the last suggestion conditioned on (JSON values), for records
+    # the agent that suggests; an adapter serving every agent may set it between calls
+    agent_id: int
+    # what the last suggestion conditioned on (JSON values), for records
+    last_view: dict[str, Any] | None
 
     @property
     def n_agents(self) -> int:

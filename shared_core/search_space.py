@@ -240,9 +240,8 @@ class SearchSpace:
         n_params = len(self.params)
         if n == 0 or n_params == 0:
             return np.zeros((n, self.dim))
-        U = (
-            scrambled_halton(rng, n, n_params) if low_discrepancy else rng.random((n, n_params))
-        )  # (n, n_params)
+        # (n, n_params)
+        U = scrambled_halton(rng, n, n_params) if low_discrepancy else rng.random((n, n_params))
         X = np.empty((n, self.dim))
         for j, (name, p) in enumerate(self.params.items()):
             if isinstance(p, CategoricalParam):

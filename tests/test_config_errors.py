@@ -116,9 +116,8 @@ BUILDERS = {
     "KernelSpec": (KernelSpec, [("form", ["cubic"])]),
     "SearchSpace": (SearchSpace, [("params", [{"x": 3}])]),
 }
-SHOWN = {
-    ("SearchSpace", "params"): "params['x']"
-}  # the message names the bad entry and shows its value
+# the message names the bad entry and shows its value
+SHOWN = {("SearchSpace", "params"): "params['x']"}
 
 CASES = [
     pytest.param(builder, arg, bad, id=f"{builder}-{arg}={bad!r}")

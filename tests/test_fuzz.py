@@ -192,10 +192,11 @@ def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTria
 def _check_trials(trials, space, conditional) -> None:
     assert len(trials) == N_TRIALS
     for t in trials:
+        # FAIL: a NaN value
         assert t.state in (
             optuna.trial.TrialState.COMPLETE,
             optuna.trial.TrialState.FAIL,
-        )  # FAIL: a NaN value
+        )
         assert t.state == optuna.trial.TrialState.COMPLETE or t.values is None
         for name, dist in space.items():
             assert _valid(dist, t.params[name]), (name, dist, t.params[name])

@@ -92,12 +92,10 @@ def log_h(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     zl = z[~hi]
     mills = _SQRT_HALF_PI * erfcx(-zl / math.sqrt(2.0))  # R(z) = Phi(z) / phi(z)
     inv2 = 1.0 / (zl * zl)
-    series = inv2 * (
-        1.0 - 3.0 * inv2 + 15.0 * inv2**2 - 105.0 * inv2**3
-    )  # error < 1e-9 for z < -30
-    one_plus_zr = np.where(
-        zl < -30.0, series, 1.0 + zl * mills
-    )  # cancellation costs < 3 digits above -30
+    # error < 1e-9 for z < -30
+    series = inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2**2 - 105.0 * inv2**3)
+    # cancellation costs < 3 digits above -30
+    one_plus_zr = np.where(zl < -30.0, series, 1.0 + zl * mills)
     out[~hi] = -0.5 * zl * zl - _LOG_SQRT_2PI + np.log(one_plus_zr)
     dout[~hi] = mills / one_plus_zr
     return out, dout

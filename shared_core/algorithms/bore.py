@@ -109,9 +109,8 @@ class _LeastSquaresClassifier:
     ) -> None:
         """Train on ``(X (m, d), z (m,))``, a subset of
         ``n_observed`` observations in the space ``layout``."""
-        same_data = (
-            layout == self.layout and n_observed >= self.n_at_refit
-        )  # else a new space or study
+        # else a new space or study
+        same_data = layout == self.layout and n_observed >= self.n_at_refit
         if self.hyper is None or not same_data or self.schedule.due(self.n_at_refit, n_observed):
             rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
             warm_start = self.hyper if same_data else None
@@ -302,12 +301,10 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if variant == "bore++"
             else _NetworkClassifier()
         )
-        self._fitted_key: bytes = (
-            b""  # the observations (and space) the classifier was last fitted to
-        )
-        self._queue: list[
-            np.ndarray
-        ] = []  # particles of the current synchronous batch not handed out yet
+        # the observations (and space) the classifier was last fitted to
+        self._fitted_key: bytes = b""
+        # particles of the current synchronous batch not handed out yet
+        self._queue: list[np.ndarray] = []
         self._queue_key: bytes = b""
         super().__init__()
 
@@ -318,9 +315,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         layout = repr((space.params, space.constraints)).encode()
         key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes() + layout
         if key != self._fitted_key:
-            rows = fit_subset(
-                obs.X, obs.y, self.max_points, rng
-            )  # labels come from all observations
+            # labels come from all observations
+            rows = fit_subset(obs.X, obs.y, self.max_points, rng)
             self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
             self._fitted_key = key
         return z, key
@@ -350,9 +346,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             n_starts=self.n_starts,
             avoid=np.vstack([pending, X]),
         )
-        if (
-            not synchronous and len(pending) and space.continuous_columns.size
-        ):  # one particle, companions frozen
+        # one particle, companions frozen
+        if not synchronous and len(pending) and space.continuous_columns.size:
             x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
@@ -368,12 +363,10 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if len(raw) == 0:
                 raw = space.sample(rng, 1)
         a = clf.density(raw)
-        log_w = self.sharpness * np.log(
-            np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR)
-        )  # (b,)
-        w = (
-            np.exp(log_w - log_w.max()) + 1e-300
-        )  # large sharpness: others underflow, but stay drawable
+        # (b,)
+        log_w = self.sharpness * np.log(np.where(np.isfinite(a), np.maximum(a, _A_FLOOR), _A_FLOOR))
+        # large sharpness: others underflow, but stay drawable
+        w = np.exp(log_w - log_w.max()) + 1e-300
         return raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
 
     def _move(self, clf, space, start, frozen) -> np.ndarray:

@@ -37,9 +37,8 @@ from shared_core.validation import check_int
 __all__ = ["DistributedTSAlgorithm", "SURROGATES"]
 
 SURROGATES = ("gp", "egp")
-PAPER_KERNEL = (
-    "matern52-ard"  # Matérn-5/2 (the paper's), one lengthscale per input as BoTorch's default GP
-)
+# Matérn-5/2 (the paper's), one lengthscale per input as BoTorch's default GP
+PAPER_KERNEL = "matern52-ard"
 
 
 class DistributedTSAlgorithm:
@@ -83,9 +82,8 @@ class DistributedTSAlgorithm:
                 f"kernels are options of surrogate='egp'; surrogate='gp' is one {PAPER_KERNEL} GP, "
                 f"got kernels={kernels!r}"
             )
-        graph_seed = check_int(
-            "graph_seed", graph_seed, minimum=0
-        )  # checked even where no graph is random
+        # checked even where no graph is random
+        graph_seed = check_int("graph_seed", graph_seed, minimum=0)
         self.graph: CommunicationGraph = make_graph(graph, n_agents, seed=graph_seed)
         self.agent_id = agent_id
         self.surrogate = surrogate
@@ -96,9 +94,8 @@ class DistributedTSAlgorithm:
             fantasize_pending=fantasize_pending,
             warp_outputs=warp_outputs,
         )
-        EGPAlgorithm(
-            **self._model_options
-        )  # validates the options now, not at the first suggestion
+        # validates the options now, not at the first suggestion
+        EGPAlgorithm(**self._model_options)
         self._models: dict[int, EGPAlgorithm] = {}  # agent -> its own surrogate
         self.last_view: dict | None = None  # what the last suggestion conditioned on (JSON values)
 
@@ -151,9 +148,8 @@ class DistributedTSAlgorithm:
         """Algorithm 1, lines 8-11 for agent ``agent_id``: condition on the neighbourhood's
         data, draw a function, return its maximiser (``n_suggestions`` draws, each seeing
         the earlier ones as pending)."""
-        agent = (
-            self.agent_id
-        )  # read once: another thread may switch agents (the Ax node does, sequentially)
+        # read once: another thread may switch agents (the Ax node does, sequentially)
+        agent = self.agent_id
         visible = self.visible(obs, agent)
         self.last_view = {
             "agent": agent,
@@ -166,9 +162,8 @@ class DistributedTSAlgorithm:
     def _model(self, agent: int | None = None) -> EGPAlgorithm:
         agent = self.agent_id if agent is None else agent
         model = self._models.get(agent)
-        if (
-            model is None
-        ):  # setdefault: two threads creating one agent's surrogate keep the same one
+        # setdefault: two threads creating one agent's surrogate keep the same one
+        if model is None:
             model = self._models.setdefault(agent, EGPAlgorithm(**self._model_options))
         return model
 

@@ -107,9 +107,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         return self.model.offer_state(state)
 
     def _prepare(self, space, obs: Observations, rng) -> None:
-        self.model.fit(
-            obs.X, obs.y, rng
-        )  # refit or incremental update (the cached ensemble is shared by threads)
+        # refit or incremental update (the cached ensemble is shared by threads)
+        self.model.fit(obs.X, obs.y, rng)
 
     def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
         X, y, pending = obs.X, obs.y, obs.X_pending
@@ -130,9 +129,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
         if self.acquisition == "ei" or auto_ei:
             best = float(model.y_std(obs.y).min())
-            if self.fantasize_pending and len(
-                pending
-            ):  # kriging believer: fantasies count as observed
+            # kriging believer: fantasies count as observed
+            if self.fantasize_pending and len(pending):
                 best = min(best, float(np.min(member.post.predict(pending)[0])))
             return LogExpectedImprovement(member.post, best=best)
         return ThompsonSampling(member.post.sample_path(rng))  # eq. (12)

@@ -71,9 +71,8 @@ def make_graph(graph: Any, n_agents: int | None = None, *, seed: Any = None) -> 
         return _checked_size(graph, n_agents, "the CommunicationGraph")
     if isinstance(graph, str):
         return _named_graph(graph, n_agents, seed)
-    networkx = sys.modules.get(
-        "networkx"
-    )  # a networkx graph can only exist if networkx was imported
+    # a networkx graph can only exist if networkx was imported
+    networkx = sys.modules.get("networkx")
     if networkx is not None and isinstance(graph, networkx.Graph):
         return _checked_size(_from_networkx(graph), n_agents, "the networkx graph")
     if _is_adjacency_matrix(graph):

@@ -150,9 +150,8 @@ def _yeojohnson_lambda(u: np.ndarray) -> float:
         )
 
     res = minimize_scalar(neg_llf, bounds=(-1.0, 1.0), method="bounded", options={"xatol": 1e-4})
-    candidates = [1.0, -1.0] + (
-        [float(res.x)] if res.success else []
-    )  # the bounds exactly, if best there
+    # the bounds exactly, if best there
+    candidates = [1.0, -1.0] + ([float(res.x)] if res.success else [])
     values = [neg_llf(lam) for lam in candidates]
     return candidates[int(np.argmin(values))] if math.isfinite(min(values)) else 1.0
 
@@ -355,9 +354,8 @@ class EnsembleGP:
             return False
         transform = _transform_from(state.get("transform"))
         if transform is None or not np.max(np.abs(transform(y))) <= MAX_ADOPTED_ABS_VALUE:
-            return (
-                False  # invalid, or absurd for these values (a fitted transform standardises them)
-            )
+            # invalid, or absurd for these values (a fitted transform standardises them)
+            return False
         self.transform = transform
         n_at_refit = self._n_at_refit
         self._build(X, y, hypers, rng)

@@ -90,9 +90,8 @@ class BayesianLinearRegression:
         Sigma = self.Sigma - np.outer(Sphi, Sphi) / s2_pred  # eq. (15b)
         self.Sigma = 0.5 * (Sigma + Sigma.T)  # keep it symmetric against round-off
         self._chol = None
-        log_pred = -0.5 * (
-            (y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI
-        )  # eq. (13) factor
+        # eq. (13) factor
+        log_pred = -0.5 * ((y - y_pred) ** 2 / s2_pred + math.log(s2_pred) + _LOG_2PI)
         self.log_evidence += log_pred
         return log_pred
 

@@ -241,12 +241,10 @@ class ExactPosterior:
         if L is None:
             K = kernel_matrix(spec, X, X, hyper.ls, hyper.amp) + hyper.noise * np.eye(len(X))
             L = safe_cholesky(K)
-        self.L = np.asfortranarray(
-            L
-        )  # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
-        self.alpha = (
-            cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)
-        )  # (n,)
+        # (n, n); LAPACK's order: scipy copies a C-ordered factor at every solve
+        self.L = np.asfortranarray(L)
+        # (n,)
+        self.alpha = cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)
 
     @property
     def n(self) -> int:
@@ -270,13 +268,11 @@ class ExactPosterior:
         K22 = kernel_matrix(self.spec, Xn, Xn, h.ls, h.amp) + h.noise * np.eye(len(Xn))  # (k, k)
         L12 = solve_triangular(self.L, K12, lower=True, check_finite=False)  # (n, k)
         L22 = safe_cholesky(K22 - L12.T @ L12)  # (k, k): predictive covariance S = L22 L22^T
-        mu = L12.T @ solve_triangular(
-            self.L, self.y, lower=True, check_finite=False
-        )  # (k,) predictive mean
+        # (k,) predictive mean
+        mu = L12.T @ solve_triangular(self.L, self.y, lower=True, check_finite=False)
         z = solve_triangular(L22, yn - mu, lower=True, check_finite=False)
-        log_pred = float(
-            -0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI
-        )  # eq. (13)
+        # eq. (13)
+        log_pred = float(-0.5 * z @ z - np.log(np.diag(L22)).sum() - 0.5 * len(yn) * _LOG_2PI)
         n, k = self.n, len(yn)
         L = np.zeros((n + k, n + k), order="F")
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
@@ -311,9 +307,8 @@ class ExactPosterior:
         h = self.hyper
         Kq, dKq = kernel_grad_x(self.spec, X, self.X, h.ls, h.amp)  # (b, n), (b, n, d)
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b): L^-1 k
-        W = solve_triangular(
-            self.L, V, lower=True, trans="T", check_finite=False
-        )  # (n, b): (K + noise I)^-1 k
+        # (n, b): (K + noise I)^-1 k
+        W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)
         raw_var = h.amp - np.einsum("nb,nb->b", V, V)
         dvar = -2.0 * np.einsum("bnd,nb->bd", dKq, W)
         dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat

@@ -58,9 +58,8 @@ def _lbfgs_continuous(
         X = base.copy()
         X[:, cont] = z.reshape(s, c)
         vals, grads = acq.value_and_grad(X)
-        vals = np.nan_to_num(
-            vals, nan=-1e10, neginf=-1e10, posinf=1e10
-        )  # one bad start must not stop the others
+        # one bad start must not stop the others
+        vals = np.nan_to_num(vals, nan=-1e10, neginf=-1e10, posinf=1e10)
         return -float(np.sum(vals)), -np.nan_to_num(grads[:, cont]).ravel()
 
     res = minimize(
@@ -144,9 +143,8 @@ def maximize_acquisition(
         X = _categorical_ascent(acq, space, X)
         X = pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
     avoid = np.zeros((0, space.dim)) if avoid is None else avoid
-    fallback = raw[
-        ~matches_any(raw, avoid)
-    ]  # the best new raw points, in case every optimum is avoided
+    # the best new raw points, in case every optimum is avoided
+    fallback = raw[~matches_any(raw, avoid)]
     fallback_vals = raw_vals[~matches_any(raw, avoid)]
     X = np.vstack(
         [
@@ -163,9 +161,8 @@ def maximize_acquisition(
     return X[int(np.argmax(vals))]
 
 
-_N_RAW_FINALISTS = (
-    32  # best new raw candidates kept as fall-backs when optimised points are to be avoided
-)
+# best new raw candidates kept as fall-backs when optimised points are to be avoided
+_N_RAW_FINALISTS = 32
 
 
 def matches_any(X: np.ndarray, avoid: np.ndarray) -> np.ndarray:

@@ -53,12 +53,10 @@ def _rbf_kernel_terms(
     sq = np.sum(diff**2, axis=-1)  # (N, f)
     all_sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)  # (N, N)
     N = len(X)
-    off = np.sort(
-        all_sq.ravel()[1:].reshape(N - 1, N + 1)[:, :-1], axis=None
-    )  # the N (N - 1) off-diagonal values
-    med = (
-        0.5 * float(off[(len(off) - 1) // 2] + off[len(off) // 2]) if off.size else 1.0
-    )  # np.median, cheaper
+    # the N (N - 1) off-diagonal values
+    off = np.sort(all_sq.ravel()[1:].reshape(N - 1, N + 1)[:, :-1], axis=None)
+    # np.median, cheaper
+    med = 0.5 * float(off[(len(off) - 1) // 2] + off[len(off) // 2]) if off.size else 1.0
     h = max(med, 1e-12) / np.log(N + 1.0)  # median heuristic
     K = np.exp(-sq / h)
     # grad_{u_j} k = -2 (x_j - x_i) / h * k * dx_j/du_j  (chain rule; vanishes at the box's faces)
@@ -100,12 +98,10 @@ def svgd(
     mask = np.zeros(d)
     mask[cols] = 1.0
     free_u = _to_logit(free_X)
-    frozen_x = np.clip(
-        frozen, _X_EPS, 1.0 - _X_EPS
-    )  # (m, d) in the open box, like the free particles
-    frozen_score = (
-        _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))
-    )  # (m, d), once
+    # (m, d) in the open box, like the free particles
+    frozen_x = np.clip(frozen, _X_EPS, 1.0 - _X_EPS)
+    # (m, d), once
+    frozen_score = _logit_score(log_density_grad, frozen) if len(frozen) else np.zeros((0, d))
     free = np.arange(len(free_X))  # free particles come first in the stacked array
     fixed_values = np.vstack([free_X, frozen])  # (N, d) the fixed columns never change
     hist = None

@@ -87,9 +87,8 @@ def _run(client, batches, failed=(), abandoned=()) -> list[dict]:
             if index in failed:
                 client.mark_trial_failed(index)
             elif index in abandoned:
-                client._experiment.trials[
-                    index
-                ].mark_abandoned()  # the Client has no public call for it
+                # the Client has no public call for it
+                client._experiment.trials[index].mark_abandoned()
             else:
                 client.complete_trial(index, raw_data={"loss": _loss(params)})
     return seen
@@ -140,9 +139,8 @@ def test_json_round_trip_continues_the_strategy(tmp_path):
     _run(client, [4, 2])
     client.save_to_json_file(path)
     loaded = Client.load_from_json_file(path)
-    node = loaded._generation_strategy._nodes[
-        1
-    ]  # the loaded strategy holds a real AlgorithmNode again
+    # the loaded strategy holds a real AlgorithmNode again
+    node = loaded._generation_strategy._nodes[1]
     assert isinstance(node, AlgorithmNode)
     assert node.json_kwargs() == {
         "method": "egp-ts",
@@ -176,9 +174,8 @@ def test_unknown_method_lists_the_valid_ones():
         generation_strategy("egp-ts", initialization_trials=-1)
     with pytest.raises(ValueError, match="options must be JSON"):
         generation_strategy("egp-ts", kernels=object())
-    with pytest.raises(
-        ValueError, match="rbf-bogus"
-    ):  # the one kernel-name parser, as in the samplers
+    # the one kernel-name parser, as in the samplers
+    with pytest.raises(ValueError, match="rbf-bogus"):
         generation_strategy("egp-ts", kernels=["rbf-bogus"])
 
 

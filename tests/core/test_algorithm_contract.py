@@ -19,9 +19,8 @@ from shared_core.interface import (
 )
 from shared_core.registry import algorithm_names, algorithm_options, make_algorithm
 
-REQUIRED_OPTIONS = {
-    "dts": {"n_agents": 3, "agent_id": 1}
-}  # a topology name needs the number of agents
+# a topology name needs the number of agents
+REQUIRED_OPTIONS = {"dts": {"n_agents": 3, "agent_id": 1}}
 # Smaller than the defaults where a method has them,
 # to keep the suite fast; the contract is the same.
 CHEAP_OPTIONS = {"n_features": 64, "n_raw": 64, "n_starts": 2, "svgd_steps": 50}
@@ -48,9 +47,8 @@ def _data(n=8, seed=0):
 
 def _assert_valid(X, n):
     assert X.shape == (n, SPACE.dim) and X.dtype == np.float64
-    np.testing.assert_array_equal(
-        SPACE.round_to_valid(X), X
-    )  # each row is the encoding of a valid point
+    # each row is the encoding of a valid point
+    np.testing.assert_array_equal(SPACE.round_to_valid(X), X)
     for row in X:
         SPACE.decode(row)
 

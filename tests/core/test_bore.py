@@ -12,9 +12,8 @@ from shared_core.search_space import LinearConstraint
 
 def test_quantile_labels_count_ties_and_tiny_data():
     y = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0])
-    np.testing.assert_array_equal(
-        quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0]
-    )  # ceil(0.25 * 8) = 2
+    # ceil(0.25 * 8) = 2
+    np.testing.assert_array_equal(quantile_labels(y, 0.25), [0, 1, 0, 1, 0, 0, 0, 0])
     # ties with the threshold are not good (equal values, equal labels) ...
     np.testing.assert_array_equal(
         quantile_labels(np.array([1.0, 2.0, 2.0, 3.0]), 0.5), [1, 0, 0, 0]
@@ -24,16 +23,15 @@ def test_quantile_labels_count_ties_and_tiny_data():
     np.testing.assert_array_equal(
         quantile_labels(np.array([0.2, 0.5] + [1.0] * 10), 0.25), [1, 1] + [0] * 10
     )
+    # tau = min
     np.testing.assert_array_equal(
         quantile_labels(np.array([1.0, 1.0, 3.0, 4.0]), 0.25), [1, 1, 0, 0]
-    )  # tau = min
+    )
     np.testing.assert_array_equal(quantile_labels(np.array([3.0]), 0.25), [1])
-    np.testing.assert_array_equal(
-        quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1]
-    )  # constant
-    np.testing.assert_array_equal(
-        quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1]
-    )  # at least one good
+    # constant
+    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 2.0, 2.0]), 0.25), [1, 1, 1])
+    # at least one good
+    np.testing.assert_array_equal(quantile_labels(np.array([2.0, 1.0]), 0.25), [0, 1])
 
 
 def _data(n=20, d=2, seed=0):
@@ -57,14 +55,14 @@ def test_acquisition_and_score_gradients_match_finite_differences(variant):
     for x in np.random.default_rng(1).random((3, 2)) * 0.8 + 0.1:
         _, g = clf.acquisition().value_and_grad(x[None])
         fd = approx_fprime(x, lambda v: float(clf.acquisition().value(v[None])[0]), 1e-6)
-        np.testing.assert_allclose(
-            g[0], fd, rtol=1e-3, atol=1e-4
-        )  # forward differences: ~1e-5 error
+        # forward differences: ~1e-5 error
+        np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)
+        # log sigmoid(logit)
         log_a = (
             (lambda v: np.log(clf.acquisition().value(v[None])[0]))
             if variant == "bore++"
             else (lambda v: -np.logaddexp(0.0, -clf.acquisition().value(v[None])[0]))
-        )  # log sigmoid(logit)
+        )
         np.testing.assert_allclose(
             clf.log_density_grad(x[None])[0], approx_fprime(x, log_a, 1e-6), rtol=1e-3, atol=1e-4
         )
@@ -111,9 +109,8 @@ def test_pending_points_shrink_sigma_but_not_the_mean():
     grid = np.random.default_rng(2).random((200, 2))
     mean, var = clf.post.predict(grid)
     mean_p, var_p = clf.given_pending(pending).post.predict(grid)
-    np.testing.assert_allclose(
-        mean_p, mean, atol=1e-9
-    )  # labels hallucinated at pi^: mean unchanged
+    # labels hallucinated at pi^: mean unchanged
+    np.testing.assert_allclose(mean_p, mean, atol=1e-9)
     assert np.all(var_p <= var + 1e-12)  # more conditioning never adds variance
     at = clf.given_pending(pending).post.predict(pending)[1]
     assert np.all(at < clf.lam)  # one observation with noise lambda leaves at most lambda there
@@ -160,14 +157,12 @@ def test_synchronous_batch_is_queued_until_new_data():
     alg = BOREAlgorithm(batch_size=3)
     rng = np.random.default_rng(0)
     first = alg.suggest(space, Observations(X, y), 1, rng)[0]
-    assert (
-        len(alg._queue) == 2
-    )  # the other two particles of the joint SVGD run wait for the next asks
+    # the other two particles of the joint SVGD run wait for the next asks
+    assert len(alg._queue) == 2
     second = alg.suggest(space, Observations(X, y, X_pending=first[None]), 1, rng)[0]
     assert len(alg._queue) == 1 and not np.allclose(first, second)
-    alg.suggest(
-        space, Observations(np.vstack([X, first]), np.append(y, 0.5)), 1, rng
-    )  # new data: new batch
+    # new data: new batch
+    alg.suggest(space, Observations(np.vstack([X, first]), np.append(y, 0.5)), 1, rng)
     assert len(alg._queue) == 2
 
 
@@ -232,27 +227,23 @@ def test_queued_batch_is_not_reused_in_another_space(change):
     """
     X, y = _data()
     first = _space()  # a, b continuous in [0, 1], no constraint
-    if (
-        change == "params"
-    ):  # same encoded shape, but on grids: a queued (continuous) particle is off-grid
+    # same encoded shape, but on grids: a queued (continuous) particle is off-grid
+    if change == "params":
         other = SearchSpace({"a": FloatParam(0.0, 1.0, step=0.25), "b": IntParam(0, 4)})
     else:  # same parameters, a constraint that every queued particle satisfies
         other = SearchSpace(
             first.params, constraints=[LinearConstraint((("a", 1.0), ("b", 1.0)), 1.9)]
         )
     alg = BOREAlgorithm(batch_size=4, svgd_steps=100)
-    alg.suggest(
-        first, Observations(X, y), 1, np.random.default_rng(0)
-    )  # one SVGD run: 1 handed out, 3 queued
+    # one SVGD run: 1 handed out, 3 queued
+    alg.suggest(first, Observations(X, y), 1, np.random.default_rng(0))
     queued = np.array(alg._queue)
     assert len(queued) == 3 and other.feasible(queued).all()
-    batch = alg.suggest(
-        other, Observations(X, y), 2, np.random.default_rng(1)
-    )  # same data, other space
+    # same data, other space
+    batch = alg.suggest(other, Observations(X, y), 2, np.random.default_rng(1))
     assert not matches_any(batch, queued).any()  # a reused particle would be returned unchanged
-    np.testing.assert_array_equal(
-        other.round_to_valid(batch), batch
-    )  # valid points of the other space
+    # valid points of the other space
+    np.testing.assert_array_equal(other.round_to_valid(batch), batch)
     assert other.feasible(batch).all()
 
 
@@ -297,19 +288,16 @@ def test_classifier_is_reused_while_data_is_unchanged_and_refitted_on_schedule_b
     alg = BOREAlgorithm(max_points=20, svgd_steps=10)
     alg.suggest(space, Observations(X, y), 1, rng)
     post, refits = alg.classifier.post, alg.classifier.n_refits
-    alg.suggest(
-        space, Observations(X, y, X_pending=np.full((1, 2), 0.5)), 2, rng
-    )  # an Ax batch: same data
+    # an Ax batch: same data
+    alg.suggest(space, Observations(X, y, X_pending=np.full((1, 2), 0.5)), 2, rng)
     assert alg.classifier.post is post and alg.classifier.n_refits == refits
-    for _ in range(
-        10
-    ):  # 30 -> 39 observations: refits due at 33 (ceil(10 % of 30) = 3 more) and 37 (4 more)
+    # 30 -> 39 observations: refits due at 33 (ceil(10 % of 30) = 3 more) and 37 (4 more)
+    for _ in range(10):
         x = alg.suggest(space, Observations(X, y), 1, rng)
         X, y = np.vstack([X, x]), np.append(y, np.sum((x - 0.3) ** 2))
     assert alg.classifier.n_refits == refits + 2
-    assert (
-        alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20
-    )  # trained on max_points rows
+    # trained on max_points rows
+    assert alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20
 
 
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
@@ -331,6 +319,7 @@ def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkey
     alg = BOREAlgorithm(variant=variant, svgd_steps=10)
     clf = alg.classifier
     alg.suggest(SearchSpace({k: FloatParam(0.0, 1.0) for k in "abc"}), Observations(X, y), 1, rng)
+    # another study
     steps = [
         (_space(), X[:, :2], y),  # fewer columns
         (
@@ -339,7 +328,7 @@ def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkey
             y,
         ),  # same width
         (SearchSpace({"a": FloatParam(0.0, 2.0), "b": FloatParam(0.0, 1.0)}), X[:8, :2], y[:8]),
-    ]  # another study
+    ]
     for space, X_new, y_new in steps:
         net = getattr(clf, "net", None)
         x = alg.suggest(space, Observations(X_new, y_new), 1, rng)[0]

@@ -33,9 +33,8 @@ def test_an_agent_sees_its_neighbourhood_and_rows_of_unknown_source_only():
 
 
 def test_a_suggestion_conditions_only_on_the_neighbourhood():
-    algo = DistributedTSAlgorithm(
-        graph="star", n_agents=4, agent_id=2
-    )  # a leaf: sees itself and the centre 0
+    # a leaf: sees itself and the centre 0
+    algo = DistributedTSAlgorithm(graph="star", n_agents=4, agent_id=2)
     x = algo.suggest(SPACE, _obs(), 1, np.random.default_rng(0))
     assert x.shape == (1, 2) and np.all((0 <= x) & (x <= 1))
     assert algo._models[2].model.n == 2 * 6 + 2

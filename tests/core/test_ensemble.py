@@ -188,10 +188,11 @@ def test_a_state_that_does_not_match_is_ignored_and_the_ensemble_fits(change):
     elif change == "huge_int":
         state["hyperparameters"][0]["amplitude"] = 10**400
     elif change == "tiny_lengthscale":
+        # outside the fitter's bounds
         state["hyperparameters"][1]["lengthscales"] = [
             1e-300,
             1e-300,
-        ]  # outside the fitter's bounds
+        ]
     elif change == "tiny_scale":
         state["transform"]["scale"] = 1e-300  # valid-looking, but the weights would be NaN
     elif change == "wrong_fixed_ls":

@@ -47,10 +47,11 @@ def test_priors_are_lognormal_densities_of_the_values():
 
     from shared_core.models.gp import _ls_prior
 
+    # one point at 0: only the prior depends on the lengthscales
     X, y = (
         np.zeros((1, 6)),
         np.zeros(1),
-    )  # one point at 0: only the prior depends on the lengthscales
+    )
     spec = KernelSpec("rbf", ard=True)
     mu, sd = _ls_prior(6)
     t1 = np.concatenate([np.log(np.full(6, 0.5)), [0.0, np.log(0.01)]])
@@ -66,9 +67,8 @@ def test_priors_are_lognormal_densities_of_the_values():
     # sd^2) (~0.5 in 6-D), as BoTorch's; before this convention it returned the median
     # exp(mu) (~10), which switched most inputs off.
     h = fit_hyperparameters(spec, X, y)
-    np.testing.assert_allclose(
-        h.ls, np.exp(mu - sd**2), rtol=1e-4
-    )  # L-BFGS-B tolerance on a flat-ish optimum
+    # L-BFGS-B tolerance on a flat-ish optimum
+    np.testing.assert_allclose(h.ls, np.exp(mu - sd**2), rtol=1e-4)
 
 
 def test_pathwise_samples_match_exact_posterior_moments():

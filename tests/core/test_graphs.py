@@ -273,9 +273,8 @@ def test_erdos_renyi_is_reproducible_and_connected():
     assert len({make_graph("erdos_renyi:0.2", 12, seed=s) for s in range(5)}) > 1
     for seed in range(10):
         assert make_graph("erdos_renyi:0.05", 15, seed=seed).is_connected
-    assert make_graph("erdos_renyi", 9, seed=1) == make_graph(
-        "erdos_renyi:0.3", 9, seed=1
-    )  # default p 0.3
+    # default p 0.3
+    assert make_graph("erdos_renyi", 9, seed=1) == make_graph("erdos_renyi:0.3", 9, seed=1)
     assert make_graph("erdos_renyi:1", 5, seed=0) == make_graph("complete", 5)
     assert make_graph("erdos_renyi:0", 5, seed=0) == make_graph("line", 5)
     assert make_graph("erdos_renyi:0.5", 1, seed=0).edges == frozenset()
@@ -315,10 +314,11 @@ def test_edge_list_ignores_duplicates_and_order():
     graph = make_graph([(1, 0), (0, 1), [0, 1], (np.int64(2), 1)])
     assert graph.edges == {(0, 1), (1, 2)}
     assert graph.n_agents == 3
+    # a 2 x 2 list that is not 0/1: edges
     assert make_graph([(0, 1), (2, 3)]).edges == {
         (0, 1),
         (2, 3),
-    }  # a 2 x 2 list that is not 0/1: edges
+    }
 
 
 @pytest.mark.parametrize(
@@ -430,9 +430,8 @@ def test_networkx_errors():
         make_graph(nx.Graph())
     with pytest.raises(ValueError, match=r"agent ids 0..1, got \[0, 'a'\]"):
         make_graph(nx.Graph([(0, "a")]))
-    with pytest.raises(
-        ValueError, match=r"agent ids 0..3, got \[1, 2, 3, 4\]"
-    ):  # agent 0 is missing
+    # agent 0 is missing
+    with pytest.raises(ValueError, match=r"agent ids 0..3, got \[1, 2, 3, 4\]"):
         make_graph(nx.path_graph([1, 2, 3, 4]))
 
 

@@ -24,9 +24,8 @@ def test_cleaning_drops_nan_rows_clips_infinities_and_keeps_sources_aligned():
     obs = _obs()
     clean = obs.cleaned()
     np.testing.assert_array_equal(clean.source, [10, 12, 13, 14])  # the NaN rows 11 and 15 are gone
-    np.testing.assert_array_equal(
-        clean.y, [3.0, 3.0, -1.0, -1.0]
-    )  # +inf -> worst, -inf -> best finite
+    # +inf -> worst, -inf -> best finite
+    np.testing.assert_array_equal(clean.y, [3.0, 3.0, -1.0, -1.0])
     np.testing.assert_array_equal(clean.X, obs.X[[0, 2, 3, 4]])
     np.testing.assert_array_equal(clean.pending_source, [20, 21])
     sub = clean.subset(np.array([2, 0]))
@@ -79,7 +78,6 @@ def test_algorithm_hooks_receive_clean_observations_with_their_sources():
 def test_pending_points_must_match_the_columns_of_x():
     with pytest.raises(ValueError, match="X_pending has 4 columns"):
         Observations(np.zeros((3, 2)), np.zeros(3), X_pending=np.zeros((2, 4)))
-    one = Observations(
-        np.zeros((0, 3)), np.zeros(0), X_pending=np.full(3, 0.5)
-    )  # a single 1-D pending point
+    # a single 1-D pending point
+    one = Observations(np.zeros((0, 3)), np.zeros(0), X_pending=np.full(3, 0.5))
     assert one.X_pending.shape == (1, 3) and one.X.shape == (0, 3)

@@ -138,9 +138,8 @@ def _ref_encode(p, v):
 
 def _ref_decode(p, u):
     if isinstance(p, CategoricalParam):
-        nan = [
-            i for i, ui in enumerate(u) if math.isnan(ui)
-        ]  # NaN counts as the largest, as in numpy
+        # NaN counts as the largest, as in numpy
+        nan = [i for i, ui in enumerate(u) if math.isnan(ui)]
         return p.choices[nan[0] if nan else u.index(max(u))]
     u = 0.5 if math.isnan(u[0]) else min(max(u[0], 0.0), 1.0)
     lo, hi = _ref_bounds(p)
@@ -271,6 +270,7 @@ def test_decode_of_encode_returns_the_values(seed):
 def test_mixed_type_choices_follow_the_matching_rule():
     space = SearchSpace({"c": CategoricalParam(MIXED)})
     X = space.encode_columns({"c": ["a", 1, 1.0, True, None, np.int64(1)]})
+    # 1.0 == 1 comes first; True only matches True
     assert np.argmax(X, axis=1).tolist() == [
         0,
         1,
@@ -278,16 +278,17 @@ def test_mixed_type_choices_follow_the_matching_rule():
         3,
         4,
         1,
-    ]  # 1.0 == 1 comes first; True only matches True
+    ]
     assert space.decode_columns(np.eye(5))["c"] == list(MIXED)
     assert space.decode_columns(np.eye(5))["c"][2] is MIXED[2]
+    # 1.0 encodes as 1
     assert np.argmax(space.round_to_valid(np.eye(5)), axis=1).tolist() == [
         0,
         1,
         1,
         3,
         4,
-    ]  # 1.0 encodes as 1
+    ]
     bools = SearchSpace({"b": CategoricalParam((0, True, False))})
     assert np.argmax(bools.encode_columns({"b": np.array([True, False])}), axis=1).tolist() == [
         1,

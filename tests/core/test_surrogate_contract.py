@@ -19,9 +19,8 @@ HYPER_ARD = GPHyper(ls=np.array([0.25, 0.5]), amp=0.8, noise=1e-3)
 
 
 def _blr(spec, hyper):
-    rff = RandomFourierFeatures(
-        spec, hyper.ls, D, 64, np.random.default_rng(42)
-    )  # fixed features per posterior
+    # fixed features per posterior
+    rff = RandomFourierFeatures(spec, hyper.ls, D, 64, np.random.default_rng(42))
     return lambda X, y: BayesianLinearRegression.from_data(rff, hyper, spec, X, y)
 
 
@@ -87,9 +86,8 @@ def test_incremental_conditioning_equals_batch(make):
     assert part.log_marginal_likelihood() + log_pred == pytest.approx(
         full.log_marginal_likelihood(), abs=1e-6
     )
-    assert part.predict(_queries())[0] == pytest.approx(
-        make(X[:10], y[:10]).predict(_queries())[0]
-    )  # unchanged
+    # unchanged
+    assert part.predict(_queries())[0] == pytest.approx(make(X[:10], y[:10]).predict(_queries())[0])
 
 
 def test_believing_pending_points_keeps_the_mean_and_never_raises_the_variance(make):

@@ -53,9 +53,8 @@ def test_repulsion_is_the_logit_gradient_of_the_box_kernel():
                 kp = np.exp(-np.sum((_from_logit(U[j] + e) - X[i]) ** 2) / h)
                 km = np.exp(-np.sum((_from_logit(U[j] - e) - X[i]) ** 2) / h)
                 fd[c] += 0.0 if j == i else (kp - km) / 2e-6  # x_i is held fixed: d/du_j only
-        np.testing.assert_allclose(
-            repulsion[f], fd, rtol=1e-6, atol=1e-9
-        )  # central differences: ~1e-10
+        # central differences: ~1e-10
+        np.testing.assert_allclose(repulsion[f], fd, rtol=1e-6, atol=1e-9)
 
 
 def test_frozen_particles_push_free_ones_away():

@@ -113,9 +113,8 @@ def concurrent(
             study.tell(trial, value)
         study = studies[i % len(studies)]
         trial = study.ask()
-        running.append(
-            (study, trial, OBJECTIVES[objective](trial))
-        )  # parameters suggested now, told later
+        # parameters suggested now, told later
+        running.append((study, trial, OBJECTIVES[objective](trial)))
     return _record(studies[0])
 
 

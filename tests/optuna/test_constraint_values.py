@@ -43,16 +43,14 @@ def test_the_first_trial_with_constraint_values_is_warned_about_once_per_study(m
     study = optuna.create_study(sampler=sampler)
     study.optimize(_constrained_from(3), n_trials=3)
     assert optuna_log.messages(NOT_MODELLED) == []  # no trial has constraint values yet
-    study.optimize(
-        _constrained_from(3), n_trials=1
-    )  # trial 3, the last one: warned when it is told
+    # trial 3, the last one: warned when it is told
+    study.optimize(_constrained_from(3), n_trials=1)
     warned = optuna_log.messages(NOT_MODELLED)
     assert len(warned) == 1 and "trial 3 " in warned[0] and "['sum']" in warned[0]
     study.optimize(_constrained_from(3), n_trials=3)
     assert len(optuna_log.messages(NOT_MODELLED)) == 1
-    other = optuna.create_study(
-        sampler=sampler
-    )  # the same sampler on another study warns again, once
+    # the same sampler on another study warns again, once
+    other = optuna.create_study(sampler=sampler)
     other.optimize(_constrained_from(0), n_trials=4)
     assert len(optuna_log.messages(NOT_MODELLED)) == 2
 

@@ -292,6 +292,5 @@ def test_four_agent_processes_on_postgresql(tmp_path, postgres_study):
     for t in views:
         view = t.system_attrs[VIEW_KEY]
         assert view["agent"] == t.user_attrs[AGENT_ATTR]
-        assert (
-            set(view["sources"]) <= neighbours[view["agent"]]
-        )  # never the opposite agent of the ring
+        # never the opposite agent of the ring
+        assert set(view["sources"]) <= neighbours[view["agent"]]

@@ -99,9 +99,8 @@ def test_multi_objective_gets_a_clear_error_before_the_objective_runs():
         study.optimize(
             lambda t: (calls.append(t.number), t.suggest_float("x", 0, 1), 1.0)[1:], n_trials=3
         )
-    assert calls == [] and [t.state for t in study.trials] == [
-        TrialState.FAIL
-    ]  # no trial left RUNNING
+    # no trial left RUNNING
+    assert calls == [] and [t.state for t in study.trials] == [TrialState.FAIL]
 
 
 @each_sampler
@@ -300,9 +299,8 @@ def test_trial_sources_reach_the_algorithm_aligned_with_their_rows():
         if label is not None:
             trial.set_user_attr("agent_id", label)
         x = trial.suggest_float("x", 0, 1)
-        study.tell(
-            trial, math.inf if number == 2 else x + number
-        )  # an infinite value is clipped, not dropped
+        # an infinite value is clipped, not dropped
+        study.tell(trial, math.inf if number == 2 else x + number)
     running = study.ask()
     running.set_user_attr("agent_id", 9)
     running.suggest_float("x", 0, 1)
@@ -375,13 +373,14 @@ def test_completed_trial_encodings_are_kept_per_study_object_not_per_name():
         )
         sampler.sample_relative(study, _frozen(study, study.ask()), dist)
         np.testing.assert_allclose(algorithm.last.X[:, 0], values)
+    # lacks x: left out
     study.add_trial(
         optuna.trial.create_trial(
             params={"y": 0.5},
             distributions={"y": optuna.distributions.FloatDistribution(0, 1)},
             value=0.0,
         )
-    )  # lacks x: left out
+    )
     study.add_trial(optuna.trial.create_trial(params={"x": 0.3}, distributions=dist, value=0.3))
     sampler.sample_relative(study, _frozen(study, study.ask()), dist)
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.7, 0.8, 0.9, 0.3])
@@ -438,9 +437,8 @@ def test_encodings_are_kept_per_search_space():
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
     study.add_trial(optuna.trial.create_trial(params={"x": 1.0}, distributions=wide, value=1.0))
     sampler.sample_relative(study, _frozen(study, study.ask()), wide)
-    np.testing.assert_allclose(
-        algorithm.last.X[:, 0], [0.5]
-    )  # 1.0 on [0, 2]; the [0, 1] trials left out
+    # 1.0 on [0, 2]; the [0, 1] trials left out
+    np.testing.assert_allclose(algorithm.last.X[:, 0], [0.5])
     sampler.sample_relative(study, _frozen(study, study.ask()), narrow)
     np.testing.assert_allclose(algorithm.last.X[:, 0], [0.2, 0.4])
 

@@ -74,16 +74,14 @@ def _check(url, n_complete_min):
 def test_processes_share_one_storage_and_a_crashed_worker_is_replaced(kind, tmp_path):
     url = str(tmp_path / "j.log") if kind == "journal" else f"sqlite:///{tmp_path / 's.db'}"
     optuna.create_study(study_name="s", storage=_storage(url))
-    codes = _run_workers(
-        url, tmp_path, [(10, 0, -1), (10, 1, 5)]
-    )  # the second dies in its 6th trial
+    # the second dies in its 6th trial
+    codes = _run_workers(url, tmp_path, [(10, 0, -1), (10, 1, 5)])
     assert codes == [0, 3]
     codes = _run_workers(url, tmp_path, [(6, 2, -1)])  # a new worker takes over from the storage
     assert codes == [0]
     study = _check(url, 21)
-    assert (
-        sum(t.state == TrialState.RUNNING for t in study.trials) == 1
-    )  # the crashed trial; nothing else lost
+    # the crashed trial; nothing else lost
+    assert sum(t.state == TrialState.RUNNING for t in study.trials) == 1
 
 
 @pytest.mark.slow

@@ -52,9 +52,8 @@ def test_heartbeats_are_recorded_only_by_storages_with_a_heartbeat_interval(tmp_
     study = _study(storage)
     study.ask()
     assert _storage.heartbeat_interval(study) == 60.0
-    _storage.record_heartbeat(
-        study, study.get_trials(deepcopy=False)[0]
-    )  # raises if the storage's API changed
+    # raises if the storage's API changed
+    _storage.record_heartbeat(study, study.get_trials(deepcopy=False)[0])
 
 
 def test_enqueued_parameters_are_where_optuna_keeps_them():

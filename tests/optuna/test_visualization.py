@@ -50,13 +50,14 @@ def test_weights_one_row_per_model_based_trial(study):
     assert [r.trial_number for r in history.refits] == sorted(
         t.number for t in study.trials if MODEL_KEY in t.system_attrs
     )
+    # Optuna sorts the relative space by name
     assert history.refits[-1].columns == [
         "c",
         "c",
         "c",
         "x",
         "y",
-    ]  # Optuna sorts the relative space by name
+    ]
 
 
 def test_relevance_ranks_the_parameter_that_matters_first(study):
@@ -196,6 +197,5 @@ def test_plot_model_without_matplotlib_names_the_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import matplotlib.pyplot fails
     with pytest.raises(ImportError, match=r"python -m pip install matplotlib"):
         plot_model(study)
-    assert model_history(study).relevance() == {
-        "rbf-ard": pytest.approx({"x": 2 / 3, "y": 1 / 3})
-    }  # no plot needed
+    # no plot needed
+    assert model_history(study).relevance() == {"rbf-ard": pytest.approx({"x": 2 / 3, "y": 1 / 3})}

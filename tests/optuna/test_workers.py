@@ -184,9 +184,8 @@ def test_stale_after_seconds_rule():
     assert stale_after_seconds(four, "auto") == np.inf  # too few completed trials to judge
     assert stale_after_seconds(many, "auto") == STALE_MIN_SECONDS  # 10 x 1 s, raised to the floor
     slow = many[:-1] + [_trial(9, TrialState.COMPLETE, t0, 100.0)]
-    assert stale_after_seconds(slow, "auto") == pytest.approx(
-        10 * (1.0 + 0.1 * 99.0)
-    )  # 10 x 90th percentile
+    # 10 x 90th percentile
+    assert stale_after_seconds(slow, "auto") == pytest.approx(10 * (1.0 + 0.1 * 99.0))
     assert stale_after_seconds(many, None) == np.inf
     assert stale_after_seconds(many, 7.5) == 7.5
 
@@ -248,9 +247,8 @@ def test_a_trial_this_process_runs_stays_pending_however_old():
         sampler=CoreSampler(recorder, n_startup_trials=1, running_trial_timeout=0.5)
     )
     study.add_trials(_completed(10, 1.0, now - datetime.timedelta(seconds=100)))
-    study.add_trial(
-        _trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=60), x=0.9)
-    )  # another process's
+    # another process's
+    study.add_trial(_trial(10, TrialState.RUNNING, now - datetime.timedelta(seconds=60), x=0.9))
     mine = study.ask(_DIST)
     time.sleep(0.6)
     study.ask(_DIST)
@@ -329,9 +327,8 @@ def test_a_killed_workers_trial_stops_counting_as_pending(tmp_path):
         pytest.skip(
             f"the machine was too slow for this test's timing ({age:.1f} s to the first suggestion)"
         )
-    assert [p[:, 0].tolist() for p in recorder.pending] == [
-        [dead.params["x"]]
-    ]  # pending while young
+    # pending while young
+    assert [p[:, 0].tolist() for p in recorder.pending] == [[dead.params["x"]]]
     time.sleep(timeout - age + 0.5)
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
     assert len(recorder.pending[-1]) == 0  # presumed dead
@@ -358,9 +355,8 @@ def test_with_heartbeats_optuna_fails_a_killed_workers_trial(tmp_path):
     storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=2)
     time.sleep(3)
     study = optuna.load_study(study_name="s", storage=storage, sampler=EGPTSSampler(seed=0))
-    study.optimize(
-        lambda t: t.suggest_float("x", 0, 1), n_trials=1
-    )  # optimize fails stale trials first
+    # optimize fails stale trials first
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
     assert [t.state for t in study.trials] == [TrialState.FAIL, TrialState.COMPLETE]
 
 
@@ -561,9 +557,8 @@ def test_a_second_draw_counts_every_point_taken_meanwhile_not_only_the_conflicti
     draw = algorithm.suggest
 
     def draw_while_others_take_points(space, obs, n, rng):
-        if (
-            algorithm.calls == 0
-        ):  # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
+        # while this (slow) draw runs: one trial completes at 0.5, one claims 0.25
+        if algorithm.calls == 0:
             other.add_trial(
                 optuna.trial.create_trial(params={"x": 0.5}, distributions=_DIST, value=2.0)
             )

@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 from ax.core.parameter import ChoiceParameter, FixedParameter, ParameterType, RangeParameter
@@ -104,13 +104,13 @@ class AxSpace:
                 )
         return out
 
-    def encode(self, parameterizations: list[Mapping[str, Any]]) -> np.ndarray:
+    def encode(self, parameterizations: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """``(n, d)`` encodings of the parameterizations
         that lie in the search space (others dropped)."""
         return self.encode_kept(parameterizations)[0]
 
     def encode_kept(
-        self, parameterizations: list[Mapping[str, Any]]
+        self, parameterizations: Sequence[Mapping[str, Any]]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Encodings ``(n, d)`` of the parameterizations
         in the search space, and their indices ``(n,)``.
@@ -141,8 +141,10 @@ class AxSpace:
                 if not index:
                     return None
                 v = index[0]
-            elif isinstance(v, (bool, str)) or not (p.low <= v <= p.high):
-                return None
+            else:
+                numeric = cast("FloatParam | IntParam", p)  # choice parameters are handled above
+                if isinstance(v, (bool, str)) or not (numeric.low <= v <= numeric.high):
+                    return None
             values[name] = v
         return values
 
@@ -163,7 +165,7 @@ class AxSpace:
             else:
                 v = float(values[name])
                 if name in self.digits:  # already on the 10**-digits grid; this removes float error
-                    p = self.core.params[name]
+                    p = cast(FloatParam, self.core.params[name])  # a float range parameter
                     v = min(max(round(v, self.digits[name]), p.low), p.high)
                 out[name] = v
         return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from ax.core.data import Data
@@ -111,7 +111,8 @@ class AlgorithmNode(ExternalGenerationNode):
         )
         self._prepared = None
 
-    def _gen(
+    # Ax's ExternalGenerationNode._gen (the parent's) differs in signature from GenerationNode._gen.
+    def _gen(  # type: ignore[override]  # the parent ExternalGenerationNode's signature
         self,
         experiment: Experiment,
         data: Data | None = None,
@@ -142,8 +143,9 @@ class AlgorithmNode(ExternalGenerationNode):
             pending_source=self._pending_agents(pending_parameters),
         )
         agent = self._next_index % self._n_agents if self._n_agents else None
-        if agent is not None:
-            self.algorithm.agent_id = agent  # the agent of trial index i is i mod n_agents
+        if agent is not None:  # only a MultiAgent algorithm has agents (_n_agents)
+            # the agent of trial index i is i mod n_agents
+            cast(MultiAgent, self.algorithm).agent_id = agent
         with limited_threads(self.max_threads):
             x = self.algorithm.suggest(space.core, obs, 1, self._rng)[0]
         candidate = space.decode(x)

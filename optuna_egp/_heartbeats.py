@@ -46,15 +46,14 @@ def heartbeat_orphaned_trials(
         return
     when, name = now(), study.study_name
     for t in trials:
-        orphan_like = (
+        if (
+            # orphan-like: running, no parameters written, no claim, no heartbeat given yet
             t.state == TrialState.RUNNING
             and not t.params
             and t.datetime_start is not None
             and t.system_attrs.get(CLAIM_KEY) is None
             and t.system_attrs.get(HEARTBEAT_GIVEN_KEY) is None
-        )
-        if (
-            orphan_like
+            # not this process's own trial, and not given a heartbeat by it already
             and (name, t.number) not in own
             and (name, t.number) not in given
             and seconds_between(t.datetime_start, when) > interval

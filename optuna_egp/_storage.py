@@ -8,11 +8,14 @@ so they write through the study's storage by the trial's id, as Optuna's own sam
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from optuna.storages import BaseStorage
 from optuna.study import Study
 from optuna.trial import FrozenTrial
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from optuna.storages._heartbeat import BaseHeartbeat
 
 __all__ = [
     "constraint_values",
@@ -54,7 +57,7 @@ def write_user_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> N
 def record_heartbeat(study: Study, trial: FrozenTrial) -> None:
     """Record a heartbeat for a running trial (only
     storages with ``get_heartbeat_interval`` have one)."""
-    study_storage(study).record_heartbeat(trial_id(trial))
+    cast("BaseHeartbeat", study_storage(study)).record_heartbeat(trial_id(trial))
 
 
 def heartbeat_interval(study: Study) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import optuna
 
@@ -26,12 +27,12 @@ class OnceWarnings:
         self.topics: set[str] = set()
         self._lock = threading.Lock()
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {"owner": self.owner, "topics": set(self.topics)}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         # re-creates the lock, which cannot be pickled
-        self.__init__(state["owner"])  # type: ignore[misc]  (mypy rejects __init__ on an instance)
+        type(self).__init__(self, state["owner"])
         self.topics = set(state["topics"])
 
     def __contains__(self, topic: str) -> bool:

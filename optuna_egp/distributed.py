@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from optuna.samplers import BaseSampler, RandomSampler
@@ -19,6 +19,10 @@ from optuna_egp.samplers import split_arguments
 from shared_core.models.kernels import KernelSpec
 from shared_core.registry import make_algorithm
 from shared_core.validation import check_int
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from shared_core.algorithms.distributed import DistributedTSAlgorithm
+    from shared_core.graphs import CommunicationGraph
 
 __all__ = ["AGENT_ATTR", "AGENT_ENV", "DistributedTSSampler"]
 
@@ -123,12 +127,12 @@ class DistributedTSSampler(CoreSampler):
 
     @property
     def agent_id(self) -> int:
-        return self.algorithm.agent_id
+        return cast("DistributedTSAlgorithm", self.algorithm).agent_id
 
     @property
-    def graph(self):
+    def graph(self) -> CommunicationGraph:
         """The :class:`~shared_core.graphs.CommunicationGraph`."""
-        return self.algorithm.graph
+        return cast("DistributedTSAlgorithm", self.algorithm).graph
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         self._check_graph(study)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
 from optuna.study import Study
@@ -32,7 +32,7 @@ from optuna_egp._records import MODEL_KEY, WEIGHTS_KEY
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
 
 __all__ = ["ModelHistory", "Refit", "model_history", "plot_model"]
 
@@ -126,7 +126,7 @@ def model_history(study: Study) -> ModelHistory:
     kernel_names: list[str] = []
     last_model: Any = None
     for t in trials:
-        record = t.system_attrs.get(MODEL_KEY)
+        record: Any = t.system_attrs.get(MODEL_KEY)
         parsed = _parse_model(record)
         if parsed is None:
             continue
@@ -153,7 +153,15 @@ def model_history(study: Study) -> ModelHistory:
     return ModelHistory(np.array(numbers, dtype=int), kernel_names, weights, refits)
 
 
-def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure:
+@overload
+def plot_model(study: Study, *, ax: None = None) -> Figure: ...
+
+
+@overload
+def plot_model(study: Study, *, ax: Sequence[Axes]) -> Figure | SubFigure: ...
+
+
+def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure | SubFigure:
     """Plot what the ensemble of ``EGPTSSampler(share_model=True)`` learned, with Matplotlib.
 
     Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after
@@ -170,8 +178,8 @@ def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure:
         ax: two Matplotlib Axes ``(weights, relevance)`` to draw into; default a new figure.
 
     Returns:
-        The :class:`matplotlib.figure.Figure` (not shown:
-        call ``fig.savefig(...)`` or ``plt.show()``).
+        The :class:`matplotlib.figure.Figure` (not shown: call ``fig.savefig(...)`` or
+        ``plt.show()``); with ``ax``, the figure (or subfigure) the Axes belong to.
 
     Raises:
         ImportError: Matplotlib is not installed.
@@ -186,6 +194,7 @@ def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure:
             '(or python -m pip install -e ".[plot]" from a checkout of egp-samplers)'
         ) from e
     history = model_history(study)
+    fig: Figure | SubFigure
     if ax is None:
         fig, (ax_w, ax_r) = plt.subplots(1, 2, figsize=(11.0, 4.0), layout="constrained")
     else:

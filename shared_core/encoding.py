@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def decode_block(p: Param, U: np.ndarray) -> np.ndarray:
     """``(n,)`` decoded values of an ``(n, width)``
     block: numeric values, or choice indices (int64)."""
     if isinstance(p, CategoricalParam):
-        return np.argmax(U, axis=1)
+        return cast(np.ndarray, np.argmax(U, axis=1))
     return _decode_numeric(p, U[:, 0])
 
 
@@ -66,7 +66,9 @@ def _decode_numeric(p: FloatParam | IntParam, u: np.ndarray) -> np.ndarray:
         k = np.round((raw - p.low) / p.step)
         return np.clip(p.low + k * p.step, p.low, p.high - (p.high - p.low) % p.step)
     if p.step is not None:
-        k = np.clip(np.round((raw - p.low) / p.step), 0, _grid_size(p) - 1)
+        n = _grid_size(p)
+        assert n is not None  # a grid has a size
+        k = np.clip(np.round((raw - p.low) / p.step), 0, n - 1)
         return np.minimum(p.low + k * p.step, p.high)
     return np.clip(raw, p.low, p.high)
 
@@ -115,11 +117,13 @@ def _encoded_bounds(p: FloatParam | IntParam) -> tuple[float, float]:
         if p.log:
             return math.log(p.low - 0.5 if p.low > 1 else 0.5), math.log(p.high + 0.5)
         n = _grid_size(p)
+        assert n is not None  # a grid has a size
         return p.low - 0.5 * p.step, p.low + (n - 0.5) * p.step
     if p.log:
         return math.log(p.low), math.log(p.high)
     if p.step is not None:
         n = _grid_size(p)
+        assert n is not None  # a grid has a size
         return p.low - 0.5 * p.step, p.low + (n - 0.5) * p.step
     return p.low, p.high
 

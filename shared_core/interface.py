@@ -104,6 +104,7 @@ class Observations:
     def subset(self, rows: np.ndarray) -> Observations:
         """The completed rows selected by ``rows`` (a
         boolean mask or indices), pending points kept."""
+        assert self.source is not None  # __post_init__ fills it
         return replace(self, X=self.X[rows], y=self.y[rows], source=self.source[rows])
 
     def cleaned(self) -> Observations:
@@ -235,12 +236,12 @@ class OneAtATimeAlgorithm:
     def __init__(self) -> None:
         self._lock = threading.Lock()
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"]
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 

@@ -35,7 +35,7 @@ from here), the per-parameter encodings in :mod:`shared_core.encoding`, the Halt
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -110,7 +110,7 @@ class SearchSpace:
     # ----------------------------------------------------------------------------- encode
     def encode(self, values: Mapping[str, Any]) -> np.ndarray:
         """Encode one point given as ``{name: value}`` to a ``(d,)`` vector in ``[0, 1]``."""
-        return self.encode_many([values])[0]
+        return cast(np.ndarray, self.encode_many([values])[0])
 
     def encode_many(self, points: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """Encode a list of points, each ``{name: value}``, to an ``(n, d)`` array."""
@@ -225,7 +225,7 @@ class SearchSpace:
         X = X[self.feasible(X)]
         for _ in range(_MAX_REJECTION_ROUNDS):
             if len(X) >= n:
-                return X[:n]
+                return cast(np.ndarray, X[:n])
             fresh = self._sample_box(rng, max(4 * n, 1024), low_discrepancy=False)
             X = np.vstack([X, fresh[self.feasible(fresh)]])
         if len(X) == 0:

@@ -71,7 +71,7 @@ def _acquire(max_threads: int) -> tuple[Any, int | None] | None:
         _owner = threading.current_thread()
     limiter, torch_before = None, None
     try:
-        torch = sys.modules.get("torch")  # only if the process already uses PyTorch
+        torch: Any = sys.modules.get("torch")  # only if the process already uses PyTorch
         if torch is not None and hasattr(torch, "get_num_threads"):
             torch_before = torch.get_num_threads()  # before the OpenMP limit, which it follows
         pools = _thread_pools()

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
 __all__ = ["check_bool", "check_int", "check_real"]
 
 
-def check_bool(name: str, value) -> bool:
+def check_bool(name: str, value: Any) -> bool:
     """``value`` as a Python ``bool`` (Python or numpy bool), else ``ValueError``."""
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
-def check_int(name: str, value, minimum: int | None = None) -> int:
+def check_int(name: str, value: Any, minimum: int | None = None) -> int:
     """``value`` as a Python ``int`` (Python or numpy integer,
     not bool, ``>= minimum``), else ``ValueError``."""
     if (
@@ -33,7 +34,7 @@ def check_int(name: str, value, minimum: int | None = None) -> int:
 
 def check_real(
     name: str,
-    value,
+    value: Any,
     *,
     low: float = -math.inf,
     high: float = math.inf,

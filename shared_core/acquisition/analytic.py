@@ -6,6 +6,7 @@ Each is an :class:`~shared_core.acquisition.base.Acquisition` to be *maximised*.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 from scipy.special import erfcx, ndtr
@@ -44,7 +45,8 @@ class LogExpectedImprovement(Acquisition):
     def value(self, X: np.ndarray) -> np.ndarray:
         mean, var = self.posterior.predict(X)
         sd = np.sqrt(var)
-        return np.log(sd) + log_h((self.best - mean) / sd)[0]  # log EI = log sd + log h(z)
+        # log EI = log sd + log h(z)
+        return cast(np.ndarray, np.log(sd) + log_h((self.best - mean) / sd)[0])
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mean, var, dmean, dvar = self.posterior.predict_with_grad(X)
@@ -66,7 +68,7 @@ class UpperConfidenceBound(Acquisition):
 
     def value(self, X: np.ndarray) -> np.ndarray:
         mean, var = self.posterior.predict(X)
-        return mean + self.beta * np.sqrt(var)
+        return cast(np.ndarray, mean + self.beta * np.sqrt(var))
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mean, var, dmean, dvar = self.posterior.predict_with_grad(X)

@@ -31,6 +31,7 @@ With no running trial the suggestion is the acquisition's maximiser (the sequent
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 
@@ -47,7 +48,11 @@ from shared_core.optim.acquisition_optimizer import (
     raw_candidates,
 )
 from shared_core.optim.svgd import svgd
+from shared_core.search_space import SearchSpace
 from shared_core.validation import check_int, check_real
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only; torch is imported when a network is built
+    import torch
 
 __all__ = ["BOREAlgorithm", "VARIANTS", "quantile_labels"]
 
@@ -73,7 +78,7 @@ def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
     good = y <= tau
     if good.sum() > k and (y < tau).any():
         good = y < tau
-    return good.astype(np.float64)
+    return cast(np.ndarray, good.astype(np.float64))
 
 
 # ----------------------------------------------------------------------------------- classifiers
@@ -122,6 +127,7 @@ class _LeastSquaresClassifier:
 
     def acquisition(self) -> Acquisition:
         """``a(x) = pi^(x) + beta sigma(x)``."""
+        assert self.post is not None  # fitted
         return UpperConfidenceBound(self.post, self.beta)
 
     def density(self, X: np.ndarray) -> np.ndarray:
@@ -133,6 +139,7 @@ class _LeastSquaresClassifier:
         if len(X_pending) == 0:
             return self
         out = _LeastSquaresClassifier(self.spec, self.lam, self.beta, self.max_fit_points)
+        assert self.post is not None  # fitted
         out.hyper, out.post = self.hyper, self.post.believing(X_pending)
         return out
 
@@ -158,8 +165,8 @@ class _NetworkClassifier:
     ) -> None:
         require_torch("variant='bore'")
         self.hidden, self.lr, self.steps, self.first_steps = hidden, lr, steps, first_steps
-        self.net = None
-        self.opt = None
+        self.net: torch.nn.Sequential | None = None
+        self.opt: torch.optim.Adam | None = None
         self.layout = b""  # the search space the network was built for
         self.n_observed = 0  # observations at the last fit
 
@@ -186,6 +193,7 @@ class _NetworkClassifier:
         if first:
             self._build(X.shape[1], rng)
             self.layout = layout
+        assert self.net is not None and self.opt is not None  # built together by _build
         self.n_observed = n_observed
         Xt, zt = torch.from_numpy(X), torch.from_numpy(z)
         loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -196,9 +204,16 @@ class _NetworkClassifier:
             loss.backward()
             self.opt.step()
 
-    def _logit(self, X: np.ndarray, with_grad: bool):
+    @overload
+    def _logit(self, X: np.ndarray, with_grad: Literal[False]) -> np.ndarray: ...
+
+    @overload
+    def _logit(self, X: np.ndarray, with_grad: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def _logit(self, X: np.ndarray, with_grad: bool) -> Any:
         """``(b,)`` logits at ``X`` ``(b, d)``; with
         ``with_grad`` also their input gradients ``(b, d)``."""
+        assert self.net is not None  # fitted
         return forward_and_input_grad(self.net, X) if with_grad else forward(self.net, X)
 
     def acquisition(self) -> Acquisition:
@@ -209,11 +224,11 @@ class _NetworkClassifier:
     def log_density_grad(self, X: np.ndarray) -> np.ndarray:
         """``grad log pi(x) = (1 - pi(x)) grad logit(x)`` ``(b, d)``."""
         logit, dlogit = self._logit(X, True)
-        return (1.0 - 1.0 / (1.0 + np.exp(-logit)))[:, None] * dlogit
+        return cast(np.ndarray, (1.0 - 1.0 / (1.0 + np.exp(-logit)))[:, None] * dlogit)
 
     def density(self, X: np.ndarray) -> np.ndarray:
         """``(b,)`` unnormalised SVGD target ``pi(x)``."""
-        return 1.0 / (1.0 + np.exp(-self._logit(X, False)))
+        return cast(np.ndarray, 1.0 / (1.0 + np.exp(-self._logit(X, False))))
 
     def given_pending(self, X_pending: np.ndarray) -> _NetworkClassifier:
         """The network has no uncertainty that pending points could reduce."""
@@ -231,6 +246,9 @@ class _NetworkLogit(Acquisition):
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.classifier._logit(X, True)
+
+
+_Classifier = _LeastSquaresClassifier | _NetworkClassifier
 
 
 # ----------------------------------------------------------------------------------- algorithm
@@ -308,7 +326,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         self._queue_key: bytes = b""
         super().__init__()
 
-    def _prepare(self, space, obs: Observations, rng) -> tuple[np.ndarray, bytes]:
+    def _prepare(
+        self, space: SearchSpace, obs: Observations, rng: np.random.Generator
+    ) -> tuple[np.ndarray, bytes]:
         """Fit the classifier unless it was fitted to these very observations; return the labels and
         the key of the observations in this space (a queued batch is valid for that key only)."""
         z = quantile_labels(obs.y, self.gamma)
@@ -321,11 +341,18 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             self._fitted_key = key
         return z, key
 
-    def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
+    def _suggest_one(
+        self,
+        space: SearchSpace,
+        obs: Observations,
+        context: tuple[np.ndarray, bytes],
+        rng: np.random.Generator,
+    ) -> np.ndarray:
         X, y, pending = obs.X, obs.y, obs.X_pending
         z, key = context
         synchronous = self.batch_size is not None and self.batch_size > 1
         if synchronous:
+            assert self.batch_size is not None  # synchronous
             if key != self._queue_key or not self._queue:
                 clf = self.classifier.given_pending(pending)
                 self._queue = list(
@@ -350,12 +377,14 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         if not synchronous and len(pending) and space.continuous_columns.size:
             x = self._move(clf, space, x_max[None], pending)[0]
             if not matches_any(x[None], np.vstack([X, pending]))[0]:
-                return x
+                return cast(np.ndarray, x)
         # the sequential step, a particle that snapped onto
         # a known point, or a rejected queued particle
         return x_max
 
-    def _draw(self, clf, space, k, rng) -> np.ndarray:
+    def _draw(
+        self, clf: _Classifier, space: SearchSpace, k: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """``(k, d)`` SVGD starts: raw candidates drawn ∝ ``a(x)^sharpness``."""
         raw = raw_candidates(space, rng, self.n_raw, np.zeros((0, space.dim)))
         if space.constraints:
@@ -369,7 +398,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         w = np.exp(log_w - log_w.max()) + 1e-300
         return raw[rng.choice(len(raw), size=min(k, len(raw)), replace=False, p=w / w.sum())]
 
-    def _move(self, clf, space, start, frozen) -> np.ndarray:
+    def _move(
+        self, clf: _Classifier, space: SearchSpace, start: np.ndarray, frozen: np.ndarray
+    ) -> np.ndarray:
         """SVGD from ``start`` ``(k, d)`` towards ``p^ ∝ a^sharpness`` with ``frozen`` held fixed;
         ``(k, d)`` valid points."""
         moved = svgd(

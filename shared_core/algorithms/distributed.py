@@ -87,7 +87,7 @@ class DistributedTSAlgorithm:
         self.graph: CommunicationGraph = make_graph(graph, n_agents, seed=graph_seed)
         self.agent_id = agent_id
         self.surrogate = surrogate
-        self._model_options = dict(
+        self._model_options: dict[str, Any] = dict(
             kernels=[PAPER_KERNEL] if surrogate == "gp" else kernels,
             acquisition="ts",
             n_features=n_features,
@@ -97,7 +97,9 @@ class DistributedTSAlgorithm:
         # validates the options now, not at the first suggestion
         EGPAlgorithm(**self._model_options)
         self._models: dict[int, EGPAlgorithm] = {}  # agent -> its own surrogate
-        self.last_view: dict | None = None  # what the last suggestion conditioned on (JSON values)
+        self.last_view: dict[str, Any] | None = (
+            None  # what the last suggestion conditioned on (JSON values)
+        )
 
     @property
     def agent_id(self) -> int:
@@ -131,6 +133,7 @@ class DistributedTSAlgorithm:
         neighbourhood N(i) ∪ {i} and of unknown source (Algorithm 1, lines 13-15)."""
         agent = self.agent_id if agent is None else agent
         known = self._known_sources(agent)
+        assert obs.source is not None and obs.pending_source is not None  # filled by Observations
         rows = np.isin(obs.source, known)  # (n,)
         pending = np.isin(obs.pending_source, known)  # (p,)
         visible = obs.subset(rows)
@@ -151,6 +154,7 @@ class DistributedTSAlgorithm:
         # read once: another thread may switch agents (the Ax node does, sequentially)
         agent = self.agent_id
         visible = self.visible(obs, agent)
+        assert visible.source is not None  # filled by Observations
         self.last_view = {
             "agent": agent,
             "sources": sorted({int(v) for v in visible.source}),
@@ -169,13 +173,13 @@ class DistributedTSAlgorithm:
 
     # Shared model state: the current agent's surrogate
     # only (an agent learns from its neighbourhood alone).
-    def model_state(self) -> dict | None:
+    def model_state(self) -> dict[str, Any] | None:
         return self._model().model_state()
 
     def wants_model_state(self) -> bool:
         return self._model().wants_model_state()
 
-    def offer_model_state(self, state: dict) -> bool:
+    def offer_model_state(self, state: dict[str, Any]) -> bool:
         return self._model().offer_model_state(state)
 
     @property

@@ -13,6 +13,7 @@ Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.ensemble import EnsembleGP
 from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
+from shared_core.search_space import SearchSpace
 from shared_core.validation import check_bool, check_int
 
 __all__ = ["EGPAlgorithm", "ACQUISITIONS"]
@@ -91,7 +93,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         super().__init__()
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
-    def model_state(self) -> dict | None:
+    def model_state(self) -> dict[str, Any] | None:
         """The ensemble's fitted state as JSON values
         (:meth:`EnsembleGP.state`), None before a fit."""
         return self.model.state()
@@ -100,17 +102,19 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         """True until the ensemble is first fitted and while no state has been offered."""
         return not self.model.members and not self.model.has_offered_state
 
-    def offer_model_state(self, state: dict) -> bool:
+    def offer_model_state(self, state: dict[str, Any]) -> bool:
         """Build the first posteriors from ``state`` (another process's :meth:`model_state`)
         instead of fitting hyperparameters, when it matches the kernels and inputs and no
         refit is due. False if ``state`` does not match or is invalid (nothing kept)."""
         return self.model.offer_state(state)
 
-    def _prepare(self, space, obs: Observations, rng) -> None:
+    def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> None:
         # refit or incremental update (the cached ensemble is shared by threads)
         self.model.fit(obs.X, obs.y, rng)
 
-    def _suggest_one(self, space, obs: Observations, context, rng) -> np.ndarray:
+    def _suggest_one(
+        self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator
+    ) -> np.ndarray:
         X, y, pending = obs.X, obs.y, obs.X_pending
         acq = self._acquisition(space, obs, rng)
         X_best = X[np.argsort(y)[: min(5, len(y))]]
@@ -119,7 +123,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts, avoid=avoid
         )
 
-    def _acquisition(self, space, obs: Observations, rng) -> Acquisition:
+    def _acquisition(
+        self, space: SearchSpace, obs: Observations, rng: np.random.Generator
+    ) -> Acquisition:
         """EI or a Thompson draw of one member ``m ~ Cat(w)``
         (eq. 10), conditioned on the pending points."""
         model, pending = self.model, obs.X_pending

@@ -18,7 +18,7 @@ __all__ = ["Edge", "edge_items", "is_row", "normalised_edge"]
 Edge = tuple[int, int]
 
 
-def edge_items(edges: Any) -> list:
+def edge_items(edges: Any) -> list[Any]:
     """The items of an edge collection as a list;
     ``ValueError`` unless it is a non-string iterable."""
     if isinstance(edges, (str, bytes, Mapping)) or not isinstance(edges, Iterable):

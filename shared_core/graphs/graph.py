@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,10 @@ class CommunicationGraph:
 
     n_agents: int
     edges: frozenset[Edge] = frozenset()
+
+    if TYPE_CHECKING:  # the constructor takes any pairs; __post_init__ stores them as a frozenset
+
+        def __init__(self, n_agents: int, edges: Iterable[Sequence[int]] = ...) -> None: ...
 
     def __post_init__(self) -> None:
         n_agents = check_int("n_agents", self.n_agents, 1)
@@ -129,7 +133,7 @@ class CommunicationGraph:
             )
         return cls(description["n_agents"], description["edges"])
 
-    def to_networkx(self):
+    def to_networkx(self) -> Any:
         """A ``networkx.Graph`` with nodes ``0..M-1`` (needs networkx: ``pip install networkx``)."""
         import networkx  # optional dependency, imported only here
 
@@ -144,7 +148,8 @@ class CommunicationGraph:
     # ---- internals -------------------------------------------------------------------------------
 
     def _agent(self, i: Any) -> int:
-        ok = isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i < self.n_agents
+        ok = isinstance(i, numbers.Integral) and not isinstance(i, bool)
+        ok = ok and 0 <= i < self.n_agents
         if not ok:
             raise ValueError(f"agent index must be an integer in 0..{self.n_agents - 1}, got {i!r}")
         return int(i)

@@ -117,7 +117,9 @@ def _named_graph(spec: str, n_agents: Any, seed: Any) -> CommunicationGraph:
             return CommunicationGraph(n, erdos_renyi_edges(n, _edge_probability(argument), seed))
         except ValueError as err:
             raise ValueError(f"graph {spec!r}: {err}") from None
-    return CommunicationGraph(n, _TOPOLOGIES[name](n))
+    topology = _TOPOLOGIES[name]
+    assert topology is not None  # erdos_renyi, the one without a function, is built above
+    return CommunicationGraph(n, topology(n))
 
 
 def _edge_probability(text: str) -> float:
@@ -202,7 +204,7 @@ def erdos_renyi_edges(
 # ---- edge lists ----------------------------------------------------------------------------------
 
 
-def _from_edge_list(spec: Iterable, n_agents: Any) -> CommunicationGraph:
+def _from_edge_list(spec: Iterable[Any], n_agents: Any) -> CommunicationGraph:
     pairs = [normalised_edge(pair) for pair in edge_items(spec)]
     if n_agents is None:
         if not pairs:

@@ -266,6 +266,7 @@ class EnsembleGP:
         ys = self.y_std(y)
         members, log_ml = [], []
         for spec, hyper in zip(self.kernels, hypers):
+            post: Posterior
             if len(X) <= self.exact_limit:
                 post = ExactPosterior(spec, hyper, X, ys, n_frequencies=self.n_frequencies)
             else:

@@ -14,6 +14,7 @@ estimate of the unit-amplitude kernel.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 from scipy.linalg import cho_solve
@@ -45,7 +46,14 @@ class BayesianLinearRegression:
         self._chol: np.ndarray | None = None
 
     @classmethod
-    def from_data(cls, rff, hyper, spec, X: np.ndarray, y: np.ndarray) -> BayesianLinearRegression:
+    def from_data(
+        cls,
+        rff: RandomFourierFeatures,
+        hyper: GPHyper,
+        spec: KernelSpec,
+        X: np.ndarray,
+        y: np.ndarray,
+    ) -> BayesianLinearRegression:
         """Batch posterior on ``(X (n, d), y (n,))`` —
         equal to n recursive updates, in one solve."""
         blr = cls(rff, hyper, spec)
@@ -104,7 +112,7 @@ class BayesianLinearRegression:
         """A copy that "observed" its own mean at ``X_pending (p, d)`` (kriging believer):
         each update has zero residual, so ``theta_hat`` (the mean) is unchanged and
         ``Sigma`` only shrinks."""
-        return kriging_believer(self, X_pending)
+        return cast(BayesianLinearRegression, kriging_believer(self, X_pending))
 
     def log_marginal_likelihood(self) -> float:
         return self.log_evidence
@@ -144,7 +152,7 @@ class WeightSample:
         self.rff, self.theta = rff, theta  # theta (F,)
 
     def value(self, X: np.ndarray) -> np.ndarray:
-        return self.rff.features(X) @ self.theta
+        return cast(np.ndarray, self.rff.features(X) @ self.theta)
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Phi, dPhi = self.rff.features_with_grad(X)
@@ -157,4 +165,4 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     lower, info = dpotri(L, lower=1)
     if info != 0:  # pragma: no cover - L comes from a successful Cholesky
         raise np.linalg.LinAlgError(f"potri failed with info={info}")
-    return np.tril(lower) + np.tril(lower, -1).T
+    return cast(np.ndarray, np.tril(lower) + np.tril(lower, -1).T)

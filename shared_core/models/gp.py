@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
@@ -64,7 +65,10 @@ def safe_cholesky(A: np.ndarray) -> np.ndarray:
     scale = float(np.mean(np.diag(A))) if A.size else 1.0
     for jitter in (0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2):
         try:
-            return cholesky(A + jitter * scale * np.eye(len(A)), lower=True, check_finite=False)
+            return cast(
+                np.ndarray,
+                cholesky(A + jitter * scale * np.eye(len(A)), lower=True, check_finite=False),
+            )
         except np.linalg.LinAlgError:
             continue
     raise np.linalg.LinAlgError("matrix is not positive definite even with 1e-2 relative jitter")
@@ -291,7 +295,7 @@ class ExactPosterior:
 
         The mean is unchanged everywhere; the variance shrinks around the pending points.
         """
-        return kriging_believer(self, X_pending)
+        return cast(ExactPosterior, kriging_believer(self, X_pending))
 
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent mean and variance ``(b,)`` at ``X (b, d)``."""
@@ -347,8 +351,9 @@ class PathwiseSample:
 
     def value(self, X: np.ndarray) -> np.ndarray:
         p, h = self.post, self.post.hyper
-        return (
-            self.rff.features(X) @ self.theta + kernel_matrix(p.spec, X, p.X, h.ls, h.amp) @ self.v
+        return cast(
+            np.ndarray,
+            self.rff.features(X) @ self.theta + kernel_matrix(p.spec, X, p.X, h.ls, h.amp) @ self.v,
         )
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

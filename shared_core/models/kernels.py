@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,9 +72,9 @@ class KernelSpec:
         r = np.sqrt(np.maximum(r2, 0.0))
         if self.form == "matern32":
             a = math.sqrt(3.0) * r
-            return (1.0 + a) * np.exp(-a)
+            return cast(np.ndarray, (1.0 + a) * np.exp(-a))
         a = math.sqrt(5.0) * r
-        return (1.0 + a + a * a / 3.0) * np.exp(-a)
+        return cast(np.ndarray, (1.0 + a + a * a / 3.0) * np.exp(-a))
 
     def dk_dr2(self, r2: np.ndarray) -> np.ndarray:
         """``d kbar / d r2``; finite at ``r2 = 0`` for every form."""
@@ -81,9 +82,9 @@ class KernelSpec:
             return -0.5 * np.exp(-0.5 * r2)
         r = np.sqrt(np.maximum(r2, 0.0))
         if self.form == "matern32":
-            return -1.5 * np.exp(-math.sqrt(3.0) * r)
+            return cast(np.ndarray, -1.5 * np.exp(-math.sqrt(3.0) * r))
         a = math.sqrt(5.0) * r
-        return -(5.0 / 6.0) * (1.0 + a) * np.exp(-a)
+        return cast(np.ndarray, -(5.0 / 6.0) * (1.0 + a) * np.exp(-a))
 
     def n_lengthscales(self, d: int) -> int:
         return d if self.ard else 1
@@ -95,7 +96,7 @@ def scaled_sqdist(X1: np.ndarray, X2: np.ndarray, ls: np.ndarray) -> np.ndarray:
     A = X1 / ls  # (n, d)
     B = X2 / ls  # (n2, d)
     r2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T  # (n, n2)
-    return np.maximum(r2, 0.0)
+    return cast(np.ndarray, np.maximum(r2, 0.0))
 
 
 def kernel_matrix(
@@ -205,7 +206,7 @@ def parse_kernel(kernel: KernelSpec | str) -> KernelSpec:
     raise ValueError(f"kernel must be a KernelSpec or one of {kernel_names()}, got {kernel!r}")
 
 
-def parse_kernels(kernels) -> tuple[KernelSpec, ...] | None:
+def parse_kernels(kernels: Any) -> tuple[KernelSpec, ...] | None:
     """A kernel dictionary: ``None`` (the default dictionary), ``"grid"`` (the lengthscale grid) or
     a non-empty sequence of :class:`KernelSpec` objects and/or names (see :func:`parse_kernel`)."""
     if kernels is None:

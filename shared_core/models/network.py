@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -66,7 +66,7 @@ def forward(net: torch.nn.Module, X: np.ndarray) -> np.ndarray:
     Xt = torch.from_numpy(np.ascontiguousarray(X)).requires_grad_(False)
     with torch.set_grad_enabled(False):
         out = net(Xt).squeeze(-1)  # (b,)
-        return out.detach().numpy()
+        return cast(np.ndarray, out.detach().numpy())
 
 
 def forward_and_input_grad(net: torch.nn.Module, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -19,6 +19,8 @@ bisection, so every returned point satisfies the constraints after decoding.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from scipy.optimize import minimize
 
@@ -28,7 +30,9 @@ from shared_core.search_space import SearchSpace
 __all__ = ["maximize_acquisition", "raw_candidates", "pull_back", "matches_any"]
 
 
-def raw_candidates(space: SearchSpace, rng, n_raw: int, X_best: np.ndarray) -> np.ndarray:
+def raw_candidates(
+    space: SearchSpace, rng: np.random.Generator, n_raw: int, X_best: np.ndarray
+) -> np.ndarray:
     """``(n_raw + local, d)`` valid candidates: scrambled
     Halton plus perturbations of ``X_best`` ``(k, d)``."""
     X = space.sample(rng, n_raw)
@@ -54,7 +58,7 @@ def _lbfgs_continuous(
     s, c = len(X0), len(cont)
     base = X0.copy()
 
-    def fun(z: np.ndarray):
+    def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
         X = base.copy()
         X[:, cont] = z.reshape(s, c)
         vals, grads = acq.value_and_grad(X)
@@ -72,7 +76,7 @@ def _lbfgs_continuous(
     )
     out = base.copy()
     out[:, cont] = np.clip(res.x.reshape(s, c), 0.0, 1.0)
-    return out
+    return cast(np.ndarray, out)
 
 
 def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
@@ -158,7 +162,7 @@ def maximize_acquisition(
     fresh = ~matches_any(X, avoid)
     if fresh.any():
         vals = np.where(fresh, vals, -np.inf)
-    return X[int(np.argmax(vals))]
+    return cast(np.ndarray, X[int(np.argmax(vals))])
 
 
 # best new raw candidates kept as fall-backs when optimised points are to be avoided

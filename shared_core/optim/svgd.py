@@ -31,6 +31,7 @@ in 1000 steps) is larger than the paper's 1e-3 in box units because logit coordi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -126,15 +127,15 @@ _U_MAX = float(np.log((1 - _X_EPS) / _X_EPS))
 
 def _to_logit(X: np.ndarray) -> np.ndarray:
     Xc = np.clip(X, _X_EPS, 1.0 - _X_EPS)
-    return np.log(Xc / (1.0 - Xc))
+    return cast(np.ndarray, np.log(Xc / (1.0 - Xc)))
 
 
 def _from_logit(U: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-U))
+    return cast(np.ndarray, 1.0 / (1.0 + np.exp(-U)))
 
 
 def _logit_score(log_density_grad: LogDensityGrad, X: np.ndarray) -> np.ndarray:
     """``(b, d)`` score in logit coordinates:
     ``x (1 - x) grad_x log p^(x) + (1 - 2x)`` (uniform prior)."""
     g = np.nan_to_num(log_density_grad(X), nan=0.0, posinf=0.0, neginf=0.0)
-    return X * (1.0 - X) * g + (1.0 - 2.0 * X)
+    return cast(np.ndarray, X * (1.0 - X) * g + (1.0 - 2.0 * X))

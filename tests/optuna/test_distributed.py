@@ -50,6 +50,7 @@ def test_private_trial_user_attr_writer():
 def test_every_trial_records_its_agent_and_shows_it_in_the_dataframe():
     study, _ = _run({}, [0, 1, 2], 4, graph="ring", n_agents=3)
     assert [t.user_attrs[AGENT_ATTR] for t in study.trials] == [0, 1, 2] * 4
+    pytest.importorskip("pandas")  # Optuna's dataframe (pandas comes with Ax in the test extra)
     assert study.trials_dataframe()["user_attrs_agent_id"].tolist() == [0, 1, 2] * 4
 
 

@@ -66,21 +66,27 @@ def test_enqueued_parameters_are_where_optuna_keeps_them():
     assert _storage.enqueued_params(study.get_trials(deepcopy=False)[1]) == {}
 
 
-def test_constraint_values_are_read_from_optuna_5_and_optuna_4_trials():
+@pytest.mark.skipif(
+    not hasattr(optuna.trial.FrozenTrial, "constraints"), reason="needs FrozenTrial.constraints"
+)
+def test_constraint_values_are_read_from_optuna_5_trials():
     trial = create_trial(params={}, distributions={}, value=0.0, constraints={"a": 1.5, "b": -2.0})
     assert _storage.constraint_values(trial) == {"a": 1.5, "b": -2.0}
     assert _storage.constraint_values(create_trial(params={}, distributions={}, value=0.0)) == {}
+
+
+def test_constraint_values_are_read_from_optuna_4_trials():
     # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a
     # list, which Optuna 5 still reads under the same key and names "0", "1", ...
     stored = {_storage.OPTUNA4_CONSTRAINTS_KEY: [0.5, -1.0]}
     assert _storage.constraint_values(SimpleNamespace(system_attrs=stored)) == {"0": 0.5, "1": -1.0}
-    optuna5 = create_trial(
+    stored_trial = create_trial(
         params={"x": 0.1},
         distributions={"x": FloatDistribution(0, 1)},
         value=0.0,
         system_attrs=stored,
     )
-    assert _storage.constraint_values(optuna5) == {"0": 0.5, "1": -1.0}
+    assert _storage.constraint_values(stored_trial) == {"0": 0.5, "1": -1.0}
     assert _storage.constraint_values(SimpleNamespace(system_attrs={})) == {}
 
 

@@ -26,6 +26,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
+from optuna_egp._constraints import ConstraintNotice
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
@@ -140,7 +141,7 @@ class CoreSampler(BaseSampler):
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
         # study name -> trials checked for constraints
-        self._constraints_checked: dict[str, set[int]] = {}
+        self._constraint_notice = ConstraintNotice()
 
     _PICKLED = ("_warnings", "_records")  # process state that a pickled sampler keeps
 
@@ -153,7 +154,7 @@ class CoreSampler(BaseSampler):
             "_in_flight",
             "_startup_trials",
             "_heartbeat_given",
-            "_constraints_checked",
+            "_constraint_notice",
         }
         return {k: v for k, v in self.__dict__.items() if k not in process}
 
@@ -211,12 +212,13 @@ class CoreSampler(BaseSampler):
             trials = study.get_trials(
                 deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)
             )
-            self._warn_if_constrained(study, [t for t in trials if t.state == TrialState.COMPLETE])
+            complete = [t for t in trials if t.state == TrialState.COMPLETE]
+            self._constraint_notice.check(study, complete, self._warnings)
             heartbeat_orphaned_trials(
                 study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn
             )
             # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
-            complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
+            complete = self._visible(complete)
             if not search_space:
                 if len(complete) < max(self._n_startup_trials, 1):
                     self._startup_trials.add((study.study_name, trial.number))
@@ -299,31 +301,6 @@ class CoreSampler(BaseSampler):
             f"{what}; the trial runs on without it (a new worker then fits its model from scratch)",
         )
 
-    def _warn_if_constrained(self, study: Study, trials: Sequence[FrozenTrial]) -> None:
-        """Warn, once per study, at the first of ``trials`` that carries constraint values:
-        no algorithm models them yet, so the study is optimised as if it had none. Each
-        trial is looked at once."""
-        topic = f"constraints of study {study.study_name}"
-        if topic in self._warnings:
-            return
-        checked = self._constraints_checked.setdefault(study.study_name, set())
-        for t in trials:
-            if t.number in checked:
-                continue
-            checked.add(t.number)
-            names = sorted(_storage.constraint_values(t))
-            if names:
-                self._warnings.warn(
-                    topic,
-                    f"trial {t.number} of study {study.study_name!r} has constraint values "
-                    f"{names}, but this sampler does not model constraints yet: it optimises the "
-                    "objective alone and may suggest infeasible points. Optuna's GPSampler and "
-                    "TPESampler model constraints",
-                    once="once per study",
-                )
-                self._constraints_checked.pop(study.study_name, None)
-                return
-
     def sample_independent(
         self,
         study: Study,
@@ -361,7 +338,7 @@ class CoreSampler(BaseSampler):
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
-        self._warn_if_constrained(study, [trial])
+        self._constraint_notice.check(study, [trial], self._warnings)
         self._independent_sampler.after_trial(study, trial, state, values)
 
 

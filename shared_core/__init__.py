@@ -23,10 +23,12 @@ Module map (BoTorch-style: one folder per role):
 ``models/gp.py``               exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples
 ``models/features.py``         random-feature GP (Bayesian linear regression, for large data)
 ``models/kernels.py``          kernels, spectral densities, random Fourier features, kernel names
-``models/ensemble.py``         the ensemble of GPs (weights, incremental updates, output warping)
+``models/ensemble.py``         the ensemble of GPs (weights, incremental updates, refits)
+``models/output_transform.py`` the ensemble's output warping (shift, Yeo-Johnson, standardise)
 ``models/refit.py``            when to refit hyperparameters, and on which points
 ``models/network.py``          float64 torch MLPs seeded by a numpy generator (torch imported
                                lazily)
+``models/bore_classifiers.py`` BORE++'s least-squares classifier and BORE's network classifier
 ``acquisition/``               acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
 ``optim/``                     the acquisition maximiser (mixed spaces, constraints) and SVGD
 ``algorithms/``                EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS

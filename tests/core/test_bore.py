@@ -305,7 +305,7 @@ def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkey
     """Optuna's intersection space shrinks when a parameter becomes conditional (3 columns,
     then 2); a range can change at the same width; a sampler object can move to another
     study (fewer trials)."""
-    import shared_core.algorithms.bore as bore
+    import shared_core.models.bore_classifiers as bore
 
     warm_starts = []  # what each BORE++ hyperparameter fit started from
     fit = bore.fit_hyperparameters

@@ -14,7 +14,7 @@ from ax.core.types import TParameterization
 from ax.generation_strategy.external_generation_node import ExternalGenerationNode
 
 from ax_egp._space import AxSpace
-from shared_core.interface import UNKNOWN_SOURCE, MultiAgent, Observations
+from shared_core.interface import UNKNOWN_SOURCE, MultiAgent, Observations, check_capabilities
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_int
@@ -62,6 +62,7 @@ class AlgorithmNode(ExternalGenerationNode):
             raise ValueError(f"name must be a non-empty string or None, got {name!r}")
         self.max_threads = check_max_threads(max_threads)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
+        check_capabilities(self.algorithm)
         super().__init__(
             name=name or method, suggested_experiment_status=ExperimentStatus.OPTIMIZATION
         )

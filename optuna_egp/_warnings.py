@@ -38,11 +38,12 @@ class OnceWarnings:
     def __contains__(self, topic: str) -> bool:
         return topic in self.topics
 
-    def warn(self, topic: str, what: str, *, once: str = "once") -> None:
-        """Log ``"<owner>: <what>. This warning is shown <once>."``
-        unless ``topic`` was warned about."""
+    def warn(self, topic: str, what: str, *, once: str = "once", named: bool = True) -> None:
+        """Log ``"<owner>: <what>. This warning is shown <once>."`` (without ``"<owner>: "`` if not
+        ``named``: ``what`` names the sampler itself) unless ``topic`` was warned about."""
         with self._lock:
             if topic in self.topics:
                 return
             self.topics.add(topic)
-        logger.warning(f"{self.owner}: {what}. This warning is shown {once}.")
+        prefix = f"{self.owner}: " if named else ""
+        logger.warning(f"{prefix}{what}. This warning is shown {once}.")

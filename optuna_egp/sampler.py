@@ -33,7 +33,7 @@ from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, 
 from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
 from optuna_egp._warnings import OnceWarnings
-from shared_core.interface import Algorithm, Observations
+from shared_core.interface import Algorithm, Observations, check_capabilities
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 from shared_core.threads import check_max_threads, limited_threads
@@ -106,6 +106,7 @@ class CoreSampler(BaseSampler):
             raise ValueError(
                 f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}"
             )
+        check_capabilities(algorithm)
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(
                 f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}"
@@ -168,13 +169,25 @@ class CoreSampler(BaseSampler):
         }
         state = dict(state)
         kept = {key: state.pop(key) for key in self._PICKLED if key in state}
-        # pickles of versions that kept the model records' state flat
-        if "_recorded_model" in state:
-            kept.setdefault("_records", ModelRecords(state.pop("_recorded_model")))
+        self._keep_legacy_state(state, kept)
         legacy = {"_warned", "_warned_topics", "_threads_warned", "_warn_lock", "_unwritten"}
         self.__dict__.update({**defaults, **{k: v for k, v in state.items() if k not in legacy}})
         self._init_process_state()
         self.__dict__.update(kept)
+
+    def _keep_legacy_state(self, state: dict[str, Any], kept: dict[str, Any]) -> None:
+        """Pickles of versions that kept the model records and the warnings given in flat
+        attributes: their state, in today's objects."""
+        if "_recorded_model" in state:
+            kept.setdefault("_records", ModelRecords(state.pop("_recorded_model")))
+        if {"_warned", "_warned_topics", "_threads_warned"} & set(
+            state
+        ) and "_warnings" not in kept:
+            warnings = OnceWarnings(type(self).__name__)
+            warnings.topics |= {f"independent:{name}" for name in state.get("_warned", ())}
+            warnings.topics |= set(state.get("_warned_topics", ()))
+            warnings.topics |= {"threads"} if state.get("_threads_warned") else set()
+            kept["_warnings"] = warnings
 
     @property
     def algorithm(self) -> Algorithm:
@@ -204,10 +217,11 @@ class CoreSampler(BaseSampler):
             if not capped:
                 self._warnings.warn(
                     "threads",
-                    f"max_threads={self._max_threads} could not cap the BLAS threads: another "
-                    "thread controls them (e.g. a threadpoolctl.threadpool_limits block around "
-                    "study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
-                    "before starting Python instead",
+                    f"{type(self).__name__}(max_threads={self._max_threads}) could not cap the "
+                    "BLAS threads: another thread controls them (e.g. a "
+                    "threadpoolctl.threadpool_limits block around study.optimize(n_jobs=...)). Set "
+                    "OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before starting Python instead",
+                    named=False,
                 )
             trials = study.get_trials(
                 deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)
@@ -313,10 +327,11 @@ class CoreSampler(BaseSampler):
         if self._warn_independent_sampling and not in_startup:
             self._warnings.warn(
                 f"independent:{param_name}",
-                f"the parameter '{param_name}' in trial#{trial.number} is sampled independently by "
-                f"{type(self._independent_sampler).__name__} instead of {type(self).__name__}: "
+                f"The parameter '{param_name}' in trial#{trial.number} is sampled independently "
+                f"by {type(self._independent_sampler).__name__} instead of {type(self).__name__}: "
                 "it is not in every completed trial (conditional or dynamic search space)",
                 once="once per parameter",
+                named=False,
             )
         return self._independent_sampler.sample_independent(
             study, trial, param_name, param_distribution
@@ -374,3 +389,22 @@ def _constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
         "used for sampling either (a warning says so). Optuna's GPSampler and TPESampler model "
         "constraints."
     )
+
+
+def __getattr__(name: str) -> Any:
+    """Names this module held in earlier versions, so that their imports and pickles (which name
+    ``optuna_egp.sampler.EGPTSSampler``) still work; imported when asked for (``samplers`` imports
+    this module)."""
+    moved = {
+        "EGPTSSampler": "samplers",
+        "BORESampler": "samplers",
+        "MODEL_KEY": "_records",
+        "WEIGHTS_KEY": "_records",
+        "VIEW_KEY": "_records",
+        "stale_after_seconds": "_timeouts",
+    }
+    if name in moved:
+        import importlib
+
+        return getattr(importlib.import_module(f"optuna_egp.{moved[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

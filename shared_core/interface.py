@@ -46,6 +46,7 @@ import numpy as np
 from shared_core.search_space import SearchSpace
 
 __all__ = [
+    "CAPABILITY_MEMBERS",
     "UNKNOWN_SOURCE",
     "Observations",
     "Algorithm",
@@ -53,6 +54,7 @@ __all__ = [
     "OneAtATimeAlgorithm",
     "ReadsSources",
     "SharesModelState",
+    "check_capabilities",
     "clean_targets",
 ]
 
@@ -211,6 +213,30 @@ class MultiAgent(ReadsSources, Protocol):
     def known_sources(self) -> frozenset[int]:
         """The sources the current agent may learn from (always including ``UNKNOWN_SOURCE``)."""
         ...
+
+
+# The members of each capability (MultiAgent's besides ReadsSources'), for check_capabilities.
+CAPABILITY_MEMBERS: dict[type, tuple[str, ...]] = {
+    SharesModelState: ("model_state", "wants_model_state", "offer_model_state"),
+    MultiAgent: ("known_sources", "agent_id", "n_agents", "model_source", "last_view"),
+}
+
+
+def check_capabilities(algorithm: object) -> None:
+    """Raise ``ValueError`` if ``algorithm`` has some members of a capability but is not an instance
+    of it (a member missing, or provided only through ``__getattr__``, which ``isinstance`` does not
+    see from Python 3.12 on): an adapter would otherwise ignore the capability without a word."""
+    for protocol, members in CAPABILITY_MEMBERS.items():
+        present = [m for m in members if hasattr(algorithm, m)]
+        if present and not isinstance(algorithm, protocol):
+            wanted = members + (("source_attribute",) if protocol is MultiAgent else ())
+            missing = [m for m in wanted if not hasattr(algorithm, m)]
+            raise ValueError(
+                f"{type(algorithm).__name__} has {present} of the {protocol.__name__} capability "
+                f"(shared_core.interface) but "
+                + (f"not {missing}" if missing else "not as class members (isinstance fails)")
+                + ": implement all of its members, or none"
+            )
 
 
 def clean_targets(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ from shared_core.interface import (
     MultiAgent,
     ReadsSources,
     SharesModelState,
+    check_capabilities,
 )
 from shared_core.registry import algorithm_names, algorithm_options, make_algorithm
 
@@ -136,3 +137,61 @@ def test_the_capabilities_of_the_built_in_algorithms():
         "bore++": (False, False),
         "dts": (True, True),
     }
+
+
+class _Suggests:
+    def suggest(self, space, obs, n_suggestions, rng):
+        return space.sample(rng, n_suggestions)
+
+
+class _HalfAnAgent(_Suggests):
+    """Names its sources but lacks the rest of MultiAgent (agent_id, n_agents, ...)."""
+
+    source_attribute = "agent_id"
+
+    def known_sources(self):
+        return frozenset({0, -1})
+
+
+class _RecordsOnly(_Suggests):
+    """Has a model state to record but cannot adopt one."""
+
+    def model_state(self):
+        return {"weights": [1.0]}
+
+
+class _Delegating(_Suggests):
+    """Every SharesModelState member through __getattr__, which isinstance does not see on 3.12+."""
+
+    def __getattr__(self, name):
+        if name in ("model_state", "wants_model_state", "offer_model_state"):
+            return lambda *args: None
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize(
+    "algorithm, message",
+    [
+        (_HalfAnAgent(), r"\['known_sources'\] of the MultiAgent capability .* not \['agent_id'"),
+        (_RecordsOnly(), r"\['model_state'\] of the SharesModelState capability .* not \['wants"),
+    ],
+    ids=["half-an-agent", "records-only"],
+)
+def test_an_algorithm_with_part_of_a_capability_is_refused_by_both_adapters(algorithm, message):
+    """A partial capability would be ignored without a word (e.g. an agent learning from every
+    agent's trials): the adapters refuse it, naming what is missing."""
+    from optuna_egp import CoreSampler
+
+    with pytest.raises(ValueError, match=message):
+        CoreSampler(algorithm)
+    check_capabilities(_Suggests())  # no capability at all is fine
+    with pytest.raises(ValueError, match="implement all of its members, or none"):
+        check_capabilities(algorithm)
+
+
+def test_capabilities_seen_only_through_getattr_are_refused_where_isinstance_misses_them():
+    if isinstance(_Delegating(), SharesModelState):  # Python 3.10 and 3.11 see them
+        check_capabilities(_Delegating())
+    else:
+        with pytest.raises(ValueError, match="not as class members"):
+            check_capabilities(_Delegating())

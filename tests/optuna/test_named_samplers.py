@@ -89,3 +89,11 @@ def test_named_samplers_pickle_and_keep_working(make):
     study = optuna.create_study(sampler=sampler)
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
     assert len(study.trials) == 3
+
+
+def test_no_algorithm_option_shares_a_name_with_a_core_sampler_option():
+    """A shared name would go to the algorithm only (``split_arguments``), never to CoreSampler."""
+    from shared_core.registry import algorithm_names
+
+    core = set(inspect.signature(CoreSampler).parameters)
+    assert all(not (set(algorithm_options(m)) & core) for m in algorithm_names())

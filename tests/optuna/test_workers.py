@@ -608,9 +608,10 @@ def test_a_running_trial_presumed_dead_does_not_hold_its_point():
 
 
 class _AgentStandIn(_StubbornStandIn):
-    """A stubborn agent that learns from agent 0's trials only."""
+    """A stubborn agent (``MultiAgent``) that learns from agent 0's trials only."""
 
     source_attribute = "agent_id"
+    agent_id, n_agents, model_source, last_view = 0, 6, 0, None
 
     def known_sources(self):
         return frozenset({0})

@@ -1,8 +1,10 @@
-"""Constraint values are not modelled yet: a study that carries them is told so, once."""
+"""Constraint values are not modelled yet: ``constraints_func`` is refused, and a study whose trials
+carry constraint values is told so, once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from optuna.study import Study
 from optuna.trial import FrozenTrial
@@ -10,7 +12,7 @@ from optuna.trial import FrozenTrial
 from optuna_egp import _storage
 from optuna_egp._warnings import OnceWarnings
 
-__all__ = ["ConstraintNotice"]
+__all__ = ["ConstraintNotice", "constraints_refusal"]
 
 
 class ConstraintNotice:
@@ -43,3 +45,14 @@ class ConstraintNotice:
                 )
                 self.checked.pop(study.study_name, None)
                 return
+
+
+def constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
+    """The error for ``constraints_func=...``, which no sampler of this package supports yet."""
+    return (
+        f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
+        f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and "
+        "may suggest infeasible points; constraint values set with trial.set_constraint are not "
+        "used for sampling either (a warning says so). Optuna's GPSampler and TPESampler model "
+        "constraints."
+    )

@@ -6,8 +6,9 @@ every call, so any number of threads or processes can share one study, and a res
 continues where the others are. Each other role has a module of its own, handed the suggestion's
 :class:`RelativeSpace`: claims against concurrent duplicates (``_claims``), pending points
 (``_pending``), running trials presumed dead (``_timeouts``), heartbeats for orphaned trials
-(``_heartbeats``), model records (``_records``), multi-agent visibility (``_agents``), warnings
-shown once (``_warnings``); every private Optuna access is in ``_storage``.
+(``_heartbeats``), model records (``_records``), multi-agent visibility (``_agents``), constraint
+values, not modelled yet (``_constraints``), warnings shown once (``_warnings``); every private
+Optuna access is in ``_storage``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
-from optuna_egp._constraints import ConstraintNotice
+from optuna_egp._constraints import ConstraintNotice, constraints_refusal
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
@@ -101,7 +102,7 @@ class CoreSampler(BaseSampler):
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         if constraints_func is not None:
-            raise ValueError(_constraints_refusal(type(self).__name__, constraints_func))
+            raise ValueError(constraints_refusal(type(self).__name__, constraints_func))
         if not isinstance(algorithm, Algorithm):
             raise ValueError(
                 f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}"
@@ -378,17 +379,6 @@ def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
             f"{type(sampler).__name__} supports single-objective studies only; this study has "
             f"{len(study.directions)} objectives ({[d.name for d in study.directions]})."
         )
-
-
-def _constraints_refusal(sampler_name: str, constraints_func: Any) -> str:
-    """The error for ``constraints_func=...``, which no sampler of this package supports yet."""
-    return (
-        f"{sampler_name} does not model constraints yet, so constraints_func is not supported (got "
-        f"{constraints_func!r}). Without it, {sampler_name} optimises the objective alone and "
-        "may suggest infeasible points; constraint values set with trial.set_constraint are not "
-        "used for sampling either (a warning says so). Optuna's GPSampler and TPESampler model "
-        "constraints."
-    )
 
 
 def __getattr__(name: str) -> Any:

@@ -45,7 +45,7 @@ def generation_strategy(
         options: options of the algorithm, e.g. ``n_features=256`` or
             ``kernels=["rbf", "matern52"]`` (JSON values, saved with the strategy).
 
-    Example:
+    Examples:
         >>> from ax import Client
         >>> import ax_egp
         >>> client = Client()

@@ -22,12 +22,15 @@ from shared_core.interface import Algorithm, MultiAgent, SharesModelState
 
 __all__ = ["MODEL_KEY", "VIEW_KEY", "WEIGHTS_KEY", "ModelRecords", "record_view"]
 
-# {"space": hash, "columns": [...], "model": state without weights}, when it changed
 MODEL_KEY = "egp_samplers:model"
-# the ensemble's kernel weights after the suggestion, every model-based trial
+"""Trial system attribute: the fitted model, ``{"space": hash, "columns": [...], "model": state
+without weights}``, written when it changed."""
 WEIGHTS_KEY = "egp_samplers:weights"
-# what a multi-agent algorithm conditioned on: {"agent", "sources", "n_observed", ...}
+"""Trial system attribute: the ensemble's kernel weights after the suggestion, written by every
+model-based trial."""
 VIEW_KEY = "egp_samplers:view"
+"""Trial system attribute: what a multi-agent algorithm conditioned on, ``{"agent", "sources",
+"n_observed", ...}``."""
 MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
 
 Warn = Callable[[str], None]  # warns once that a record could not be written

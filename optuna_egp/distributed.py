@@ -42,7 +42,9 @@ class DistributedTSSampler(CoreSampler):
     sampler, or from before) are seen by every agent. Threads of one process (``n_jobs``) are the
     same agent. A killed and restarted worker given the same agent id continues as that agent.
 
-    Example (one script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``):
+    Examples:
+        One script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``:
+
         >>> import optuna
         >>> from optuna_egp import DistributedTSSampler
         >>> # the agent id comes from OPTUNA_EGP_AGENT_ID
@@ -64,12 +66,17 @@ class DistributedTSSampler(CoreSampler):
         seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same
             seed draw different points.
         n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
-        independent_sampler, warn_independent_sampling, max_threads, running_trial_timeout,
-            share_model: as in :class:`~optuna_egp.EGPTSSampler`. A shared model is read only
-            from records of this agent. An ``independent_sampler`` other than ``RandomSampler``
-            learns from the whole study (a warning says so).
-        n_features, fantasize_pending, warp_outputs: surrogate options as in ``EGPTSSampler``.
+        independent_sampler: as in :class:`~optuna_egp.EGPTSSampler`; one other than
+            ``RandomSampler`` learns from the whole study (a warning says so).
+        share_model: as in :class:`~optuna_egp.EGPTSSampler`; a shared model is read only from
+            records of this agent.
+        n_features: surrogate option as in ``EGPTSSampler``.
+        fantasize_pending: surrogate option as in ``EGPTSSampler``.
+        warp_outputs: surrogate option as in ``EGPTSSampler``.
         constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.EGPTSSampler`.
+
+    ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are as in
+    :class:`~optuna_egp.EGPTSSampler`.
     """
 
     def __init__(

@@ -45,7 +45,7 @@ def build_named_sampler(sampler: CoreSampler, method: str, arguments: dict[str, 
 class EGPTSSampler(CoreSampler):
     """Ensemble-GP Thompson sampling (EGP-TS, Lu et al. 2023) as an Optuna sampler.
 
-    Example:
+    Examples:
         >>> import optuna
         >>> from optuna_egp import EGPTSSampler
         >>> study = optuna.create_study(sampler=EGPTSSampler(seed=0))
@@ -66,12 +66,13 @@ class EGPTSSampler(CoreSampler):
             1000).
         warp_outputs: fit the GPs to power-warped objective values, which compresses heavy tails
             of bad values (default True; ``False`` gives plain standardisation).
-        n_raw, n_starts: random candidates scored, and of them the best refined by L-BFGS-B, when
-            the acquisition is maximised (defaults 512 and 8).
-        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
-            running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
-            (``share_model`` records the fitted ensemble, kernel weights per trial; see
-            :func:`optuna_egp.plot_model`).
+        n_raw: random candidates scored when the acquisition is maximised (default 512).
+        n_starts: of the ``n_raw`` candidates, the best refined by L-BFGS-B (default 8).
+
+    The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``constraints_func``, are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble,
+    kernel weights per trial; see :func:`optuna_egp.plot_model`).
     """
 
     def __init__(
@@ -114,7 +115,7 @@ class BORESampler(CoreSampler):
     promising region instead of piling onto one point. The particle starts at the acquisition's
     maximiser, and BORE++'s uncertainty already counts the running trials as (soon) observed.
 
-    Example:
+    Examples:
         >>> import optuna
         >>> from optuna_egp import BORESampler
         >>> study = optuna.create_study(sampler=BORESampler(seed=0))
@@ -135,18 +136,21 @@ class BORESampler(CoreSampler):
             maximiser.
         kernel: kernel of BORE++'s classifier, a name (``"rbf"``, ``"matern52"``, ...) or a
             :class:`shared_core.KernelSpec` (default: see :class:`shared_core.BOREAlgorithm`).
-        svgd_steps, svgd_step_size: SVGD iterations and step size (defaults 1000 and 0.01).
-        n_raw, n_starts: random candidates scored, and of them the best refined, when the
-            acquisition is maximised (defaults 512 and 8).
+        svgd_steps: SVGD iterations (default 1000).
+        svgd_step_size: SVGD step size (default 0.01).
+        n_raw: random candidates scored when the acquisition is maximised (default 512).
+        n_starts: of the ``n_raw`` candidates, the best refined (default 8).
         sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both
             variants, also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6
             dimensions (the benchmarks compare the two).
         max_points: most completed trials the classifier is trained on (default 500; above that the
             ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the
             cost per suggestion in long studies.
-        seed, n_startup_trials, independent_sampler, warn_independent_sampling, max_threads,
-            running_trial_timeout, share_model, constraints_func: see :class:`CoreSampler`
-            (``share_model`` has no effect: BORE has no model state to share).
+
+    The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``constraints_func``, are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no
+    model state to share).
     """
 
     def __init__(

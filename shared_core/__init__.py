@@ -2,38 +2,36 @@
 
 Module map (BoTorch-style: one folder per role):
 
-=============================  ====================================================================
-``interface.py``               the adapter/algorithm boundary: ``Observations`` (rows, values,
-                               pending points, per-row source labels), the ``Algorithm`` protocol,
-                               and ``OneAtATimeAlgorithm`` (the shared suggest loop)
-``search_space.py``            ``SearchSpace``: named parameters and their column-wise encoding to
-                               the unit cube
-``parameters.py``              the parameter types (``FloatParam``, ``IntParam``,
-                               ``CategoricalParam``) and ``LinearConstraint``
-``encoding.py``                the encoding of one parameter's columns (grids, log scales, one-hot)
-``halton.py``                  scrambled Halton points for ``SearchSpace.sample``
-``registry.py``                named algorithms for the adapters (``make_algorithm("egp-ts")``)
-``validation.py``              argument checks shared by every constructor
-``graphs/``                    communication graphs of distributed algorithms:
-                               ``CommunicationGraph`` (``graph.py``), ``make_graph`` from names,
-                               edge lists, adjacency matrices or networkx (``specs.py``), clique
-                               numbers (``cliques.py``), edge checks (``edges.py``)
-``threads.py``                 bounded BLAS/OpenMP/PyTorch threads while a sampler computes
-``models/surrogate.py``        the surrogate contract (``Posterior``, ``FunctionSample``)
-``models/gp.py``               exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples
-``models/features.py``         random-feature GP (Bayesian linear regression, for large data)
-``models/kernels.py``          kernels, spectral densities, random Fourier features, kernel names
-``models/ensemble.py``         the ensemble of GPs (weights, incremental updates, refits)
-``models/output_transform.py`` the ensemble's output warping (shift, Yeo-Johnson, standardise)
-``models/refit.py``            when to refit hyperparameters, and on which points
-``models/network.py``          float64 torch MLPs seeded by a numpy generator (torch imported
-                               lazily)
-``models/bore_classifiers.py`` BORE++'s least-squares classifier and BORE's network classifier
-``acquisition/``               acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
-``optim/``                     the acquisition maximiser (mixed spaces, constraints) and SVGD
-``algorithms/``                EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
-                               (``distributed.py``)
-=============================  ====================================================================
+* ``interface.py``: the adapter/algorithm boundary: ``Observations`` (rows, values, pending
+  points, per-row source labels), the ``Algorithm`` protocol, and ``OneAtATimeAlgorithm`` (the
+  shared suggest loop)
+* ``search_space.py``: ``SearchSpace``: named parameters and their column-wise encoding to the
+  unit cube
+* ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``)
+  and ``LinearConstraint``
+* ``encoding.py``: the encoding of one parameter's columns (grids, log scales, one-hot)
+* ``halton.py``: scrambled Halton points for ``SearchSpace.sample``
+* ``registry.py``: named algorithms for the adapters (``make_algorithm("egp-ts")``)
+* ``validation.py``: argument checks shared by every constructor
+* ``graphs/``: communication graphs of distributed algorithms: ``CommunicationGraph``
+  (``graph.py``), ``make_graph`` from names, edge lists, adjacency matrices or networkx
+  (``specs.py``), clique numbers (``cliques.py``), edge checks (``edges.py``)
+* ``threads.py``: bounded BLAS/OpenMP/PyTorch threads while a sampler computes
+* ``models/surrogate.py``: the surrogate contract (``Posterior``, ``FunctionSample``)
+* ``models/gp.py``: exact GP: MAP hyperparameters, ``ExactPosterior``, pathwise samples
+* ``models/features.py``: random-feature GP (Bayesian linear regression, for large data)
+* ``models/kernels.py``: kernels, spectral densities, random Fourier features, kernel names
+* ``models/ensemble.py``: the ensemble of GPs (weights, incremental updates, refits)
+* ``models/output_transform.py``: the ensemble's output warping (shift, Yeo-Johnson,
+  standardise)
+* ``models/refit.py``: when to refit hyperparameters, and on which points
+* ``models/network.py``: float64 torch MLPs seeded by a numpy generator (torch imported lazily)
+* ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
+  classifier
+* ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
+* ``optim/``: the acquisition maximiser (mixed spaces, constraints) and SVGD
+* ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
+  (``distributed.py``)
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)

@@ -17,19 +17,14 @@ The contract, in one place. Every algorithm is an :class:`Algorithm` (``suggest`
 capabilities are the runtime-checkable protocols below; an adapter tests
 ``isinstance(algorithm, P)`` and uses the capability only then:
 
-=============================  =====================================================================
-:class:`SharesModelState`      its fitted model can be recorded in the study and adopted by a new
-                               worker (``model_state``, ``wants_model_state``,
-                               ``offer_model_state``)
-:class:`ReadsSources`          it is given each row's source label (``Observations.source``), read
-                               from the trial attribute ``source_attribute``
-:class:`MultiAgent`            one agent of several (distributed TS; also :class:`ReadsSources`): it
-                               learns from the trials of some sources only (``known_sources``),
-                               names the agent whose records it adopts (``model_source``), reports
-                               what it conditioned on (``last_view``), and an adapter that serves
-                               every agent may switch ``agent_id`` between suggestions (``n_agents``
-                               of them)
-=============================  =====================================================================
+* :class:`SharesModelState`: its fitted model can be recorded in the study and adopted by a new
+  worker (``model_state``, ``wants_model_state``, ``offer_model_state``)
+* :class:`ReadsSources`: it is given each row's source label (``Observations.source``), read
+  from the trial attribute ``source_attribute``
+* :class:`MultiAgent`: one agent of several (distributed TS; also :class:`ReadsSources`): it
+  learns from the trials of some sources only (``known_sources``), names the agent whose records
+  it adopts (``model_source``), reports what it conditioned on (``last_view``), and an adapter
+  that serves every agent may switch ``agent_id`` between suggestions (``n_agents`` of them)
 
 A new algorithm is a class with ``suggest`` (usually a :class:`OneAtATimeAlgorithm`) and a line in
 :mod:`shared_core.registry`; both adapters then serve it with no code of their own.
@@ -60,6 +55,7 @@ __all__ = [
 
 
 UNKNOWN_SOURCE = -1
+"""The source label of a row whose source is unknown (the default of every row)."""
 
 
 @dataclass(frozen=True)

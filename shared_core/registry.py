@@ -32,6 +32,7 @@ def register_algorithm(name: str, factory: Callable[..., Algorithm]) -> None:
 
 
 def algorithm_names() -> list[str]:
+    """The registered method names, sorted (``"bore"``, ``"bore++"``, ``"dts"``, ...)."""
     return sorted(_FACTORIES)
 
 

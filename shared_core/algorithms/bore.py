@@ -98,9 +98,12 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             suggestions until a new observation arrives.
         kernel: kernel of BORE++'s classifier: a :class:`KernelSpec` or a name (``"rbf"``,
             ``"matern32"``, ``"matern52"``, each optionally ``"-ard"``); default ``"matern52-ard"``.
-        svgd_steps, svgd_step_size: SVGD schedule (1000 steps as in the paper; 1e-2 per step in
-            logit coordinates, see :mod:`shared_core.optim.svgd`).
-        n_raw, n_starts: acquisition optimiser budget for the sequential argmax.
+        svgd_steps: SVGD iterations (1000 as in the paper).
+        svgd_step_size: SVGD step size (1e-2 per step in logit coordinates, see
+            :mod:`shared_core.optim.svgd`).
+        n_raw: acquisition optimiser budget for the sequential argmax: random candidates scored.
+        n_starts: acquisition optimiser budget for the sequential argmax: the best candidates
+            refined by L-BFGS-B.
         sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
             variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3``
             in 5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it

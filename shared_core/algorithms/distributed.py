@@ -56,8 +56,9 @@ class DistributedTSAlgorithm:
         kernels: kernel dictionary for ``"egp"`` (default: EGP-TS's four kernels).
         graph_seed: seed of a random topology (Erdős–Rényi; default 0, so that every process builds
             the same graph).
-        n_features, fantasize_pending, warp_outputs: as in
-            :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
+        n_features: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
+        fantasize_pending: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
+        warp_outputs: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
     """
 
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from

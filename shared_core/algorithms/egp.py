@@ -56,7 +56,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         exact_limit: above this many observations each GP is a feature-space posterior.
         warp_outputs: fit GPs to warped values
             (:class:`~shared_core.models.ensemble.OutputTransform`).
-        n_raw, n_starts: acquisition optimiser budget (raw candidates, L-BFGS-B starts).
+        n_raw: acquisition optimiser budget: random candidates scored.
+        n_starts: acquisition optimiser budget: the best candidates refined by L-BFGS-B.
     """
 
     def __init__(

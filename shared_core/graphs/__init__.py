@@ -6,15 +6,13 @@ neighbourhood ``N(i) ∪ {i}``. The paper's regret bound depends on the size of 
 subgraph (clique); the clique cover number (fewest cliques that partition the agents) is also
 reported.
 
-==================  ===============================================================================
-``graph.py``        :class:`CommunicationGraph`: neighbourhoods, components, clique numbers,
-                    conversions
-``specs.py``        :func:`make_graph` from a topology name (:func:`graph_names`), an edge list, an
-                    adjacency matrix or a ``networkx.Graph``; :func:`erdos_renyi_edges`
-``cliques.py``      largest clique and minimum clique cover: exact for at most
-                    :data:`EXACT_CLIQUE_MAX_AGENTS` agents, greedy bounds above
-``edges.py``        checking and normalising edges ``(i, j)``
-==================  ===============================================================================
+* ``graph.py``: :class:`CommunicationGraph`: neighbourhoods, components, clique numbers,
+  conversions
+* ``specs.py``: :func:`make_graph` from a topology name (:func:`graph_names`), an edge list, an
+  adjacency matrix or a ``networkx.Graph``; :func:`erdos_renyi_edges`
+* ``cliques.py``: largest clique and minimum clique cover: exact for at most
+  :data:`EXACT_CLIQUE_MAX_AGENTS` agents, greedy bounds above
+* ``edges.py``: checking and normalising edges ``(i, j)``
 """
 
 from shared_core.graphs.cliques import EXACT_CLIQUE_MAX_AGENTS

@@ -5,19 +5,17 @@ communication graph of distributed Thompson sampling.
 
 * a topology name (:func:`graph_names`) and ``n_agents``:
 
-  ===================  =============================================================================
-  ``"complete"``       every pair of agents is connected
-  ``"star"``           agent 0 is the centre, connected to every other agent
-  ``"ring"``           ``i -- i+1`` and ``M-1 -- 0``; for ``M < 3`` (no cycle exists) the ring is
-                       the line
-  ``"line"``           ``i -- i+1`` (a path)
-  ``"grid"``           a 4-neighbour 2-D grid, ``rows`` = the largest divisor of M that is
-                       ``<= sqrt(M)``, ``columns = M / rows``, agent ``r * columns + c`` at row
-                       ``r``, column ``c`` (a prime M gives one row: the line)
-  ``"disconnected"``   no edges
-  ``"erdos_renyi"``    each pair connected with probability ``p`` (``"erdos_renyi:0.3"``; default
-                       0.3), then kept connected (see :func:`erdos_renyi_edges`); seeded by ``seed``
-  ===================  =============================================================================
+    * ``"complete"``: every pair of agents is connected
+    * ``"star"``: agent 0 is the centre, connected to every other agent
+    * ``"ring"``: ``i -- i+1`` and ``M-1 -- 0``; for ``M < 3`` (no cycle exists) the ring is the
+      line
+    * ``"line"``: ``i -- i+1`` (a path)
+    * ``"grid"``: a 4-neighbour 2-D grid, ``rows`` = the largest divisor of M that is
+      ``<= sqrt(M)``, ``columns = M / rows``, agent ``r * columns + c`` at row ``r``, column
+      ``c`` (a prime M gives one row: the line)
+    * ``"disconnected"``: no edges
+    * ``"erdos_renyi"``: each pair connected with probability ``p`` (``"erdos_renyi:0.3"``;
+      default 0.3), then kept connected (see :func:`erdos_renyi_edges`); seeded by ``seed``
 
 * an edge list (a sequence or set of pairs ``(i, j)`` of integer indices ``>= 0``): ``n_agents``
   defaults to the largest index + 1 and, if given, must exceed every index. Duplicates, also

@@ -84,7 +84,8 @@ sys.path.insert(0, str(HERE))
 # the checkout whose commit is recorded, even if another one is installed
 sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, hartmann6
-from provenance import commit, utc_now
+
+from benchmarks.harness.provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

@@ -132,7 +132,8 @@ sys.path.insert(0, str(HERE))
 # the checkout whose commit is recorded, even if another one is installed
 sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, SUITE, ackley, rosenbrock
-from provenance import commit, utc_now
+
+from benchmarks.harness.provenance import commit, utc_now
 
 RESULTS = HERE / "results"
 BENCH_REPRODUCE = "dts_reproduce"

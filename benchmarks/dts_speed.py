@@ -47,8 +47,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 from functions import hartmann6
-from provenance import commit, utc_now
 
+from benchmarks.harness.provenance import commit, utc_now
 from optuna_egp import DistributedTSSampler, EGPTSSampler
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)

@@ -50,7 +50,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))
-from provenance import commit, utc_now
+from benchmarks.harness.provenance import commit, utc_now
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
 # warm, at 10 000 trials, d = 6

@@ -80,8 +80,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from functions import hartmann6, levy
-from probes import RelativeProbe
-from provenance import commit, utc_now
+
+from benchmarks.harness.probes import RelativeProbe
+from benchmarks.harness.provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -205,9 +206,9 @@ def make_sampler(name: str, seed: int, n_startup_trials: int = 10):
         return BORESampler(seed=seed, n_startup_trials=n_startup_trials)
     if name == "gp":
         return optuna.samplers.GPSampler(seed=seed, n_startup_trials=n_startup_trials)
-    from run import make_sampler as run_make_sampler  # the other names of run.py (default start-up)
+    from benchmarks.harness.samplers import make_sampler as harness_sampler  # the other names
 
-    return run_make_sampler(name, seed)
+    return harness_sampler(name, seed=seed)
 
 
 def make_study(name: str, seed: int, f, bounds: np.ndarray, n_complete: int):

@@ -35,7 +35,7 @@ What runs, for each ``--n-complete`` n (default 1000):
   fitting (``n_refits``).
 
 Output: one JSON line per worker run, with ``date`` (UTC) and ``commit``
-(``benchmarks/provenance.py``). :func:`summarise` gives, per n and ``share_model``: median
+(``benchmarks/harness/provenance.py``). :func:`summarise` gives, per n and ``share_model``: median
 cold seconds, median warm seconds and their ratio.
 """
 

@@ -38,7 +38,7 @@ encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpa
 
 Samplers (``--samplers``): ``egp-auto`` = ``EGPTSSampler(seed=seed)`` (the default, acquisition
 "auto"), ``bore++`` = ``BORESampler(seed=seed)``, ``gp`` = ``optuna.samplers.GPSampler(seed=seed)``;
-any other name of ``benchmarks/run.py`` (``egp-ts``, ``egp-ei``, ``bore``, ...) also works.
+any other name of ``harness/samplers.py`` (``egp-ts``, ``egp-ei``, ``bore``, ...) also works.
 Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` are set to ``--threads``
 (default 1) before numpy is imported, and ``torch.set_num_threads(--threads)``, for every sampler.
 """

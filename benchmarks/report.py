@@ -359,11 +359,17 @@ def overhead_section(ctx: Context) -> list[str]:
     ]
 
 
-def script_section(ctx: Context, module: str, results: str, title: str | None = None):
-    """The tables of a script not yet on the harness: its own ``summarise(rows)``."""
+def script_section(
+    ctx: Context, module: str, results: str, title: str | None = None, *, peers: tuple = ()
+):
+    """The tables of a script: its own ``summarise(rows)`` of the rows of ``results`` and of the
+    cached rows of ``peers`` (peer names) of the same ``bench``."""
     rows = ctx.rows(results)
     if not rows:
         return []
+    if peers:
+        cache = PeerCache(ctx.results / "peers.jsonl")
+        rows += cache.rows(samplers=peers, bench=rows[0]["bench"])
     summarise = importlib.import_module(f"benchmarks.{module}").summarise
     head = [f"## {title}", ""] if title else []
     return (
@@ -377,18 +383,16 @@ def script_section(ctx: Context, module: str, results: str, title: str | None = 
 
 
 def speed_page(ctx: Context) -> list[str]:
-    from benchmarks import speed_report
+    from benchmarks import scale, speed_report
 
-    lines = overhead_section(ctx) + speed_report.sections(ctx.rows)
+    peers = PeerCache(ctx.results / "peers.jsonl")
+    lines = overhead_section(ctx) + speed_report.sections(ctx.rows, peers)
     lines += script_section(ctx, "threads", "threads.jsonl")
-    lines += script_section(
-        ctx, "cold_start", "cold_start.jsonl", "Cold starts: a new worker's first suggestion"
-    )
-    lines += script_section(ctx, "scale", "scale.jsonl")
+    lines += script_section(ctx, "cold_start", "cold_start.jsonl")
+    lines += script_section(ctx, "scale", "scale.jsonl", peers=("gp",))
     if ctx.rows("scale.jsonl"):
-        importlib.import_module("benchmarks.scale").plot(
-            ctx.rows("scale.jsonl"), _img(ctx, "scale.png")
-        )
+        scale_rows = ctx.rows("scale.jsonl") + peers.rows(samplers=("gp",), bench="scale")
+        scale.plot(scale_rows, _img(ctx, "scale.png"))
         lines += ["![Scale](img/scale.png)", ""]
     return lines + script_section(ctx, "dts_speed", "dts_speed.jsonl")
 

@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-__all__ = ["fmt", "markdown_table", "provenance_line"]
+__all__ = ["fmt", "markdown_table", "provenance_line", "threads_line"]
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -36,3 +36,27 @@ def provenance_line(rows: Sequence[dict]) -> str:
     if undated:
         out += f"; {undated} rows without a recorded date"
     return out + "."
+
+
+def threads_line(rows: Sequence[dict], *, legacy: int | None = None) -> str:
+    """``Threads per BLAS/OpenMP pool: 1.`` from the rows' thread settings (``provenance``);
+    ``legacy``: the count of rows written before the settings were recorded (the count their
+    script set), else they are left out."""
+    counts = sorted({n for n in map(_threads, rows) if n is not None} | _legacy(rows, legacy))
+    if not counts:
+        return ""
+    return f"Threads per BLAS/OpenMP pool: {', '.join(map(str, counts))}."
+
+
+def _threads(row: dict) -> int | None:
+    threads = row.get("threads")
+    if isinstance(threads, dict) and threads.get("OMP_NUM_THREADS"):
+        return int(threads["OMP_NUM_THREADS"])
+    if isinstance(threads, int):  # older rows: the count alone
+        return threads
+    return row.get("thread_settings", {}).get("threads")  # older rows of the speed benchmarks
+
+
+def _legacy(rows: Sequence[dict], legacy: int | None) -> set[int]:
+    unrecorded = any(_threads(r) is None for r in rows)
+    return {legacy} if unrecorded and legacy is not None else set()

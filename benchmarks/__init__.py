@@ -12,7 +12,12 @@ Modules:
                  ``overhead``, ``ax``
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
-    speed, threads, scale, stress, dead_trials, cold_start, distributed, dts_speed, diagnostics/
+    speed        seconds per suggestion by dimension and study size, imports, encoding (its
+                 tables: ``speed_report``)
+    cold_start   a new worker's first suggestion in a large study
+    scale        seconds per suggestion and peak memory with up to 10 000 trials
+    dts_speed    a distributed-TS agent on a ring against EGP-TS, seconds per suggestion
+    threads, stress, dead_trials, distributed, diagnostics/
                  scripts not yet on the harness: ``run_all`` calls them as files
 """
 

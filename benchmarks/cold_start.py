@@ -16,21 +16,21 @@ What runs, for each ``--n-complete`` n (default 1000):
      ``default_rng(seed + 1000)``), then one sampler (in this process) asks once: it fits the
      model from scratch and records it in the study (``share_model=True``). Its trial is told
      FAIL, so every later suggestion sees the same n completed trials and no running trial.
-  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) alternately: a fresh worker
-     process (``python -m benchmarks.cold_start worker``, one BLAS thread) imports optuna,
-     optuna_egp and the SciPy modules the first suggestion needs, runs one model-based suggestion on
-     a separate 12-trial in-memory study (so lazily imported modules are loaded: imports excluded),
-     loads the big study with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's
-     first read of the trials (``study.get_trials()``: ``first_read_seconds``; Optuna's storage
-     keeps finished trials cached after it, so any worker pays it once, whatever its sampler) and
-     then ``--asks`` K (4) consecutive ``study.ask(fixed_distributions)``, each followed by
-     ``study.tell(state=FAIL)``. Ask 1 is the cold one; asks 2..K are warm (same data, model up to
-     date, so a warm ask is the cheapest a suggestion gets: no new observation to condition on).
-     Each ask's seconds include the storage reads and writes and the whole suggestion (Optuna
-     samples the relative parameters inside ``ask``; the script checks ``sample_relative`` ran once
-     per ask). ``sample_relative_seconds`` is the part spent in the sampler's ``sample_relative``
-     (model and acquisition, without Optuna's search-space intersection, which is slower on the
-     first call, and the parameter writes).
+  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) (``--share-model``)
+     alternately: a fresh worker process (``python -m benchmarks.cold_start worker``, one BLAS
+     thread) imports optuna, optuna_egp and the SciPy modules the first suggestion needs, runs one
+     model-based suggestion on a separate 12-trial in-memory study (so lazily imported modules are
+     loaded: imports excluded), loads the big study with a new ``EGPTSSampler(seed=seed,
+     share_model=...)``, times Optuna's first read of the trials (``study.get_trials()``:
+     ``first_read_seconds``; Optuna's storage keeps finished trials cached after it, so any worker
+     pays it once, whatever its sampler) and then ``--asks`` K (4) consecutive
+     ``study.ask(fixed_distributions)``, each followed by ``study.tell(state=FAIL)``. Ask 1 is the
+     cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the cheapest a
+     suggestion gets: no new observation to condition on). Each ask's seconds include the storage
+     reads and writes and the whole suggestion (Optuna samples the relative parameters inside
+     ``ask``; the script checks ``sample_relative`` ran once per ask). ``sample_relative_seconds``
+     is the part spent in the sampler's ``sample_relative`` (model and acquisition, without Optuna's
+     search-space intersection, which is slower on the first call, and the parameter writes).
   The row records whether the first suggestion built its model from the record (``n_adopted``) or by
   fitting (``n_refits``).
 
@@ -196,11 +196,12 @@ def run(a: argparse.Namespace) -> None:
     out = ResultsFile(a.out)
     done = out.done(("commit", *CELL))
     base = {"bench": "cold_start", "asks": a.asks, "seed": a.seed}
+    shares = [{"true": True, "false": False}[v] for v in a.share_model.split(",")]
     for n in [int(v) for v in a.n_complete.split(",")]:
         cells = [
             {**base, "n_complete": n, "share_model": share, "repeat": repeat}
             for repeat in range(a.repeats)
-            for share in ((True, False) if repeat % 2 == 0 else (False, True))
+            for share in (shares if repeat % 2 == 0 else shares[::-1])
         ]
         cells = [c for c in cells if (commit(), *(c[f] for f in CELL)) not in done]
         if not cells:
@@ -234,6 +235,9 @@ def main(argv=None) -> None:
     r.add_argument("--repeats", type=int, default=3)
     r.add_argument("--asks", type=int, default=4)
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "--share-model", default="true,false", help="share_model values, alternated by repeat"
+    )
     r.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cold_start.jsonl"))
     w = sub.add_parser("worker", help="one worker process (prints one JSON line)")
     w.add_argument("url")

@@ -129,14 +129,13 @@ BENCHMARKS: list[Benchmark] = [
         Benchmark(
             f"speed_{cmd}",
             "speed",
-            f"{cmd} --out {{results}}/speed_{cmd}.jsonl",
-            f"{cmd} {quick} --out {{results}}/speed_{cmd}.jsonl",
-            ported=False,
+            f"{cmd} --out {{results}}/speed_{cmd}.jsonl --cache {{results}}/peers.jsonl",
+            f"{cmd} {quick} --out {{results}}/speed_{cmd}.jsonl --cache {{results}}/peers.jsonl",
         )
         for cmd, quick in (
             ("dims", "--dims 2 --n-complete 12 --asks 1 --samplers egp-auto"),
             ("many", "--n-complete 12 --rounds 1 --batch 2 --samplers egp-auto"),
-            ("imports", "--runs 1 --samplers egp-auto"),
+            ("imports", "--runs 1 --warm-ups 0 --kinds first:egp-auto"),
             ("encoding", "--rows 8 --runs 1"),
         )
     ),
@@ -158,16 +157,16 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark(
         "cold_start",
         "cold_start",
+        "run --out {results}/cold_start.jsonl",
+        "run --n-complete 15 --repeats 1 --asks 2 --share-model true "
         "--out {results}/cold_start.jsonl",
-        "--n-complete 15 --repeats 1 --asks 2 --out {results}/cold_start.jsonl",
-        ported=False,
     ),
     Benchmark(
         "scale",
         "scale",
-        "run --out {results}/scale.jsonl",
-        "run --samplers egp-ts --n 15 --dims 2 --asks 1 --out {results}/scale.jsonl",
-        ported=False,
+        "run --out {results}/scale.jsonl --cache {results}/peers.jsonl",
+        "run --samplers dts-ring --n 15 --dims 2 --asks 1 --out {results}/scale.jsonl "
+        "--cache {results}/peers.jsonl",
     ),
     Benchmark(
         "stress",
@@ -202,7 +201,6 @@ BENCHMARKS: list[Benchmark] = [
         "dts_speed",
         "--out {results}/dts_speed.jsonl",
         "--n-complete 15 --agents 4 --asks 2 --repeats 1 --out {results}/dts_speed.jsonl",
-        ported=False,
     ),
 ]
 

@@ -376,7 +376,12 @@ def cmd_imports(a) -> None:
             raise SystemExit(f"unknown kind {k!r}: optuna, optuna+optuna_egp or first:<sampler>")
         if k.startswith("first:"):
             _samplers(k[len("first:") :])
-    base = {"bench": "imports", "runs": a.runs, "n_startup_trials": a.n_startup}
+    base = {
+        "bench": "imports",
+        "runs": a.runs,
+        "n_startup_trials": a.n_startup,
+        "warm_ups": a.warm_ups,
+    }
     todo = [k for k in kinds if not store.is_done({**base, "kind": k})]
     if not todo:
         print("imports: done already", flush=True)

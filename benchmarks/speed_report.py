@@ -220,7 +220,8 @@ def speed_imports_section(records: list[dict]) -> list[str]:
     return [
         "## Import cost and first suggestion (fresh processes)",
         "",
-        "Median over fresh interpreters (runs in brackets; one discarded warm-up). Heavy modules: "
+        f"Median over fresh interpreters (runs in brackets; {_warm_ups(rows.values())}). Heavy "
+        "modules: "
         "which of scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are "
         "in `sys.modules` after the step (for a suggestion: the ones it imported).",
         "",
@@ -228,6 +229,11 @@ def speed_imports_section(records: list[dict]) -> list[str]:
         _provenance(list(rows.values())),
         "",
     ]
+
+
+def _warm_ups(rows) -> str:
+    counts = sorted({r.get("warm_ups", 1) for r in rows})  # older rows: one warm-up
+    return f"warm-up runs discarded first: {', '.join(map(str, counts))}"
 
 
 def speed_encoding_section(records: list[dict]) -> list[str]:

@@ -6,168 +6,148 @@ worker recorded in the study; with ``share_model=False`` it fits them from scrat
 first suggestion at 1000 completed trials costs at most 2x a warm one, imports excluded.
 
 Full run (about 3 minutes on 2 cores; run it alone):
-    python benchmarks/cold_start.py --out benchmarks/results/cold_start.jsonl
+    python -m benchmarks.cold_start run --out benchmarks/results/cold_start.jsonl
 Smoke test:
-    python benchmarks/cold_start.py --n-complete 60 --repeats 1 --out /tmp/cold_smoke.jsonl
+    python -m benchmarks.cold_start run --n-complete 60 --repeats 1 --out /tmp/cold_smoke.jsonl
 
 What runs, for each ``--n-complete`` n (default 1000):
   1. Set-up (not timed): a SQLite study in a temporary folder, minimising Hartmann-6 on [0, 1]^6
      (float parameters x0..x5), with n random completed trials (``study.add_trials``,
-     ``default_rng(seed + 1000)``), then one worker process asks once: it fits the model from
-     scratch and records it in the study (``share_model=True``). Its trial is told FAIL, so every
-     later suggestion sees the same n completed trials and no running trial.
-  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) alternately: a fresh worker
-     process (``sys.executable``, ``OMP_NUM_THREADS`` etc. = 1) imports optuna, optuna_egp and the
-     SciPy modules the first suggestion needs, runs one model-based suggestion on a separate
-     12-trial in-memory study (so lazily imported modules are loaded: imports excluded), loads the
-     big study with a new ``EGPTSSampler(seed=seed, share_model=...)``, times Optuna's first read of
-     the trials (``study.get_trials()``: ``first_read_seconds``; Optuna's storage keeps finished
-     trials cached after it, so any worker pays it once, whatever its sampler) and then ``--asks`` K
-     (4) consecutive ``study.ask(fixed_distributions)``, each followed by
-     ``study.tell(state=FAIL)``. Ask 1 is the cold one; asks 2..K are warm (same data, model up to
-     date, so a warm ask is the cheapest a suggestion gets: no new observation to condition on).
-     Each ask's seconds include the storage reads and writes and the whole suggestion (Optuna
-     samples the relative parameters inside ``ask``; the script checks ``sample_relative`` ran once
-     per ask). ``sample_relative_seconds`` is the part spent in the sampler's ``sample_relative``
-     (model and acquisition, without Optuna's search-space intersection, which is slower on the
-     first call, and the parameter writes).
+     ``default_rng(seed + 1000)``), then one sampler (in this process) asks once: it fits the
+     model from scratch and records it in the study (``share_model=True``). Its trial is told
+     FAIL, so every later suggestion sees the same n completed trials and no running trial.
+  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) (``--share-model``)
+     alternately: a fresh worker process (``python -m benchmarks.cold_start worker``, one BLAS
+     thread) imports optuna, optuna_egp and the SciPy modules the first suggestion needs, runs one
+     model-based suggestion on a separate 12-trial in-memory study (so lazily imported modules are
+     loaded: imports excluded), loads the big study with a new ``EGPTSSampler(seed=seed,
+     share_model=...)``, times Optuna's first read of the trials (``study.get_trials()``:
+     ``first_read_seconds``; Optuna's storage keeps finished trials cached after it, so any worker
+     pays it once, whatever its sampler) and then ``--asks`` K (4) consecutive
+     ``study.ask(fixed_distributions)``, each followed by ``study.tell(state=FAIL)``. Ask 1 is the
+     cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the cheapest a
+     suggestion gets: no new observation to condition on). Each ask's seconds include the storage
+     reads and writes and the whole suggestion (Optuna samples the relative parameters inside
+     ``ask``; the script checks ``sample_relative`` ran once per ask). ``sample_relative_seconds``
+     is the part spent in the sampler's ``sample_relative`` (model and acquisition, without Optuna's
+     search-space intersection, which is slower on the first call, and the parameter writes).
   The row records whether the first suggestion built its model from the record (``n_adopted``) or by
   fitting (``n_refits``).
 
-Output: one JSON line per worker run, with ``date`` (UTC) and ``commit``
-(``benchmarks/provenance.py``). :func:`summarise` gives, per n and ``share_model``: median
-cold seconds, median warm seconds and their ratio.
+Output: one row per worker run (a cell already in ``--out`` at the current commit is skipped).
+:func:`summarise` gives, per n and ``share_model``: median cold seconds, median warm seconds
+and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import pathlib
-import platform
 import statistics
-import subprocess
-import sys
 import tempfile
+import time
+import warnings
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from provenance import commit, utc_now
-
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-CHILD = r"""
-import json, sys, time, warnings
-import numpy as np, optuna
-import scipy.linalg, scipy.optimize, scipy.special  # imported here: excluded from the timings
-sys.path.insert(0, {here!r})
-from functions import hartmann6
-from optuna_egp import EGPTSSampler
+import numpy as np
+import optuna
 from optuna.distributions import FloatDistribution
-from optuna.trial import TrialState
+from optuna.trial import TrialState, create_trial
 
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-warnings.filterwarnings("ignore")
-url, seed, share, asks = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
-DIST = {{f"x{{i}}": FloatDistribution(0, 1) for i in range(6)}}
+from benchmarks.functions import hartmann6
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
+from benchmarks.harness.workers import run_worker
 
-
-def objective(t):
-    return float(hartmann6(np.array([t.suggest_float(k, 0, 1) for k in DIST])))
-
-
-warm_up = optuna.create_study(sampler=EGPTSSampler(seed=seed, n_startup_trials=10))
-warm_up.optimize(objective, n_trials=12)  # loads what the first suggestion imports lazily
-
-sampler = EGPTSSampler(seed=seed, share_model=share)
-calls = []  # seconds of each sample_relative call (the model's part of an ask)
-inner = sampler.sample_relative
+DIST = {f"x{i}": FloatDistribution(0, 1) for i in range(6)}
+CELL = ("n_complete", "share_model", "repeat", "asks", "seed")
 
 
-def timed_sample_relative(*args):
-    t0 = time.perf_counter()
-    out = inner(*args)
-    calls.append(time.perf_counter() - t0)
-    return out
-
-
-sampler.sample_relative = timed_sample_relative
-study = optuna.load_study(study_name="s", storage=url, sampler=sampler)
-t0 = time.perf_counter()
-# Optuna's first read of the trials (its storage caches finished ones)
-study.get_trials(deepcopy=False)
-first_read = time.perf_counter() - t0
-seconds = []
-for _ in range(asks):
-    t0 = time.perf_counter()
-    trial = study.ask(DIST)
-    seconds.append(time.perf_counter() - t0)
-    study.tell(trial, state=TrialState.FAIL)
-    if len(trial.params) != 6:
-        raise SystemExit("the suggestion did not come from the model")
-model = sampler.algorithm.model
-print(json.dumps({{"seconds": seconds, "first_read_seconds": first_read,
-                  "sample_relative_calls": len(calls),
-                  "sample_relative_seconds": calls,
-                  "n_adopted": model.n_adopted,
-                  "n_refits": model.n_refits}}))
-"""
-
-
-def _child_env() -> dict:
-    return {
-        **os.environ,
-        **{var: "1" for var in THREAD_VARS},
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
+def _quiet() -> None:
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore")
 
 
 def build_study(url: str, n: int, seed: int) -> None:
-    """The big study: n random completed Hartmann-6
-    trials, then one worker that records its model."""
-    script = f"""
-import sys, numpy as np, optuna
-sys.path.insert(0, {str(HERE)!r})
-from functions import hartmann6
-from optuna.distributions import FloatDistribution
-from optuna.trial import create_trial
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-dist = {{f"x{{i}}": FloatDistribution(0, 1) for i in range(6)}}
-X = np.random.default_rng({seed} + 1000).random(({n}, 6))
-study = optuna.create_study(study_name="s", storage={url!r})
-study.add_trials([create_trial(params=dict(zip(dist, map(float, x))), distributions=dist,
-                               value=float(hartmann6(x))) for x in X])
-"""
-    subprocess.run([sys.executable, "-c", script], check=True, env=_child_env())
-    run_worker(url, seed, share=True, asks=1)  # fits from scratch and records the model
-
-
-def run_worker(url: str, seed: int, share: bool, asks: int) -> dict:
-    code = CHILD.format(here=str(HERE))
-    out = subprocess.run(
-        [sys.executable, "-c", code, url, str(seed), "1" if share else "0", str(asks)],
-        check=True,
-        env=_child_env(),
-        capture_output=True,
-        text=True,
+    """The big study: n random completed Hartmann-6 trials, then one sampler that records its
+    model (its trial told FAIL)."""
+    _quiet()
+    X = np.random.default_rng(seed + 1000).random((n, 6))
+    study = optuna.create_study(study_name="s", storage=url)
+    study.add_trials(
+        [
+            create_trial(
+                params=dict(zip(DIST, map(float, x))),
+                distributions=DIST,
+                value=float(hartmann6(x)),
+            )
+            for x in X
+        ]
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    recorder = optuna.load_study(
+        study_name="s", storage=url, sampler=make_sampler("egp-auto", seed=seed, share_model=True)
+    )
+    recorder.tell(recorder.ask(DIST), state=TrialState.FAIL)
+
+
+def worker(url: str, seed: int, share: bool, asks: int) -> dict:
+    """A fresh worker process joining the study at ``url``: imports and a warm-up first, then its
+    first read of the trials and ``asks`` timed asks (see the module docstring)."""
+    # imported here: excluded from the timings
+    import scipy.linalg
+    import scipy.optimize
+    import scipy.special  # noqa: F401
+
+    _quiet()
+
+    def objective(t):
+        return float(hartmann6(np.array([t.suggest_float(k, 0, 1) for k in DIST])))
+
+    warm_up = optuna.create_study(sampler=make_sampler("egp-auto", seed=seed, n_startup_trials=10))
+    warm_up.optimize(objective, n_trials=12)  # loads what the first suggestion imports lazily
+
+    sampler = make_sampler("egp-auto", seed=seed, share_model=share)
+    calls: list[float] = []  # seconds of each sample_relative call (the model's part of an ask)
+    inner = sampler.sample_relative
+
+    def timed_sample_relative(*args):
+        t0 = time.perf_counter()
+        out = inner(*args)
+        calls.append(time.perf_counter() - t0)
+        return out
+
+    sampler.sample_relative = timed_sample_relative
+    study = optuna.load_study(study_name="s", storage=url, sampler=sampler)
+    t0 = time.perf_counter()
+    study.get_trials(deepcopy=False)  # Optuna's first read of the trials (then cached)
+    first_read = time.perf_counter() - t0
+    seconds = []
+    for _ in range(asks):
+        t0 = time.perf_counter()
+        trial = study.ask(DIST)
+        seconds.append(time.perf_counter() - t0)
+        study.tell(trial, state=TrialState.FAIL)
+        if len(trial.params) != 6:
+            raise RuntimeError("the suggestion did not come from the model")
+    model = sampler.algorithm.model
+    return {
+        "seconds": seconds,
+        "first_read_seconds": first_read,
+        "sample_relative_calls": len(calls),
+        "sample_relative_seconds": calls,
+        "n_adopted": model.n_adopted,
+        "n_refits": model.n_refits,
+    }
 
 
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: per n and share_model, median cold and warm seconds and their ratio."""
-    lines = [
-        "| completed trials | share_model | runs | how the first model was built | Optuna's first "
-        "read of the trials (s) | cold ask (s) | warm ask (s) | cold / warm | cold "
-        "sample_relative (s) | warm sample_relative (s) | cold / warm |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
     rows = [r for r in rows if "sample_relative_seconds" in r]  # rows of the current format
     if not rows:
         return []
     rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]  # the latest commit's run(s)
+    body = []
     for n in sorted({r["n_complete"] for r in rows}):
         for share in (True, False):
             cell = [r for r in rows if r["n_complete"] == n and r["share_model"] == share]
@@ -183,67 +163,92 @@ def summarise(rows: list[dict]) -> list[str]:
             read = statistics.median(r["first_read_seconds"] for r in cell)
             cold_s = statistics.median(r["sample_relative_seconds"][0] for r in cell)
             warm_s = statistics.median(s for r in cell for s in r["sample_relative_seconds"][1:])
-            lines.append(
-                f"| {n} | {share} | {len(cell)} | {built} | {read:.3f} | {cold:.3f} | {warm:.3f} "
-                f"| {cold / warm:.2f} | {cold_s:.3f} | {warm_s:.3f} | {cold_s / warm_s:.2f} |"
+            body.append(
+                [str(n), str(share), str(len(cell)), built]
+                + [f"{v:.3f}" for v in (read, cold, warm)]
+                + [f"{cold / warm:.2f}", f"{cold_s:.3f}", f"{warm_s:.3f}", f"{cold_s / warm_s:.2f}"]
             )
-    commits = sorted({r["commit"] for r in rows})
-    dates = sorted(r["date"] for r in rows)
-    lines.append("")
-    lines.append(
-        f"Medians over runs (cold) and over asks 2..K of every run (warm). Measured {dates[0]} to "
-        f"{dates[-1]} (UTC) at commit {', '.join(commits)}; one BLAS thread per process, one "
-        "process at a time; imports excluded; an ask includes its storage reads and writes; "
-        "Optuna's first read of the trials is timed on its own."
-    )
-    return lines
+    header = [
+        "completed trials",
+        "share_model",
+        "runs",
+        "how the first model was built",
+        "Optuna's first read of the trials (s)",
+        "cold ask (s)",
+        "warm ask (s)",
+        "cold / warm",
+        "cold sample_relative (s)",
+        "warm sample_relative (s)",
+        "cold / warm",
+    ]
+    return [
+        "## Cold starts: a new worker's first suggestion",
+        "",
+        *markdown_table(header, body),
+        "Medians over runs (cold) and over asks 2..K of every run (warm); one process at a time; "
+        "imports excluded; an ask includes its storage reads and writes; Optuna's first read of "
+        "the trials is timed on its own. "
+        f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip(),
+    ]
+
+
+def run(a: argparse.Namespace) -> None:
+    out = ResultsFile(a.out)
+    done = out.done(("commit", *CELL))
+    base = {"bench": "cold_start", "asks": a.asks, "seed": a.seed}
+    shares = [{"true": True, "false": False}[v] for v in a.share_model.split(",")]
+    for n in [int(v) for v in a.n_complete.split(",")]:
+        cells = [
+            {**base, "n_complete": n, "share_model": share, "repeat": repeat}
+            for repeat in range(a.repeats)
+            for share in (shares if repeat % 2 == 0 else shares[::-1])
+        ]
+        cells = [c for c in cells if (commit(), *(c[f] for f in CELL)) not in done]
+        if not cells:
+            print(f"n={n}: done already", flush=True)
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            url = f"sqlite:///{tmp}/cold.db"
+            build_study(url, n, a.seed)
+            for cell in cells:
+                share = "1" if cell["share_model"] else "0"
+                rec = run_worker("cold_start", "worker", url, str(a.seed), share, str(a.asks))
+                out.append({**cell, **rec})
+                print(
+                    f"n={n} share_model={cell['share_model']} repeat={cell['repeat']}: asks "
+                    f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "
+                    f"refits {rec['n_refits']})",
+                    flush=True,
+                )
+    print("\n".join(summarise(out.rows())))
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.cold_start",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--n-complete", default="1000", help="comma-separated study sizes")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--asks", type=int, default=4)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=str(HERE / "results" / "cold_start.jsonl"))
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="the benchmark")
+    r.add_argument("--n-complete", default="1000", help="comma-separated study sizes")
+    r.add_argument("--repeats", type=int, default=3)
+    r.add_argument("--asks", type=int, default=4)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "--share-model", default="true,false", help="share_model values, alternated by repeat"
+    )
+    r.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cold_start.jsonl"))
+    w = sub.add_parser("worker", help="one worker process (prints one JSON line)")
+    w.add_argument("url")
+    w.add_argument("seed", type=int)
+    w.add_argument("share", choices=["0", "1"])
+    w.add_argument("asks", type=int)
     a = ap.parse_args(argv)
-    base = {
-        "bench": "cold_start",
-        "commit": commit(),
-        "python": platform.python_version(),
-        "cpu_count": os.cpu_count(),
-        "threads": 1,
-        "asks": a.asks,
-        "seed": a.seed,
-    }
-    rows = []
-    for n in [int(v) for v in a.n_complete.split(",")]:
-        with tempfile.TemporaryDirectory() as tmp:
-            url = f"sqlite:///{tmp}/cold.db"
-            build_study(url, n, a.seed)
-            for repeat in range(a.repeats):
-                for share in (True, False) if repeat % 2 == 0 else (False, True):
-                    rec = run_worker(url, a.seed, share, a.asks)
-                    row = {
-                        **base,
-                        "date": utc_now(),
-                        "n_complete": n,
-                        "share_model": share,
-                        "repeat": repeat,
-                        **rec,
-                    }
-                    rows.append(row)
-                    with open(a.out, "a") as f:
-                        f.write(json.dumps(row) + "\n")
-                    print(
-                        f"n={n} share_model={share} repeat={repeat}: asks "
-                        f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "
-                        f"refits {rec['n_refits']})",
-                        flush=True,
-                    )
-    print("\n".join(summarise(rows)))
+    if a.command == "worker":
+        print(json.dumps(worker(a.url, a.seed, a.share == "1", a.asks)))
+    else:
+        run(a)
 
 
 if __name__ == "__main__":

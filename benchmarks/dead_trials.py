@@ -44,7 +44,7 @@ far - known minimum), ``final_regret``, ``distance`` of each evaluated point to 
 ``dead_pending``, per ask, whether the sampler's rule still counted the dead trial as pending at
 that moment (its age <= ``stale_after_seconds(trials, timeout)``); at the end ``dead_age_seconds``,
 ``stale_after_seconds`` under the sampler's rule and under "auto", and ``dead_pending_at_end``; plus
-``date`` (UTC) and ``commit`` (``+dirty`` if the code differed) from ``benchmarks/provenance.py``,
+``date`` (UTC) and ``commit`` (``+dirty`` if the code differed) from ``harness/provenance.py``,
 and ``egp_path``, the checkout the samplers were imported from (this script's, put ahead of
 installed packages on ``sys.path`` so that the code measured is the code whose commit is recorded).
 Runs are resumable: a run already in ``--out`` for the same sampler, condition, seed, commit,
@@ -84,7 +84,8 @@ sys.path.insert(0, str(HERE))
 # the checkout whose commit is recorded, even if another one is installed
 sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, hartmann6
-from provenance import commit, utc_now
+
+from benchmarks.harness.provenance import commit, utc_now
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

@@ -63,7 +63,7 @@ Regret per round (regret = f(x) - f_min >= 0, of the noiseless value), as define
              rounds only: the initial points are recorded apart, as ``init_best_regret``)
 Row per (function, graph, agents, seed): the three lists, ``regret`` (rounds x agents), the largest
 clique and clique cover of the graph (``shared-egp``: M and 1), ``seconds`` (wall) and
-``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``benchmarks/provenance.py``)
+``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``harness/provenance.py``)
 and ``egp_path`` (this checkout is put ahead of installed packages). Resumable: a run already in
 ``--out`` with the same function, graph, agents, seed, rounds, n_init, init, surrogate, noise and
 commit is skipped (``--force`` runs it again). Seeds ``--first-seed`` ..
@@ -132,7 +132,8 @@ sys.path.insert(0, str(HERE))
 # the checkout whose commit is recorded, even if another one is installed
 sys.path.insert(1, str(ROOT))
 from functions import FUNCTIONS, SUITE, ackley, rosenbrock
-from provenance import commit, utc_now
+
+from benchmarks.harness.provenance import commit, utc_now
 
 RESULTS = HERE / "results"
 BENCH_REPRODUCE = "dts_reproduce"

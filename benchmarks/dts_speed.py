@@ -1,40 +1,32 @@
-"""Seconds per suggestion of a distributed-TS agent
-on a ring against EGPTSSampler, at equal evaluations.
+"""Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal
+evaluations.
 
 Full run (about two minutes; one process, run it alone):
-    python benchmarks/dts_speed.py --out benchmarks/results/dts_speed.jsonl
+    python -m benchmarks.dts_speed --out benchmarks/results/dts_speed.jsonl
 
-For each study size n (``--n-complete``, default 150,500,900,3000: the first three below
-EGP's exact-GP limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature
-posteriors, while the ring agent's ~3n/M trials still get an exact GP) and ``--repeats`` R
-(3): an in-memory study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed
-trials (``default_rng(1000 + repeat)``), trial i tagged as agent ``i mod M`` (user attribute
-``agent_id``, M = ``--agents``, 16), is copied once per sampler; each sampler, fresh, then
-runs ``--asks`` K (20) ``ask(fixed distributions)`` + ``tell`` of the true value. Samplers:
-``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ring", n_agents=M, seed=repeat)``
-(one Matérn-5/2 GP; agent 0 conditions on agents M-1, 0, 1: about 3n/M trials), ``egp-ts`` =
-``EGPTSSampler(seed=repeat, acquisition="ts")`` (the 4-kernel ensemble on all n) and
-``gp-ts`` = the same with ``kernels=["matern52-ard"]`` (one GP on all n: the ring agent's
-model on all the data, which separates the data size from the kernel count). The first ask
-fits a model from scratch (cold); asks 2..K update it and include the scheduled refits
-(warm: their mean). The model part is the time inside the algorithm's ``suggest`` (fit or
-update, Thompson draw, acquisition optimisation); the rest of an ask is the adapter (reading
-and encoding trials) and Optuna. One BLAS thread (``OMP_NUM_THREADS`` etc. = 1). Target: the
-ring agent's warm seconds per suggestion at most half of EGP-TS's.
+For each study size n (``--n-complete``, default 150,500,900,3000: the first three below EGP's
+exact-GP limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature posteriors,
+while the ring agent's ~3n/M trials still get an exact GP) and ``--repeats`` R (3): an in-memory
+study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed trials (``default_rng(1000 +
+repeat)``), trial i tagged as agent ``i mod M`` (user attribute ``agent_id``, M = ``--agents``, 16),
+is copied once per sampler; each sampler, fresh, then runs ``--asks`` K (20) ``ask(fixed
+distributions)`` + ``tell`` of the true value. Samplers: ``dts-ring`` =
+``DistributedTSSampler(agent_id=0, graph="ring", n_agents=M, seed=repeat)`` (one Matérn-5/2 GP;
+agent 0 conditions on agents M-1, 0, 1: about 3n/M trials), ``egp-ts`` = ``EGPTSSampler(seed=repeat,
+acquisition="ts")`` (the 4-kernel ensemble on all n) and ``gp-ts-matern52-ard`` = the same with
+``kernels=["matern52-ard"]`` (``gp-ts`` in older rows) (one GP on all n: the ring agent's model on
+all the data, which separates the data size from the kernel count). The first ask fits a model from
+scratch (cold); asks 2..K update it and include the scheduled refits (warm: their mean). The model
+part is the time inside the algorithm's ``suggest`` (fit or update, Thompson draw, acquisition
+optimisation); the rest of an ask is the adapter (reading and encoding trials) and Optuna. One BLAS
+thread (``benchmarks`` pins it). Target: the ring agent's warm seconds per suggestion at most half
+of EGP-TS's.
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
-
 import argparse
-import json
-import pathlib
 import statistics
-import sys
 import time
 import warnings
 
@@ -43,28 +35,16 @@ import optuna
 from optuna.distributions import FloatDistribution
 from optuna.trial import create_trial
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE.parent))
-from functions import hartmann6
-from provenance import commit, utc_now
+from benchmarks.functions import hartmann6
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
-from optuna_egp import DistributedTSSampler, EGPTSSampler
-
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 DIST = {f"x{i}": FloatDistribution(0, 1) for i in range(6)}
-
-
-SAMPLERS = ("dts-ring", "egp-ts", "gp-ts")
-
-
-def make_sampler(name: str, seed: int, agents: int):
-    if name == "dts-ring":
-        return DistributedTSSampler(agent_id=0, graph="ring", n_agents=agents, seed=seed)
-    if name == "gp-ts":
-        return EGPTSSampler(seed=seed, acquisition="ts", kernels=["matern52-ard"])
-    return EGPTSSampler(seed=seed, acquisition="ts")
+SAMPLERS = ("dts-ring", "egp-ts", "gp-ts-matern52-ard")
+LEGACY_NAMES = {"gp-ts": "gp-ts-matern52-ard"}  # the sampler names of older rows
+CELL = ("sampler", "n_complete", "repeat", "agents", "asks")
 
 
 def trials(n: int, agents: int, seed: int) -> list:
@@ -83,7 +63,7 @@ def trials(n: int, agents: int, seed: int) -> list:
 def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[float], list[float]]:
     """Seconds of each ask, and of the algorithm's ``suggest``
     inside it (the model: fit, draw, optimise)."""
-    sampler = make_sampler(name, seed, agents)
+    sampler = make_sampler(name, seed=seed, agent=0, n_agents=agents)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials(n, agents, seed))
     seconds, model_seconds = [], []
@@ -111,15 +91,10 @@ def summarise(rows: list[dict]) -> list[str]:
     if not rows:
         return []
     rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]
+    rows = [{**r, "sampler": LEGACY_NAMES.get(r["sampler"], r["sampler"])} for r in rows]
     agents = rows[-1]["agents"]
-    lines = [
-        f"### Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS",
-        "",
-        "| completed trials | cold: dts-ring / egp-ts / gp-ts (s) | warm: dts-ring / egp-ts / "
-        "gp-ts (s) | warm ratio dts-ring / egp-ts | warm ratio dts-ring / gp-ts | warm model "
-        "part: dts-ring / egp-ts (s) |",
-        "|---|---|---|---|---|---|",
-    ]
+    ring, egp, gp = SAMPLERS
+    body = []
     for n in sorted({r["n_complete"] for r in rows}):
         cell = {
             s: [r for r in rows if r["n_complete"] == n and r["sampler"] == s] for s in SAMPLERS
@@ -137,58 +112,67 @@ def summarise(rows: list[dict]) -> list[str]:
             if all("model_seconds" in r for r in c)
         }
         model_cell = (
-            f"{model['dts-ring']:.3f} / {model['egp-ts']:.3f} "
-            f"({model['dts-ring'] / model['egp-ts']:.2f})"
-            if {"dts-ring", "egp-ts"} <= model.keys()
+            f"{model[ring]:.3f} / {model[egp]:.3f} ({model[ring] / model[egp]:.2f})"
+            if {ring, egp} <= model.keys()
             else "-"
         )
-        lines.append(
-            f"| {n} | {' / '.join(f'{cold[s]:.3f}' for s in SAMPLERS)} "
-            f"| {' / '.join(f'{warm[s]:.3f}' for s in SAMPLERS)} "
-            f"| {warm['dts-ring'] / warm['egp-ts']:.2f} | {warm['dts-ring'] / warm['gp-ts']:.2f} "
-            f"| {model_cell} |"
+        body.append(
+            [
+                str(n),
+                " / ".join(f"{cold[s]:.3f}" for s in SAMPLERS),
+                " / ".join(f"{warm[s]:.3f}" for s in SAMPLERS),
+                f"{warm[ring] / warm[egp]:.2f}",
+                f"{warm[ring] / warm[gp]:.2f}",
+                model_cell,
+            ]
         )
-    dates = sorted(r["date"] for r in rows)
-    lines += [
+    names = " / ".join(SAMPLERS)
+    header = [
+        "completed trials",
+        f"cold: {names} (s)",
+        f"warm: {names} (s)",
+        f"warm ratio {ring} / {egp}",
+        f"warm ratio {ring} / {gp}",
+        f"warm model part: {ring} / {egp} (s)",
+    ]
+    return [
+        f"## Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS",
         "",
+        *markdown_table(header, body),
         f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean "
-        f"of asks 2..K (warm). Measured {dates[0]} to {dates[-1]} (UTC) at commit "
-        f"{rows[-1]['commit']}; one process, one BLAS thread. `benchmarks/dts_speed.py`.",
+        "of asks 2..K (warm); one process. "
+        f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip(),
         "",
     ]
-    return lines
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.dts_speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--n-complete", default="150,500,900,3000")
     ap.add_argument("--agents", type=int, default=16)
     ap.add_argument("--asks", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=str(HERE / "results" / "dts_speed.jsonl"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "dts_speed.jsonl"))
     a = ap.parse_args(argv)
-    base = {"bench": "dts_speed", "commit": commit(), "agents": a.agents, "asks": a.asks}
-    rows = []
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    out = ResultsFile(a.out)
+    done = out.done(("commit", *CELL))
+    base = {"bench": "dts_speed", "agents": a.agents, "asks": a.asks}
     for repeat in range(a.repeats):
         for n in [int(v) for v in a.n_complete.split(",")]:
             for name in SAMPLERS if repeat % 2 == 0 else SAMPLERS[::-1]:  # interleaved
+                cell = {**base, "sampler": name, "n_complete": n, "repeat": repeat}
+                if (commit(), *(cell[f] for f in CELL)) in done:
+                    continue
                 seconds, model_seconds = run(name, n, a.agents, repeat, a.asks)
-                row = {
-                    **base,
-                    "date": utc_now(),
-                    "sampler": name,
-                    "n_complete": n,
-                    "repeat": repeat,
-                    "seconds": seconds,
-                    "model_seconds": model_seconds,
-                }
-                rows.append(row)
-                with open(a.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                out.append({**cell, "seconds": seconds, "model_seconds": model_seconds})
                 print(f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in seconds]}", flush=True)
-    print("\n".join(summarise(rows)))
+    print("\n".join(summarise(out.rows())))
 
 
 if __name__ == "__main__":

@@ -1,114 +1,69 @@
-"""Benchmark runner: samplers x functions x seeds, sequential or with concurrent workers.
+"""Regret and overhead benchmarks: samplers x functions x seeds, sequential or with workers.
 
-Every finished run is appended as one JSON line to the output file, so a long run can be stopped and
-resumed (finished runs are skipped). ``benchmarks/report.py`` turns the files into tables and plots.
+Sub-commands:
+    suite     regret on the test functions (``--mode``, ``--workers``)
+    ablation  EGP-TS against GP-TS with each kernel of its dictionary alone (Lu et al., "Surrogate
+              modeling for Bayesian optimization beyond a single Gaussian process", TPAMI 2023,
+              Fig. 1)
+    overhead  seconds per suggestion with 100 / 1000 / 5000 random completed trials (Hartmann-6)
+    ax        Ax ``Client`` loop: Ax's default generation strategy against ours
 
-Examples:
-    python benchmarks/run.py suite --seeds 10 --trials 100 --out benchmarks/results/suite.jsonl
-    python benchmarks/run.py suite --mode async --workers 4 --out benchmarks/results/async4.jsonl
-    python benchmarks/run.py suite --mode threads --workers 4 \
-        --out benchmarks/results/threads4.jsonl
-    python benchmarks/run.py ablation --out benchmarks/results/ablation.jsonl
-    python benchmarks/run.py overhead --out benchmarks/results/overhead.jsonl
-    python benchmarks/run.py ax --seeds 5 --trials 40 --functions branin,hartmann6 \
-        --out benchmarks/results/ax.jsonl
-    python benchmarks/run.py suite --mode batch --workers 5 --samplers bore,bore++ \
-        --functions rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 \
-        --out benchmarks/results/bore_rosenbrock.jsonl
+Modes: ``seq``; ``threads`` (``study.optimize(n_jobs=workers)``, objectives sleeping 0.05-0.3 s);
+``async`` (ask/tell in one process with ``workers`` trials pending, completion order random);
+``batch`` (synchronous: ask ``workers`` trials, then tell them all). Parallel modes also record
+``pending_spread``: the mean pairwise distance (unit-cube coordinates) between the points pending
+at each ask, averaged over the asks with at least two pending points.
 
-Modes: ``seq``; ``threads`` (``n_jobs`` workers); ``async`` (ask/tell, ``workers`` pending trials,
-completion order random); ``batch`` (synchronous: ask ``workers`` trials, then tell them all).
-Parallel modes also record ``pending_spread``: the mean pairwise distance (unit-cube coordinates)
-between the points pending at each ask, averaged over the asks with at least two pending points.
+Our samplers' rows go to ``--out``; a cell already there at the current commit is skipped. Peers'
+rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
+peer's packages is skipped. Example:
+
+    python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
+        --out benchmarks/results/suite_async4.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import pathlib
-import re
-import sys
+import logging
 import time
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per run; runs go in parallel processes
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+import warnings
 
 import numpy as np
 import optuna
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from functions import FUNCTIONS, SUITE
-from provenance import commit, utc_now
+from benchmarks.functions import FUNCTIONS, SUITE
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.threads import pin_torch
+from benchmarks.harness.workers import pool_map
 
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-
-
-def make_sampler(name: str, seed: int):
-    from optuna_egp import BORESampler, EGPTSSampler
-    from shared_core import default_dictionary
-
-    if name.split("-")[0] in ("bore++", "bore"):  # options as suffixes, e.g. bore++-beta0-sharp1
-        return BORESampler(seed=seed, **_bore_options(name))
-    if name == "egp-ts":
-        return EGPTSSampler(seed=seed, acquisition="ts")
-    if name == "egp-ei":
-        return EGPTSSampler(seed=seed, acquisition="ei")
-    if name == "egp-auto":
-        return EGPTSSampler(seed=seed, acquisition="auto")
-    if name == "egp-ts-nowarp":
-        return EGPTSSampler(seed=seed, acquisition="ts", warp_outputs=False)
-    if name == "egp-ts-nofant":
-        return EGPTSSampler(seed=seed, acquisition="ts", fantasize_pending=False)
-    if name.startswith("gp-ts-"):  # single-kernel GP-TS for the Fig. 1 ablation
-        spec = {k.name: k for k in default_dictionary()}[name[len("gp-ts-") :]]
-        return EGPTSSampler(seed=seed, acquisition="ts", kernels=(spec,))
-    if name == "gp":
-        import torch
-
-        torch.set_num_threads(1)
-        return optuna.samplers.GPSampler(seed=seed)
-    if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
-    if name == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=seed)
-    if name == "random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    raise ValueError(f"unknown sampler {name!r}")
-
-
-def _bore_options(name: str) -> dict:
-    """``"bore++-beta0-sharp1"`` -> ``{"variant": "bore++", "beta": 0.0, "sharpness": 1.0}``."""
-    variant, *options = name.split("-")
-    out = {"variant": variant}
-    for option in options:
-        m = re.fullmatch(r"(beta|sharp)(\d+(?:\.\d+)?)", option)
-        key = {"beta": "beta", "sharp": "sharpness"}.get(m.group(1)) if m else None
-        if key is None or key in out:
-            raise ValueError(
-                f"bad or repeated BORE option {option!r} in {name!r}; known: beta<x>, sharp<x>"
-            )
-        out[key] = float(m.group(2))
-    return out
+AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
+MODES = ("seq", "threads", "async", "batch")
+RESULTS = ROOT / "benchmarks" / "results"
+# The fields of a suite cell: with the sampler (and the commit or the peer version) they key a run.
+SUITE_CELL = ("function", "seed", "mode", "workers", "n_trials")
+OVERHEAD_CELL = ("bench", "n_complete")
 
 
 def _suggest(trial, bounds):
     return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
 
 
-def run_one(
-    function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int
-) -> dict:
+def run_suite(job: dict) -> dict:
+    """One run of ``job["sampler"]`` on a cell of the suite (a ``SUITE_CELL`` dict)."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    function, seed, mode, workers, n_trials = (job[f] for f in SUITE_CELL)
     bounds, f, f_min = FUNCTIONS[function]
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    study = optuna.create_study(sampler=make_sampler(job["sampler"], seed=seed))
     rng = np.random.default_rng(seed + 1000)
     spreads: list[float] = []
     t0 = time.perf_counter()
     if mode == "seq":
         study.optimize(lambda t: f(_suggest(t, bounds)), n_trials=n_trials)
-    elif mode == "threads":  # n_jobs workers; objective takes 0.05-0.3 s so evaluations overlap
+    elif mode == "threads":
 
         def objective(t):
             x = _suggest(t, bounds)
@@ -116,7 +71,7 @@ def run_one(
             return f(x)
 
         study.optimize(objective, n_trials=n_trials, n_jobs=workers)
-    elif mode == "async":  # ask/tell with `workers` pending trials, completion order random
+    elif mode == "async":
         pending = []
         for _ in range(min(workers, n_trials)):
             t = study.ask()
@@ -132,7 +87,7 @@ def run_one(
                 pending.append((t, _suggest(t, bounds)))
                 spreads.append(_spread([x for _, x in pending], bounds))
                 asked += 1
-    elif mode == "batch":  # synchronous batches of `workers` trials
+    elif mode == "batch":
         while len(study.trials) < n_trials:
             batch = [study.ask() for _ in range(min(workers, n_trials - len(study.trials)))]
             xs = [_suggest(t, bounds) for t in batch]
@@ -140,20 +95,14 @@ def run_one(
             for t, x in zip(batch, xs):
                 study.tell(t, f(x))
     else:
-        raise ValueError(mode)
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     wall = time.perf_counter() - t0
     trials = sorted(study.trials, key=lambda t: t.number)
-    values = np.array([t.value for t in trials], dtype=float)
-    regret = np.minimum.accumulate(values) - f_min
+    values = np.array([t.value for t in trials], dtype=float)  # (n_trials,)
     spread = [s for s in spreads if s == s]  # NaN: fewer than two pending points
     return {
-        "function": function,
-        "sampler": sampler_name,
-        "seed": seed,
-        "mode": mode,
-        "workers": workers,
-        "n_trials": n_trials,
-        "regret": regret.tolist(),
+        **job,
+        "regret": (np.minimum.accumulate(values) - f_min).tolist(),
         "seconds_per_trial": wall / n_trials,
         "instant_regret": (values - f_min).tolist(),
         "pending_spread": float(np.mean(spread)) if spread else None,
@@ -164,29 +113,21 @@ def _spread(xs, bounds) -> float:
     """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
     if len(xs) < 2:
         return float("nan")
-    U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])
+    U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])  # (n_pending, d)
     d = np.linalg.norm(U[:, None] - U[None], axis=-1)
     return float(d[np.triu_indices(len(U), 1)].mean())
 
 
-AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
-
-
-def run_ax(
-    function: str, sampler_name: str, seed: int, n_trials: int, mode: str, workers: int
-) -> dict:
-    """Ax ``Client`` loop, one trial at a time: Ax's default strategy or ours (``ax-<method>``)."""
-    import logging
-    import warnings
-
+def run_ax(job: dict) -> dict:
+    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
     warnings.filterwarnings("ignore")
     logging.disable(logging.INFO)  # Ax logs every trial
-    import torch
     from ax import Client, RangeParameterConfig
 
     import ax_egp
 
-    torch.set_num_threads(1)
+    pin_torch()
+    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
     bounds, f, f_min = FUNCTIONS[function]
     client = Client(random_seed=seed)
     client.configure_experiment(
@@ -198,41 +139,36 @@ def run_ax(
         ]
     )
     client.configure_optimization(objective="-loss")
-    if sampler_name == "ax-default":
+    if job["sampler"] == "ax-default":
         client.configure_generation_strategy(initialization_random_seed=seed)
     else:
-        client.set_generation_strategy(
-            ax_egp.generation_strategy(sampler_name[len("ax-") :], seed=seed)
-        )
-    values = []
+        method = job["sampler"][len("ax-") :]
+        client.set_generation_strategy(ax_egp.generation_strategy(method, seed=seed))
+    values: list[float] = []
     t0 = time.perf_counter()
     while len(values) < n_trials:
         for index, params in client.get_next_trials(max_trials=1).items():
             values.append(float(f(np.array([params[f"x{i}"] for i in range(len(bounds))]))))
             client.complete_trial(index, raw_data={"loss": values[-1]})
     wall = time.perf_counter() - t0
-    regret = np.minimum.accumulate(values) - f_min
     return {
-        "function": function,
-        "sampler": sampler_name,
-        "seed": seed,
-        "mode": mode,
-        "workers": workers,
-        "n_trials": n_trials,
-        "regret": regret.tolist(),
+        **job,
+        "regret": (np.minimum.accumulate(values) - f_min).tolist(),
         "seconds_per_trial": wall / n_trials,
     }
 
 
-def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) -> dict:
-    """Seconds per suggestion on Hartmann-6 with n_complete random completed trials."""
+def run_overhead(job: dict) -> dict:
+    """Seconds per suggestion on Hartmann-6 with ``n_complete`` random completed trials."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     bounds, f, _ = FUNCTIONS["hartmann6"]
-    rng = np.random.default_rng(seed)
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    n_complete, n_suggest = job["n_complete"], job["n_suggest"]
+    rng = np.random.default_rng(0)
+    study = optuna.create_study(sampler=make_sampler(job["sampler"], seed=0))
     dists = {
         f"x{i}": optuna.distributions.FloatDistribution(lo, hi) for i, (lo, hi) in enumerate(bounds)
     }
-    X = rng.uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))
+    X = rng.uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))  # (n_complete, 6)
     study.add_trials(
         [
             optuna.trial.create_trial(
@@ -249,8 +185,7 @@ def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) 
         times.append(time.perf_counter() - t0)
         study.tell(trial, f(x))
     return {
-        "sampler": sampler_name,
-        "n_complete": n_complete,
+        **job,
         "seconds": times,
         "first": times[0],
         "mean": float(np.mean(times)),
@@ -258,110 +193,102 @@ def overhead(sampler_name: str, n_complete: int, n_suggest: int, seed: int = 0) 
     }
 
 
-def _done(out: pathlib.Path) -> set:
-    if not out.exists():
-        return set()
-    keys = set()
-    for line in out.read_text().splitlines():
-        r = json.loads(line)
-        keys.add(
-            tuple(
-                r.get(k)
-                for k in (
-                    "function",
-                    "sampler",
-                    "seed",
-                    "mode",
-                    "workers",
-                    "n_trials",
-                    "n_complete",
-                )
-            )
-        )
-    return keys
+def run_job(job: dict) -> dict:
+    """The worker entry point of the pool (module-level, so spawned processes can import it)."""
+    if job["bench"] == "overhead":
+        return run_overhead(job)
+    return run_ax(job) if job["sampler"] in AX_METHODS else run_suite(job)
 
 
-def _job(args):
-    kind, kw = args
-    if kind == "overhead":
-        return overhead(**kw)
-    return run_ax(**kw) if kw["sampler_name"] in AX_METHODS else run_one(**kw)
+def default_samplers(what: str) -> list[str]:
+    if what == "ax":
+        return AX_METHODS
+    if what == "ablation":
+        from shared_core import default_dictionary
+
+        return ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
+    if what == "overhead":
+        return ["egp-ts", "egp-ei", "gp"]
+    return ["egp-auto", "egp-ts", "bore++", "gp", "tpe", "cmaes", "random"]
 
 
-def main(argv=None):
+def cell_fields(job: dict) -> tuple[str, ...]:
+    """The fields of ``job`` that define its cell (with the sampler, and the commit or the peer
+    version, they key a run)."""
+    return OVERHEAD_CELL if job["bench"] == "overhead" else SUITE_CELL
+
+
+def jobs(a: argparse.Namespace, samplers: list[str]) -> list[dict]:
+    """Every run the arguments ask for, seeds outermost (partial results cover every cell)."""
+    if a.what == "overhead":
+        cells = [{"bench": "overhead", "n_complete": n} for n in map(int, a.sizes.split(","))]
+    else:
+        cells = [
+            {
+                "bench": a.what,
+                "function": fn,
+                "seed": seed,
+                "mode": a.mode,
+                "workers": a.workers,
+                "n_trials": a.trials,
+            }
+            for seed in range(a.first_seed, a.first_seed + a.seeds)
+            for fn in a.functions.split(",")
+        ]
+    out = []
+    for cell in cells:
+        for s in samplers:
+            if s == "gp" and cell.get("n_complete", 0) > 1000:
+                continue  # GPSampler is measured up to 1000 trials (its cost grows as n^3)
+            extra = {"n_suggest": a.suggestions} if a.what == "overhead" else {}
+            out.append({**cell, "sampler": s, **extra})
+    return out
+
+
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("what", choices=["suite", "ablation", "overhead", "ax"])
     p.add_argument("--functions", default=",".join(SUITE))
-    p.add_argument("--samplers", default=None)
+    p.add_argument("--samplers", default=None, help="comma-separated names (harness.samplers)")
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument(
-        "--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1"
-    )
+    p.add_argument("--first-seed", type=int, default=0, help="seeds: first-seed .. + seeds - 1")
     p.add_argument("--trials", type=int, default=100)
-    p.add_argument("--mode", choices=["seq", "threads", "async", "batch"], default="seq")
+    p.add_argument("--mode", choices=MODES, default="seq")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--sizes", default="100,1000,5000")
-    p.add_argument("--procs", type=int, default=2)
-    p.add_argument("--out", required=True)
+    p.add_argument("--sizes", default="100,1000,5000", help="overhead: completed trials")
+    p.add_argument("--suggestions", type=int, default=5, help="overhead: timed suggestions")
+    p.add_argument("--procs", type=int, default=2, help="runs in parallel processes")
+    p.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
+    p.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
     a = p.parse_args(argv)
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = _done(out)
-    jobs = []
-    if a.what == "overhead":
-        samplers = (a.samplers or "egp-ts,egp-ei,gp").split(",")
-        for n in map(int, a.sizes.split(",")):
-            for s in samplers:
-                if s == "gp" and n > 1000:
-                    continue  # GPSampler is measured up to 1000 trials (its cost grows as n^3)
-                if (None, s, None, None, None, None, n) not in done:
-                    jobs.append(("overhead", {"sampler_name": s, "n_complete": n, "n_suggest": 5}))
-    else:
-        if a.what == "ax":
-            default = AX_METHODS
-        elif a.what == "ablation":
-            from shared_core import default_dictionary
-
-            default = ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
+    samplers = a.samplers.split(",") if a.samplers else default_samplers(a.what)
+    for s in samplers:  # a bad name fails here, not inside a worker process
+        if s not in AX_METHODS:
+            make_sampler(s, seed=0)
+    out, cache = ResultsFile(a.out), PeerCache(a.cache)
+    ours_key = ("sampler", "commit", "bench", *SUITE_CELL, "n_complete")
+    done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
+    todo = []
+    for job in jobs(a, samplers):
+        if is_peer(job["sampler"]):
+            cell = {f: job.get(f) for f in cell_fields(job)}
+            if cache.key(job["sampler"], **cell) not in done_peers:
+                todo.append(job)
+        elif tuple({**job, "commit": code}.get(f) for f in ours_key) not in done_ours:
+            todo.append(job)
+    print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
+    for row in pool_map(run_job, todo, procs=a.procs):
+        if is_peer(row["sampler"]):
+            cache.put(row, cell_fields(row))
         else:
-            default = ["egp-auto", "egp-ts", "egp-ei", "gp", "tpe", "cmaes", "random"]
-        samplers = a.samplers.split(",") if a.samplers else default
-        if a.what != "ax":
-            for s in samplers:  # a bad name fails here, not inside a worker process
-                make_sampler(s, 0)
-        # seeds outermost: partial results cover every cell
-        for seed in range(a.first_seed, a.first_seed + a.seeds):
-            for fn in a.functions.split(","):
-                for s in samplers:
-                    key = (fn, s, seed, a.mode, a.workers, a.trials, None)
-                    if key not in done:
-                        jobs.append(
-                            (
-                                "run",
-                                {
-                                    "function": fn,
-                                    "sampler_name": s,
-                                    "seed": seed,
-                                    "n_trials": a.trials,
-                                    "mode": a.mode,
-                                    "workers": a.workers,
-                                },
-                            )
-                        )
-    print(f"{len(jobs)} runs to do, {len(done)} already in {out}", flush=True)
-    import multiprocessing as mp
-
-    code = commit()  # once, before this run appends anything
-    with mp.get_context("spawn").Pool(a.procs) as pool:
-        for rec in pool.imap_unordered(_job, jobs):
-            rec.update(commit=code, date=utc_now())
-            with out.open("a") as fh:
-                fh.write(json.dumps(rec) + "\n")
-            tag = rec.get("function", "overhead")
-            last = rec["regret"][-1] if "regret" in rec else rec["mean"]
-            print(f"{tag} {rec['sampler']} seed={rec.get('seed')} -> {last:.4g}", flush=True)
+            out.append(row)
+        last = row["regret"][-1] if "regret" in row else row["mean"]
+        where = row.get("function", f"n_complete={row.get('n_complete')}")
+        print(f"{where} {row['sampler']} seed={row.get('seed')} -> {last:.4g}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,55 +2,59 @@
 
 Full run (one process at a time, on a quiet machine; about 5 minutes without GPSampler, which takes
 ten minutes per ask at 5000 trials):
-    python benchmarks/scale.py run --out benchmarks/results/scale.jsonl
-    python benchmarks/scale.py run --samplers gp --out benchmarks/results/scale.jsonl
-        (GPSampler, long)
-    python benchmarks/scale.py summary          (Markdown to stdout)
-    python benchmarks/scale.py plot             (benchmarks/results/scale.png)
-Smoke test (a minute): python benchmarks/scale.py
-run --n 300 --dims 6 --asks 3 --out /tmp/scale_smoke.jsonl
+    python -m benchmarks.scale run --out benchmarks/results/scale.jsonl
+    python -m benchmarks.scale run --samplers gp      (GPSampler, long; rows to the peer cache)
+Smoke test (a minute):
+    python -m benchmarks.scale run --n 300 --dims 6 --asks 3 --out /tmp/scale_smoke.jsonl
+The table and the plot: ``python -m benchmarks.report`` (``docs/benchmarks/speed.md``).
 
-Protocol, one fresh Python process per (sampler, n, d) so that peak memory is the configuration's
-own: an in-memory study, ``study.add_trials`` of n completed trials at uniform random points
-(``default_rng(n + d)``; trial i tagged ``agent_id = i mod 16`` for the distributed sampler), the
-objective Hartmann-6 (d = 6, [0, 1]^6) or Levy (d = 20, [-10, 10]^20); then 4 asks left running
-(the first is the cold suggestion: no model yet) and ``--asks`` (20) timed ``ask`` + ``tell`` with
-those 4 trials still running (pending points). Every ask is ``study.ask(fixed distributions)``, so
-the timed region holds the whole suggestion (Optuna's trial reading and search-space inference
-included). One BLAS/torch thread. Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the
-process at the end (the study itself included: 10 000 in-memory trials take about 100 MB).
+Protocol, one fresh Python process per (sampler, n, d) (``python -m benchmarks.scale worker``) so
+that peak memory is the configuration's own: an in-memory study, ``study.add_trials`` of n completed
+trials at uniform random points (``default_rng(n + d)``; trial i tagged ``agent_id = i mod 16`` for
+the distributed sampler), the objective Hartmann-6 (d = 6, [0, 1]^6) or Levy (d = 20, [-10, 10]^20);
+then 4 asks left running (the first is the cold suggestion: no model yet) and ``--asks`` (20) timed
+``ask`` + ``tell`` with those 4 trials still running (pending points). Every ask is
+``study.ask(fixed distributions)``, so the timed region holds the whole suggestion (Optuna's trial
+reading and search-space inference included). One BLAS/torch thread. Peak RSS is
+``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the process at the end (the study itself included:
+10 000 in-memory trials take about 100 MB).
 
-Samplers (``--samplers``): ``egp-ts`` = ``EGPTSSampler(seed=0, acquisition="ts")``, ``dts-ring`` =
-``DistributedTSSampler(agent_id=0, graph="ring", n_agents=16, seed=0)`` (conditions on about 3n/16
-trials), ``bore++`` and ``bore`` = ``BORESampler(seed=0, variant=...)`` (``max_points=500``: the
-classifier is fit on at most 500 trials, the best ones kept; documented cap), ``gp`` =
-``optuna.samplers.GPSampler(seed=0)``. GPSampler runs only where its previous size finished and its
-asks took at most ``--gp-limit`` seconds (600) each; a configuration whose child process exceeds
-``--timeout`` is recorded as timed out.
+Samplers (``--samplers``, names of ``harness.samplers``): ``egp-ts`` = ``EGPTSSampler(seed=0,
+acquisition="ts")``, ``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ring", n_agents=16,
+seed=0)`` (conditions on about 3n/16 trials), ``bore++`` and ``bore`` = ``BORESampler(seed=0,
+variant=...)`` (``max_points=500``: the classifier is fit on at most 500 trials, the best ones kept;
+documented cap), ``gp`` = ``optuna.samplers.GPSampler(seed=0)`` (a peer: its rows go to the peer
+cache, ``--cache``). Our samplers' rows go to ``--out``; a configuration already there at the
+current commit is skipped. GPSampler runs only where its previous size finished and its asks took at
+most ``--gp-limit`` seconds (600) each; a configuration whose child process exceeds ``--timeout`` is
+recorded as timed out.
 Targets: warm suggestions under 0.5 s at 10 000 trials (d = 6) for EGPTSSampler and
 DistributedTSSampler, under 2 s for BORESampler; peak RSS under 2 GB for every sampler.
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    # before numpy (and its BLAS) is imported, here and in the child processes
-    os.environ[_var] = "1"
-
 import argparse
 import json
 import pathlib
+import resource
 import statistics
 import subprocess
-import sys
+import time
+import warnings
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT))
-from provenance import commit, utc_now
+import numpy as np
+import optuna
+from optuna.distributions import FloatDistribution
+from optuna.trial import create_trial
+
+from benchmarks.functions import hartmann6, levy
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
+from benchmarks.harness.workers import run_worker
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
 # warm, at 10 000 trials, d = 6
@@ -62,27 +66,15 @@ TARGET_SECONDS = {
 }
 TARGET_RSS_MB = 2048
 AGENTS = 16
+CELL = ("bench", "n", "d", "asks")
+RESULTS = ROOT / "benchmarks" / "results"
 
 
-# ------------------------------------------------------------------------------------------- child
+# ------------------------------------------------------------------------------------------ worker
 def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
     """Run one configuration in this process and return its row (see the module docstring)."""
-    import resource
-    import time
-    import warnings
-
-    import numpy as np
-    import optuna
-    from functions import hartmann6, levy
-    from optuna.distributions import FloatDistribution
-    from optuna.trial import create_trial
-
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
-    if sampler_name in ("bore", "bore++", "gp"):
-        import torch
-
-        torch.set_num_threads(1)
     low, high, f = (0.0, 1.0, hartmann6) if d == 6 else (-10.0, 10.0, levy)
     dist = {f"x{i}": FloatDistribution(low, high) for i in range(d)}
     X = np.random.default_rng(n + d).uniform(low, high, size=(n, d))
@@ -95,7 +87,8 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
         )
         for i, x in enumerate(X)
     ]
-    study = optuna.create_study(sampler=_make(sampler_name))
+    sampler = make_sampler(sampler_name, seed=0, agent=0, n_agents=AGENTS)
+    study = optuna.create_study(sampler=sampler)
     study.add_trials(trials)
 
     def value(trial) -> float:
@@ -123,52 +116,35 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
     }
 
 
-def _make(name: str):
-    from optuna.samplers import GPSampler
-
-    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
-
-    if name == "egp-ts":
-        return EGPTSSampler(seed=0, acquisition="ts")
-    if name == "dts-ring":
-        return DistributedTSSampler(agent_id=0, graph="ring", n_agents=AGENTS, seed=0)
-    if name in ("bore", "bore++"):
-        return BORESampler(seed=0, variant=name)
-    if name == "gp":
-        return GPSampler(seed=0)
-    raise ValueError(f"unknown sampler {name!r}; known: {SAMPLERS}")
-
-
 # ------------------------------------------------------------------------------------------ parent
-def run(samplers, sizes, dims, asks, out: pathlib.Path, timeout: float, gp_limit: float) -> None:
-    base = {"bench": "scale", "commit": commit()}
-    for d in dims:
-        for name in samplers:
-            for n in sizes:
-                row = {**base, "date": utc_now(), **_child(name, n, d, asks, timeout)}
-                with open(out, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                print(_line(row), flush=True)
+def run(a: argparse.Namespace) -> None:
+    out, cache = ResultsFile(a.out), PeerCache(a.cache)
+    ours, peers = out.done(("sampler", "commit", *CELL)), cache.done()
+    cached = {(r["sampler"], r["n"], r["d"], r["asks"]): r for r in cache.rows(bench="scale")}
+    for d in [int(v) for v in a.dims.split(",")]:
+        for name in [s for s in a.samplers.split(",") if s]:
+            for n in [int(v) for v in a.n.split(",")]:
+                cell = {"bench": "scale", "n": n, "d": d, "asks": a.asks}
+                if is_peer(name) and cache.key(name, **cell) in peers:
+                    row = cached[(name, n, d, a.asks)]
+                elif not is_peer(name) and (name, commit(), *cell.values()) in ours:
+                    continue
+                else:
+                    row = {**cell, **_worker(name, n, d, a.asks, a.timeout)}
+                    if is_peer(name):
+                        cache.put(row, CELL)
+                    else:
+                        out.append(row)
+                    print(_line(row), flush=True)
                 if name == "gp" and (
-                    row.get("timed_out") or max([row["cold_seconds"], *row["seconds"]]) > gp_limit
+                    row.get("timed_out") or max([row["cold_seconds"], *row["seconds"]]) > a.gp_limit
                 ):
                     break  # GPSampler: larger studies only take longer
 
 
-def _child(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
-    code = (
-        f"import sys, json; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]; import scale; "
-        f"print(json.dumps(scale.measure({name!r}, {n}, {d}, {asks})))"
-    )
+def _worker(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=HERE,
-            check=True,
-        )
+        return run_worker("scale", "worker", name, str(n), str(d), str(asks), timeout=timeout)
     except subprocess.TimeoutExpired:
         return {
             "sampler": name,
@@ -178,9 +154,6 @@ def _child(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
             "timed_out": True,
             "timeout": timeout,
         }
-    except subprocess.CalledProcessError as err:
-        raise RuntimeError(f"{name} n={n} d={d} failed:\n{err.stderr}") from None
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _line(row: dict) -> str:
@@ -193,10 +166,6 @@ def _line(row: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------- report
-def load(path: pathlib.Path) -> list[dict]:
-    return [json.loads(line) for line in open(path)] if path.exists() else []
-
-
 def _latest(rows: list[dict]) -> list[dict]:
     latest = {}
     for r in rows:  # the latest row of each configuration
@@ -205,34 +174,35 @@ def _latest(rows: list[dict]) -> list[dict]:
 
 
 def summarise(rows: list[dict]) -> list[str]:
+    """Markdown: cold and warm seconds and peak RSS of each configuration, and the targets;
+    ``rows``: ours and GPSampler's (from the peer cache)."""
     rows = _latest(rows)
     if not rows:
         return []
-    lines = [
-        "### Scale: seconds per suggestion and peak memory with many completed trials",
-        "",
-        "4 trials running during every timed ask; warm = median of the timed asks; one BLAS/torch "
-        "thread; one process per configuration. `benchmarks/scale.py`.",
-        "",
-        "| d | sampler | trials | cold ask (s) | warm ask (s) | peak RSS (MB) |",
-        "|---|---|---|---|---|---|",
-    ]
+    body = []
     for r in sorted(rows, key=lambda r: (r["d"], SAMPLERS.index(r["sampler"]), r["n"])):
         if r.get("timed_out"):
-            lines.append(
-                f"| {r['d']} | {r['sampler']} | {r['n']} | timed out (> {r['timeout']:.0f} s in "
-                "all) | | |"
-            )
-            continue
-        lines.append(
-            f"| {r['d']} | {r['sampler']} | {r['n']} | {r['cold_seconds']:.2f} | "
-            f"{statistics.median(r['seconds']):.3f} | {r['peak_rss_mb']:.0f} |"
-        )
-    lines += [""] + _checks(rows)
-    dates = sorted(r["date"] for r in rows)
-    commits = sorted({r["commit"] for r in rows})
-    lines += ["", f"Measured {dates[0]} to {dates[-1]} (UTC) at commit {', '.join(commits)}.", ""]
-    return lines
+            cells = [f"timed out (> {r['timeout']:.0f} s in all)", "", ""]
+        else:
+            cells = [
+                f"{r['cold_seconds']:.2f}",
+                f"{statistics.median(r['seconds']):.3f}",
+                f"{r['peak_rss_mb']:.0f}",
+            ]
+        body.append([str(r["d"]), r["sampler"], str(r["n"]), *cells])
+    header = ["d", "sampler", "trials", "cold ask (s)", "warm ask (s)", "peak RSS (MB)"]
+    return [
+        "## Scale: seconds per suggestion and peak memory with many completed trials",
+        "",
+        "4 trials running during every timed ask; warm = median of the timed asks; one process "
+        "per configuration (GPSampler's rows from the peer cache).",
+        "",
+        *markdown_table(header, body),
+        *_checks(rows),
+        "",
+        f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip(),
+        "",
+    ]
 
 
 def _checks(rows: list[dict]) -> list[str]:
@@ -282,6 +252,7 @@ def _checks(rows: list[dict]) -> list[str]:
 
 
 def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
+    """Warm seconds per suggestion and peak RSS against the number of trials, per dimension."""
     rows = _latest(rows)
     import matplotlib
 
@@ -308,15 +279,18 @@ def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
         axes[0][col].legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    plt.close(fig)
     return path
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.scale",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    rp = sub.add_parser("run")
+    rp = sub.add_parser("run", help="the benchmark")
     rp.add_argument("--samplers", default="egp-ts,dts-ring,bore++,bore")
     rp.add_argument("--n", default="1000,5000,10000")
     rp.add_argument("--dims", default="6,20")
@@ -327,29 +301,21 @@ def main(argv=None) -> None:
     rp.add_argument(
         "--gp-limit", type=float, default=600.0, help="GPSampler: stop growing n past this ask time"
     )
-    rp.add_argument("--out", default=str(HERE / "results" / "scale.jsonl"))
-    for name in ("summary", "plot"):
-        p = sub.add_parser(name)
-        p.add_argument("--results", default=str(HERE / "results" / "scale.jsonl"))
+    rp.add_argument("--out", default=str(RESULTS / "scale.jsonl"))
+    rp.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
+    w = sub.add_parser("worker", help="one configuration in this process (prints one JSON line)")
+    w.add_argument("sampler")
+    w.add_argument("n", type=int)
+    w.add_argument("d", type=int)
+    w.add_argument("asks", type=int)
     a = ap.parse_args(argv)
-    if a.command == "run":
-        samplers = [s for s in a.samplers.split(",") if s]
-        unknown = set(samplers) - set(SAMPLERS)
-        if unknown:
-            ap.error(f"unknown samplers {sorted(unknown)}; known: {SAMPLERS}")
-        run(
-            samplers,
-            [int(v) for v in a.n.split(",")],
-            [int(v) for v in a.dims.split(",")],
-            a.asks,
-            pathlib.Path(a.out),
-            a.timeout,
-            a.gp_limit,
-        )
-    elif a.command == "summary":
-        print("\n".join(summarise(load(pathlib.Path(a.results)))))
-    else:
-        print(plot(load(pathlib.Path(a.results)), pathlib.Path(a.results).with_suffix(".png")))
+    if a.command == "worker":
+        print(json.dumps(measure(a.sampler, a.n, a.d, a.asks)))
+        return
+    unknown = {s for s in a.samplers.split(",") if s} - set(SAMPLERS)
+    if unknown:
+        ap.error(f"unknown samplers {sorted(unknown)}; known: {SAMPLERS}")
+    run(a)
 
 
 if __name__ == "__main__":

@@ -1,24 +1,17 @@
-"""Speed benchmarks: seconds per suggestion by dimension and by study size, import cost, encoding.
+"""Speed: seconds per suggestion by dimension and by study size, import cost, encoding.
 
-Every measurement is appended as one JSON line to ``--out`` with ``date`` (UTC), ``commit``
-(``git rev-parse --short HEAD``, ``+dirty`` if files outside ``benchmarks/results/`` differ from
-it), ``python``, the thread settings and the raw timings. Runs are resumable: a cell already in the
-file for the same commit, settings and threads is skipped (``--force`` measures it again).
-``benchmarks/report.py`` turns the files into tables (the latest row of each cell is shown).
-
-Sub-commands (full runs; see benchmarks/README.md):
-    python benchmarks/speed.py dims --out benchmarks/results/speed_dims.jsonl
-    python benchmarks/speed.py many --out benchmarks/results/speed_many.jsonl
-    python benchmarks/speed.py imports --out benchmarks/results/speed_imports.jsonl
-    python benchmarks/speed.py encoding --out benchmarks/results/speed_encoding.jsonl
+    python -m benchmarks.speed dims --out benchmarks/results/speed_dims.jsonl
+    python -m benchmarks.speed many --out benchmarks/results/speed_many.jsonl
+    python -m benchmarks.speed imports --out benchmarks/results/speed_imports.jsonl
+    python -m benchmarks.speed encoding --out benchmarks/results/speed_encoding.jsonl
 
 dims      Levy function on [-5, 5]^d (d = 20, 50, 100; float parameters x0..x{d-1}), 200 random
           completed trials added with ``study.add_trials``, then 20 consecutive ask+tell per
           sampler. Each ask is ``study.ask(fixed_distributions)``: Optuna computes the trial's
           relative parameters (``infer_relative_search_space`` + ``sample_relative``, i.e. the model
           refit and the acquisition) on the first ``_suggest`` inside ``ask``, so the timed region
-          contains the whole suggestion; the script wraps ``sampler.sample_relative`` to check it
-          ran once per ask and returned all d parameters, and records the seconds spent in it.
+          contains the whole suggestion; ``sample_relative`` is wrapped (``harness.probes``) to
+          check it ran once per ask and returned all d parameters, and to record its seconds.
           Samplers are interleaved: ask i of every sampler runs before ask i + 1 of any, so load
           drift on a shared machine hits all of them alike (``--order sequence`` runs them one after
           the other).
@@ -26,65 +19,39 @@ many      Hartmann-6 (d = 6), 1000 and 1100 random completed trials, then 5 roun
           asks (4 asks before any tell, then 4 tells); records every ask's seconds. Samplers
           interleaved round by round. ``--samplers egp-auto,bore++`` leaves out GPSampler (~7
           s/ask).
-imports   Fresh interpreters (median of 7, after one discarded warm-up): ``import optuna`` alone;
-          ``import optuna`` then ``import optuna_egp`` (the extra seconds); and the first
-          model-based suggestion (10 completed trials added, ``n_startup_trials=10``, the 11th ask;
-          the 12th for comparison), with the heavy modules present before and after each step.
+imports   Fresh interpreters (``worker`` sub-command; median of 7, after one discarded warm-up):
+          ``import optuna`` alone; ``import optuna`` then ``import optuna_egp`` (the extra
+          seconds); and the first model-based suggestion (10 completed trials added,
+          ``n_startup_trials=10``, the 11th ask; the 12th for comparison), with the heavy modules
+          present before and after each step. This module imports nothing heavy at module level,
+          so a worker starts without numpy, scipy or optuna.
 encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpace`` (70 float:
           10 log, 20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed
           types), median of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else
           ``encode_many`` + ``[decode(x) for x in X]``; the row says which API was used and whether
           the round trip returned the input values.
 
-Samplers (``--samplers``): ``egp-auto`` = ``EGPTSSampler(seed=seed)`` (the default, acquisition
-"auto"), ``bore++`` = ``BORESampler(seed=seed)``, ``gp`` = ``optuna.samplers.GPSampler(seed=seed)``;
-any other name of ``benchmarks/run.py`` (``egp-ts``, ``egp-ei``, ``bore``, ...) also works.
-Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` are set to ``--threads``
-(default 1) before numpy is imported, and ``torch.set_num_threads(--threads)``, for every sampler.
+Samplers (``--samplers``): names of ``harness.samplers`` (``egp-auto`` = ``EGPTSSampler``'s
+defaults, ``bore++``, ``gp`` = Optuna's ``GPSampler``, ...). Our samplers' rows go to ``--out``
+(a cell already there at the current commit is skipped); GPSampler's (a peer) go to the peer
+cache (``--cache``). The tables: ``benchmarks.speed_report``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def _early_threads(argv) -> int:
-    """``--threads`` must take effect before numpy (and its BLAS) is imported."""
-    early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--threads", type=int, default=1)
-    n = early.parse_known_args(argv)[0].threads
-    for var in _THREAD_VARS:
-        os.environ[var] = str(n)
-    return n
-
-
-_THREADS = _early_threads(sys.argv[1:])
-
 import json
 import math
-import pathlib
-import platform
 import statistics
-import subprocess
+import sys
 import time
-import warnings
 
-import numpy as np
-import optuna
-
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from functions import hartmann6, levy
-from probes import RelativeProbe
-from provenance import commit, utc_now
-
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.probes import RelativeProbe
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.workers import run_worker
 
 DEFAULT_SAMPLERS = "egp-auto,bore++,gp"
 HEAVY_MODULES = (
@@ -96,124 +63,48 @@ HEAVY_MODULES = (
     "sklearn",
     "pandas",
 )
+# The fields that define a cell of each sub-command (with the sampler, and the commit or the
+# peer version, they key a run).
+CELLS = {
+    "dims": ("bench", "function", "d", "n_complete", "asks", "seed"),
+    "many": ("bench", "function", "n_complete", "rounds", "batch", "seed"),
+    "imports": ("bench", "kind", "runs", "n_startup_trials"),
+    "encoding": ("bench", "api", "rows", "runs", "seed"),
+}
 
 
-# ----------------------------------------------------------------------------- provenance
-_COMMIT = commit()  # once, before this run appends anything
+class Store:
+    """Where the rows of one sub-command go: ours to ``out``, the peers' to the peer cache."""
+
+    def __init__(self, a: argparse.Namespace) -> None:
+        self.cell = CELLS[a.command]
+        self.out, self.cache = ResultsFile(a.out), PeerCache(a.cache)
+        self.ours = self.out.done(("sampler", "commit", *self.cell))
+        self.peers = self.cache.done()
+
+    def is_done(self, cell: dict) -> bool:
+        sampler = cell.get("sampler")
+        if sampler is not None and is_peer(sampler):
+            fields = {f: cell.get(f) for f in self.cell}
+            return self.cache.key(sampler, **fields) in self.peers
+        return (sampler, commit(), *(cell.get(f) for f in self.cell)) in self.ours
+
+    def put(self, row: dict) -> None:
+        if row.get("sampler") is not None and is_peer(row["sampler"]):
+            self.cache.put(row, self.cell)
+        else:
+            self.out.append(row)
 
 
-def thread_settings() -> dict:
-    out = {"threads": _THREADS, **{var: os.environ.get(var) for var in _THREAD_VARS}}
-    out["torch_num_threads"] = (
-        sys.modules["torch"].get_num_threads() if "torch" in sys.modules else None
-    )
-    try:
-        from threadpoolctl import threadpool_info
+# ----------------------------------------------------------------------------- timing
+def make_study(name: str, seed: int, f, bounds, n_complete: int, **options):
+    """A study with ``n_complete`` random completed trials (the same points for every sampler, by
+    seed), the probe on its sampler's ``sample_relative`` and its distributions."""
+    import numpy as np
+    import optuna
 
-        out["threadpools"] = sorted(
-            {f"{p['internal_api']}={p['num_threads']}" for p in threadpool_info()}
-        )
-    except ImportError:
-        pass
-    return out
-
-
-def header(bench: str) -> dict:
-    import optuna_egp
-
-    versions = {"optuna": optuna.__version__, "numpy": np.__version__}
-    if "torch" in sys.modules:
-        versions["torch"] = sys.modules["torch"].__version__
-    return {
-        "bench": bench,
-        "date": utc_now(),
-        "commit": _COMMIT,
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "thread_settings": thread_settings(),
-        "versions": versions,
-        "egp_path": str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent),
-    }
-
-
-def _set_torch_threads(needed: bool) -> None:
-    """Same torch threads for every sampler (GPSampler needs torch; imported up front when used)."""
-    try:
-        import torch
-    except ImportError:
-        if needed:
-            raise
-        return
-    torch.set_num_threads(_THREADS)
-
-
-class Output:
-    """Append-only JSONL with resumption: ``key(row)`` identifies a cell."""
-
-    KEY_FIELDS = (
-        "bench",
-        "commit",
-        "sampler",
-        "d",
-        "n_complete",
-        "asks",
-        "rounds",
-        "batch",
-        "seed",
-        "kind",
-        "runs",
-        "rows",
-        "api",
-        "function",
-        "n_startup_trials",
-    )
-
-    def __init__(self, path: str, force: bool) -> None:
-        self.path = pathlib.Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.done: set = set()
-        if self.path.exists() and not force:
-            for line in self.path.read_text().splitlines():
-                if line.strip():
-                    self.done.add(self.key(json.loads(line)))
-
-    def key(self, row: dict) -> tuple:
-        return tuple(json.dumps(row.get(k)) for k in self.KEY_FIELDS) + (
-            row.get("thread_settings", {}).get("threads"),
-        )
-
-    def is_done(self, row: dict) -> bool:
-        return (
-            self.key({"commit": _COMMIT, "thread_settings": {"threads": _THREADS}, **row})
-            in self.done
-        )
-
-    def write(self, row: dict) -> None:
-        with self.path.open("a") as fh:
-            fh.write(json.dumps(row) + "\n")
-        self.done.add(self.key(row))
-
-
-# ----------------------------------------------------------------------------- samplers and timing
-def make_sampler(name: str, seed: int, n_startup_trials: int = 10):
-    from optuna_egp import BORESampler, EGPTSSampler
-
-    if name == "egp-auto":
-        return EGPTSSampler(seed=seed, n_startup_trials=n_startup_trials)
-    if name == "bore++":
-        return BORESampler(seed=seed, n_startup_trials=n_startup_trials)
-    if name == "gp":
-        return optuna.samplers.GPSampler(seed=seed, n_startup_trials=n_startup_trials)
-    from run import make_sampler as run_make_sampler  # the other names of run.py (default start-up)
-
-    return run_make_sampler(name, seed)
-
-
-def make_study(name: str, seed: int, f, bounds: np.ndarray, n_complete: int):
-    """Study with ``n_complete`` random completed
-    trials (same points for every sampler, by seed)."""
-    sampler = make_sampler(name, seed)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    sampler = make_sampler(name, seed=seed, **options)
     probe = RelativeProbe(sampler)
     study = optuna.create_study(sampler=sampler)
     dists = {
@@ -240,9 +131,15 @@ class Timed:
     def __init__(self, name: str, seed: int, f, bounds, n_complete: int) -> None:
         self.name, self.f, self.d = name, f, len(bounds)
         self.study, self.probe, self.dists = make_study(name, seed, f, bounds, n_complete)
-        self.ask, self.tell, self.relative, self.calls, self.n_params = [], [], [], [], []
+        self.ask: list = []
+        self.tell: list = []
+        self.relative: list = []
+        self.calls: list = []
+        self.n_params: list = []
 
     def round(self, batch: int) -> None:
+        import numpy as np
+
         asks, relative, calls, n_params, pending = [], [], [], [], []
         for _ in range(batch):
             self.probe.reset()
@@ -282,32 +179,34 @@ class Timed:
         return problems
 
 
-def _interleave(cells: list[Timed], rounds: int, batch: int, order: str, done_cb) -> None:
+def _interleave(cells: list[Timed], rounds: int, batch: int, order: str, done) -> None:
     if order == "interleaved":
         for _ in range(rounds):
             for c in cells:
                 c.round(batch)
         for c in cells:
-            done_cb(c)
+            done(c)
     else:
         for c in cells:
             for _ in range(rounds):
                 c.round(batch)
-            done_cb(c)
+            done(c)
 
 
 def _samplers(arg: str) -> list[str]:
     names = [s for s in arg.split(",") if s]
     for s in names:  # a bad name fails now, not after minutes of other samplers
-        make_sampler(s, 0)
+        make_sampler(s, seed=0)
     return names
 
 
 # ----------------------------------------------------------------------------- dims
 def cmd_dims(a) -> None:
-    out = Output(a.out, a.force)
-    names = _samplers(a.samplers)
-    _set_torch_threads("gp" in names)
+    import numpy as np
+
+    from benchmarks.functions import levy
+
+    store, names = Store(a), _samplers(a.samplers)
     for d in map(int, a.dims.split(",")):
         base = {
             "bench": "dims",
@@ -317,9 +216,9 @@ def cmd_dims(a) -> None:
             "seed": a.seed,
             "function": "levy",
         }
-        todo = [s for s in names if not out.is_done({**base, "sampler": s})]
+        todo = [s for s in names if not store.is_done({**base, "sampler": s})]
         if not todo:
-            print(f"dims d={d}: done already in {out.path}", flush=True)
+            print(f"dims d={d}: done already", flush=True)
             continue
         bounds = np.array([[-5.0, 5.0]] * d)
         print(f"dims d={d}: {', '.join(todo)} ({a.order})", flush=True)
@@ -330,7 +229,6 @@ def cmd_dims(a) -> None:
             total = [x + y for x, y in zip(ask, tell)]
             problems = c.check()
             row = {
-                **header("dims"),
                 **base,
                 "sampler": c.name,
                 "sampler_class": type(c.study.sampler).__name__,
@@ -347,7 +245,7 @@ def cmd_dims(a) -> None:
                 "median": float(np.median(total)),
                 "problems": problems,
             }
-            out.write(row)
+            store.put(row)
             print(
                 f"  {c.name:10s} d={d}: mean {row['mean']:.3f} s, first {row['first']:.3f} s, "
                 f"in sample_relative {np.mean(relative):.3f} s"
@@ -360,9 +258,11 @@ def cmd_dims(a) -> None:
 
 # ----------------------------------------------------------------------------- many
 def cmd_many(a) -> None:
-    out = Output(a.out, a.force)
-    names = _samplers(a.samplers)
-    _set_torch_threads("gp" in names)
+    import numpy as np
+
+    from benchmarks.functions import hartmann6
+
+    store, names = Store(a), _samplers(a.samplers)
     bounds = np.array([[0.0, 1.0]] * 6)
     for n in map(int, a.n_complete.split(",")):
         base = {
@@ -374,9 +274,9 @@ def cmd_many(a) -> None:
             "seed": a.seed,
             "function": "hartmann6",
         }
-        todo = [s for s in names if not out.is_done({**base, "sampler": s})]
+        todo = [s for s in names if not store.is_done({**base, "sampler": s})]
         if not todo:
-            print(f"many n={n}: done already in {out.path}", flush=True)
+            print(f"many n={n}: done already", flush=True)
             continue
         print(f"many n={n}: {', '.join(todo)} ({a.order})", flush=True)
         cells = [Timed(s, a.seed, hartmann6, bounds, n) for s in todo]
@@ -386,7 +286,6 @@ def cmd_many(a) -> None:
             later = [x for r in c.ask for x in r[1:]]
             problems = c.check()
             row = {
-                **header("many"),
                 **base,
                 "sampler": c.name,
                 "sampler_class": type(c.study.sampler).__name__,
@@ -402,7 +301,7 @@ def cmd_many(a) -> None:
                 "later_max": float(np.max(later)) if later else None,
                 "problems": problems,
             }
-            out.write(row)
+            store.put(row)
             tail = (
                 f", asks 2-{a.batch} median {row['later_median']:.3f} s, max "
                 f"{row['later_max']:.3f} s"
@@ -419,79 +318,81 @@ def cmd_many(a) -> None:
 
 
 # ----------------------------------------------------------------------------- imports
-_CHILD = r"""
-import json, sys, time
-HEAVY = {heavy!r}
-def mods():
-    return [m for m in HEAVY if m in sys.modules]
-rec = {{}}
-t0 = time.perf_counter()
-import optuna
-rec["import_optuna"] = time.perf_counter() - t0
-rec["modules_after_optuna"] = mods()
-kind = {kind!r}
-if kind != "optuna":
+def imports_worker(kind: str, n_startup: int) -> dict:
+    """In a fresh interpreter (``worker`` sub-command): the seconds of ``import optuna``, then
+    (unless ``kind == "optuna"``) of ``import optuna_egp``, then (``kind == "first:<sampler>"``)
+    of the sampler's first two model-based suggestions; and the heavy modules loaded after each
+    step."""
+
+    def mods():
+        return [m for m in HEAVY_MODULES if m in sys.modules]
+
+    rec: dict = {}
     t0 = time.perf_counter()
-    import optuna_egp
-    rec["import_optuna_egp_extra"] = time.perf_counter() - t0
-    rec["modules_after_optuna_egp"] = mods()
-if kind.startswith("first:"):
-    import numpy as np
-    from functions import hartmann6
-    import speed
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    rec["modules_before_first_ask"] = mods()
-    study, probe, dists = speed.make_study(
-        kind[len("first:"):], 0, hartmann6, np.array([[0.0, 1.0]] * 6), {n_startup}
-    )
-    for i in (1, 2):
-        probe.reset()
+    import optuna
+
+    rec["import_optuna"] = time.perf_counter() - t0
+    rec["modules_after_optuna"] = mods()
+    if kind != "optuna":
         t0 = time.perf_counter()
-        trial = study.ask(dists)
-        rec[f"ask{{i}}"] = time.perf_counter() - t0
-        rec[f"ask{{i}}_relative"] = probe.seconds
-        rec[f"ask{{i}}_relative_params"] = probe.n_params
-        study.tell(trial, hartmann6(np.array([trial.params[f"x{{j}}"] for j in range(6)])))
-        rec[f"modules_after_ask{{i}}"] = mods()
-print("RESULT " + json.dumps(rec))
-"""
+        import optuna_egp  # noqa: F401
+
+        rec["import_optuna_egp_extra"] = time.perf_counter() - t0
+        rec["modules_after_optuna_egp"] = mods()
+    if kind.startswith("first:"):
+        import numpy as np
+
+        from benchmarks.functions import hartmann6
+
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        rec["modules_before_first_ask"] = mods()
+        name = kind[len("first:") :]
+        study, probe, dists = make_study(
+            name, 0, hartmann6, np.array([[0.0, 1.0]] * 6), n_startup, n_startup_trials=n_startup
+        )
+        for i in (1, 2):
+            probe.reset()
+            t0 = time.perf_counter()
+            trial = study.ask(dists)
+            rec[f"ask{i}"] = time.perf_counter() - t0
+            rec[f"ask{i}_relative"] = probe.seconds
+            rec[f"ask{i}_relative_params"] = probe.n_params
+            study.tell(trial, hartmann6(np.array([trial.params[f"x{j}"] for j in range(6)])))
+            rec[f"modules_after_ask{i}"] = mods()
+    return rec
 
 
-def _child(kind: str, n_startup: int) -> dict:
-    code = _CHILD.format(heavy=HEAVY_MODULES, kind=kind, n_startup=n_startup)
-    env = {**os.environ, **{var: str(_THREADS) for var in _THREAD_VARS}}
+def _imports_run(kind: str, n_startup: int) -> dict:
     t0 = time.perf_counter()
-    # cwd = benchmarks/ so that `functions` and `speed` import and the repository root does not
-    # shadow the installed packages (or a PYTHONPATH snapshot).
-    res = subprocess.run(
-        [sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True, text=True, timeout=600
-    )
-    wall = time.perf_counter() - t0
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
-    if res.returncode != 0 or not lines:
-        raise RuntimeError(f"child {kind!r} failed ({res.returncode}):\n{res.stderr[-3000:]}")
-    return {**json.loads(lines[-1][len("RESULT ") :]), "process_seconds": wall}
+    rec = run_worker("speed", "worker", kind, str(n_startup), timeout=600)
+    return {**rec, "process_seconds": time.perf_counter() - t0}
 
 
 def cmd_imports(a) -> None:
-    out = Output(a.out, a.force)
-    kinds = ["optuna", "optuna+optuna_egp"] + [f"first:{s}" for s in _samplers(a.samplers)]
-    todo = [
-        k
-        for k in kinds
-        if not out.is_done(
-            {"bench": "imports", "kind": k, "runs": a.runs, "n_startup_trials": a.n_startup}
-        )
-    ]
+    store = Store(a)
+    kinds = [k for k in a.kinds.split(",") if k]
+    for k in kinds:
+        if k not in ("optuna", "optuna+optuna_egp") and not k.startswith("first:"):
+            raise SystemExit(f"unknown kind {k!r}: optuna, optuna+optuna_egp or first:<sampler>")
+        if k.startswith("first:"):
+            _samplers(k[len("first:") :])
+    base = {
+        "bench": "imports",
+        "runs": a.runs,
+        "n_startup_trials": a.n_startup,
+        "warm_ups": a.warm_ups,
+    }
+    todo = [k for k in kinds if not store.is_done({**base, "kind": k})]
     if not todo:
-        print(f"imports: done already in {out.path}", flush=True)
+        print("imports: done already", flush=True)
         return
-    for k in todo:  # warm-up (bytecode and file caches), discarded
-        _child(k, a.n_startup)
-    runs = {k: [] for k in todo}
+    for _ in range(a.warm_ups):  # bytecode and file caches; discarded
+        for k in todo:
+            _imports_run(k, a.n_startup)
+    runs: dict[str, list] = {k: [] for k in todo}
     for i in range(a.runs):  # interleaved, so load drift hits every kind alike
         for k in todo:
-            runs[k].append(_child(k, a.n_startup))
+            runs[k].append(_imports_run(k, a.n_startup))
         print(f"imports: run {i + 1}/{a.runs}", flush=True)
     for k in todo:
         rs = runs[k]
@@ -510,16 +411,13 @@ def cmd_imports(a) -> None:
         ]
         median = {f: statistics.median(r[f] for r in rs) for f in fields}
         row = {
-            **header("imports"),
-            "bench": "imports",
+            **base,
             "kind": k,
-            "runs": a.runs,
-            "n_startup_trials": a.n_startup,
             "median": median,
             "raw": rs,
             "modules": {f: rs[0][f] for f in rs[0] if f.startswith("modules_")},
         }
-        out.write(row)
+        store.put(row)
         print(f"  {k}: " + ", ".join(f"{f} {v:.3f} s" for f, v in median.items()), flush=True)
         print(f"    modules: {row['modules']}", flush=True)
 
@@ -527,6 +425,8 @@ def cmd_imports(a) -> None:
 # ----------------------------------------------------------------------------- encoding
 def encoding_space():
     """100 parameters: 70 float (10 log, 20 stepped), 20 int (5 log, 5 stepped), 10 categorical."""
+    import numpy as np
+
     from shared_core import CategoricalParam, FloatParam, IntParam, SearchSpace
 
     params = {}
@@ -573,12 +473,13 @@ def _same(a, b) -> bool:
 
 def _plain(v):
     """numpy scalars from a columnar decode -> Python values, for the round-trip comparison."""
-    return v.item() if isinstance(v, np.generic) else v
+    return v.item() if type(v).__module__ == "numpy" else v
 
 
 def cmd_encoding(a) -> None:
-    out = Output(a.out, a.force)
-    space = encoding_space()
+    import numpy as np
+
+    store, space = Store(a), encoding_space()
     has_columns = hasattr(space, "encode_columns") and hasattr(space, "decode_columns")
     if a.api == "auto":
         apis = ["columns" if has_columns else "rows"]
@@ -594,8 +495,8 @@ def cmd_encoding(a) -> None:
     X_rows = space.encode_many(rows)
     for api in apis:
         base = {"bench": "encoding", "api": api, "rows": a.rows, "runs": a.runs, "seed": a.seed}
-        if out.is_done(base):
-            print(f"encoding {api}: done already in {out.path}", flush=True)
+        if store.is_done(base):
+            print(f"encoding {api}: done already", flush=True)
             continue
         enc, dec, total = [], [], []
         for _ in range(a.runs + 1):  # the first is a discarded warm-up
@@ -622,7 +523,6 @@ def cmd_encoding(a) -> None:
         )
         X = np.asarray(X, dtype=float)
         row = {
-            **header("encoding"),
             **base,
             "n_params": len(space.params),
             "encoded_dim": space.dim,
@@ -647,7 +547,7 @@ def cmd_encoding(a) -> None:
             if X.shape == X_rows.shape
             else None,
         }
-        out.write(row)
+        store.put(row)
         print(
             f"encoding {api}: round trip median {row['median'] * 1e3:.2f} ms (encode "
             f"{row['encode_median'] * 1e3:.2f}, decode {row['decode_median'] * 1e3:.2f}); round "
@@ -660,17 +560,17 @@ def cmd_encoding(a) -> None:
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--out", required=True, help="JSONL file the rows are appended to")
+    common.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
     common.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="OMP/OPENBLAS/MKL_NUM_THREADS and torch.set_num_threads (default 1)",
+        "--cache",
+        default=str(ROOT / "benchmarks" / "results" / "peers.jsonl"),
+        help="the peer cache (GPSampler's rows)",
     )
     common.add_argument("--seed", type=int, default=0)
-    common.add_argument("--force", action="store_true", help="measure again cells already in --out")
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dims", parents=[common], help="seconds per suggestion at d = 20, 50, 100")
@@ -695,8 +595,11 @@ def main(argv=None) -> None:
         "imports", parents=[common], help="import cost and first suggestion, fresh processes"
     )
     i.add_argument("--runs", type=int, default=7)
+    i.add_argument("--warm-ups", type=int, default=1, help="discarded runs of every kind first")
     i.add_argument(
-        "--samplers", default="egp-auto", help="samplers whose first suggestion is timed"
+        "--kinds",
+        default="optuna,optuna+optuna_egp,first:egp-auto",
+        help="what a fresh process times: optuna, optuna+optuna_egp, first:<sampler>",
     )
     i.add_argument(
         "--n-startup", type=int, default=10, help="completed trials added = n_startup_trials"
@@ -710,8 +613,19 @@ def main(argv=None) -> None:
         default="auto",
         help="auto: encode_columns/decode_columns if present, else encode_many/decode",
     )
+    w = sub.add_parser("worker", help="imports: one fresh process (prints one JSON line)")
+    w.add_argument("kind")
+    w.add_argument("n_startup", type=int)
     a = p.parse_args(argv)
-    assert a.threads == _THREADS  # parsed early, before numpy
+    if a.command == "worker":
+        print(json.dumps(imports_worker(a.kind, a.n_startup)))
+        return
+    import warnings
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     {"dims": cmd_dims, "many": cmd_many, "imports": cmd_imports, "encoding": cmd_encoding}[
         a.command
     ](a)

@@ -280,7 +280,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     if a.command == "run":
         sys.path[:0] = [str(HERE), str(ROOT)]
-        from provenance import commit, utc_now
+        from benchmarks.harness.provenance import commit, utc_now
 
         for repeat in range(a.repeats):
             for space in a.spaces.split(","):

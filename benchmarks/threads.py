@@ -79,8 +79,8 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from probes import RelativeProbe
-from provenance import commit, utc_now
+from benchmarks.harness.probes import RelativeProbe
+from benchmarks.harness.provenance import commit, utc_now
 
 # Removed from every worker's environment: the default thread counts are the point.
 THREAD_VARS = (

@@ -1,0 +1,26 @@
+"""Benchmarks of the samplers: run from the repository root as ``python -m benchmarks.<module>``.
+
+Importing this package pins the BLAS, OpenMP and MKL thread pools of the process (and of every
+process it starts) to ``EGP_BENCH_THREADS`` threads, default 1, before any benchmark module
+imports numpy: see :mod:`benchmarks.harness.threads`.
+
+Modules:
+    harness/     what every benchmark shares (samplers, threads, results, peer cache, workers,
+                 tables, plots); its docstring is the guide for writing a benchmark
+    functions    test functions with their known minima
+    run          regret benchmarks: ``suite`` (sequential, async, threads, batch), ``ablation``,
+                 ``overhead``, ``ax``
+    report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
+    run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
+    speed        seconds per suggestion by dimension and study size, imports, encoding (its
+                 tables: ``speed_report``)
+    cold_start   a new worker's first suggestion in a large study
+    scale        seconds per suggestion and peak memory with up to 10 000 trials
+    dts_speed    a distributed-TS agent on a ring against EGP-TS, seconds per suggestion
+    threads, stress, dead_trials, distributed, diagnostics/
+                 scripts not yet on the harness: ``run_all`` calls them as files
+"""
+
+from benchmarks.harness.threads import pin_threads
+
+pin_threads()

@@ -1,0 +1,38 @@
+"""What every benchmark shares. Import the modules directly (this package imports nothing).
+
+==================  ===================================================================
+module              role
+==================  ===================================================================
+``threads``         ``pin_threads(n)``: BLAS/OpenMP/MKL/torch thread counts, set on import of
+                    ``benchmarks`` (before numpy); ``thread_settings()`` for the rows
+``samplers``        ``make_sampler(name, *, seed, **options)``: the one registry of sampler
+                    names; ``make_agents`` for one sampler per worker slot; ``is_peer``,
+                    ``peer_version``, ``names``
+``provenance``      ``provenance()``: commit (``+dirty``), UTC date, machine, Python and
+                    package versions, thread settings of a row
+``results``         ``read_rows(path)``, ``ResultsFile(path)`` (``append`` adds provenance,
+                    ``done`` for resuming), ``latest(rows, fields)``
+``cache``           ``PeerCache(path)``: runs of peers keyed by cell and peer version
+``workers``         ``pool_map(fn, jobs, procs=)`` (spawn pool, module-level ``fn``) and
+                    ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
+``tables``          Markdown tables and the provenance line under each table
+``plots``           regret-vs-trials plots
+``probes``          ``RelativeProbe``: counts and times ``sample_relative``
+==================  ===================================================================
+
+Writing a benchmark ``benchmarks/<name>.py``:
+
+1. Keep only what it measures: take samplers from ``samplers.make_sampler``, problems from
+   ``benchmarks.functions``, never set thread variables (``benchmarks/__init__`` did; a worker
+   process that needs other counts gets them through ``workers.worker_env(threads=...)``).
+2. Give it ``main(argv=None)`` with ``--out`` (a JSONL file) and, for ``run_all --quick``, settings
+   small enough to finish in a few seconds. Register it in ``benchmarks/run_all.py``
+   (``BENCHMARKS``: the full command and the quick command).
+3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance); skip what is
+   done with ``ResultsFile(out).done(fields)``. Runs of peers (``is_peer(name)``) go to
+   ``PeerCache`` instead, so that a change of our code does not run them again.
+4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
+   sub-command started with ``run_worker`` (never Python code kept in strings).
+5. Give ``benchmarks/report.py`` a section function ``rows -> list[str]`` (Markdown lines, built
+   with ``tables``) and put it on the page where it belongs (``PAGES``).
+"""

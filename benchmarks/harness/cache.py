@@ -1,0 +1,76 @@
+"""The peer cache: runs of peers (``samplers.PEERS``), kept across changes of our code.
+
+A peer's result depends on its cell (the benchmark and its settings: e.g. problem, seed, mode
+with its number of workers, number of trials) and the versions of the packages the peer depends
+on (``samplers.peer_version``), not on our commit. So a benchmark asks the cache before running
+a peer and stores each new peer run in it; only our samplers' rows go to the benchmark's own
+results file, where they are keyed by commit.
+One cache file serves every benchmark (``benchmarks/results/peers.jsonl`` by default); its rows
+carry ``peer_version`` (``None`` for rows written before versions were recorded: they are shown
+by the report but never match a lookup, so the peer is run again under the current versions).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from benchmarks.harness.results import ResultsFile, latest, read_rows
+from benchmarks.harness.samplers import peer_version
+
+__all__ = ["PeerCache"]
+
+
+class PeerCache:
+    """Peer runs in a JSONL file.
+
+    Args:
+        path: the cache file.
+    """
+
+    def __init__(self, path: str | pathlib.Path) -> None:
+        self.file = ResultsFile(path)
+        self._versions: dict[str, dict] = {}
+
+    def _version(self, sampler: str) -> dict:
+        if sampler not in self._versions:
+            self._versions[sampler] = peer_version(sampler)
+        return self._versions[sampler]
+
+    @staticmethod
+    def _key(sampler: str, cell: dict, version: dict | None) -> tuple:
+        return (sampler, tuple(sorted(cell.items())), tuple(sorted((version or {}).items())))
+
+    def done(self) -> set[tuple]:
+        """Keys of the cached runs (compare with :meth:`key`)."""
+        return {
+            self._key(r["sampler"], {f: r.get(f) for f in r["cache_cell"]}, r.get("peer_version"))
+            for r in self.file.rows()
+        }
+
+    def key(self, sampler: str, **cell) -> tuple:
+        """The key of a run of ``sampler`` on ``cell`` (the fields that define the run, e.g.
+        ``bench="suite", function="branin", seed=0, mode="seq", workers=1, n_trials=100``) at
+        the current versions of its packages."""
+        return self._key(sampler, cell, self._version(sampler))
+
+    def put(self, row: dict, cell: tuple[str, ...]) -> dict:
+        """Store a peer's row (with provenance and its ``peer_version``); ``cell``: the names
+        of its fields that define the run, as given to :meth:`key`."""
+        extra = {"cache_cell": list(cell), "peer_version": self._version(row["sampler"])}
+        return self.file.append(row, extra=extra)
+
+    def rows(self, *, samplers=None, **cell) -> list[dict]:
+        """The latest cached row of each peer cell matching ``cell`` (e.g. ``mode="async",
+        workers=4, n_trials=100``), any version; ``samplers``: only these peers."""
+        rows = [
+            r
+            for r in read_rows(self.file.path)
+            if (samplers is None or r["sampler"] in samplers)
+            and all(r.get(f) == v for f, v in cell.items())
+        ]
+        return latest(rows, ("sampler", *cell_fields(rows)))
+
+
+def cell_fields(rows: list[dict]) -> list[str]:
+    """The cell field names used by any of ``rows``."""
+    return sorted({f for r in rows for f in r.get("cache_cell", ())})

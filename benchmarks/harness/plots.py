@@ -1,0 +1,77 @@
+"""Regret plots (PNG, matplotlib with the Agg backend, imported when a plot is drawn)."""
+
+from __future__ import annotations
+
+import pathlib
+from collections import defaultdict
+
+import numpy as np
+
+__all__ = ["cumulative_regret_plot", "regret_plot"]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def regret_plot(rows: list[dict], path: pathlib.Path, title: str) -> None:
+    """Median regret vs trials (IQR shaded), one panel per function, one line per sampler."""
+    if not rows:
+        return
+    plt = _pyplot()
+    fns = sorted({r["function"] for r in rows})
+    ncol = min(3, len(fns))
+    nrow = -(-len(fns) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.5 * ncol, 3.4 * nrow), squeeze=False)
+    for ax in axes.flat[len(fns) :]:
+        ax.axis("off")
+    for ax, fn in zip(axes.flat, fns):
+        curves = defaultdict(list)
+        for r in rows:
+            if r["function"] == fn:
+                curves[r["sampler"]].append(r["regret"])
+        for s, cs in sorted(curves.items()):
+            c = np.array(cs)  # (n_seeds, n_trials)
+            x = np.arange(1, c.shape[1] + 1)
+            ax.plot(x, np.median(c, axis=0), label=s)
+            ax.fill_between(x, np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0), alpha=0.15)
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_title(fn)
+        ax.set_xlabel("trials")
+    for row in axes:
+        row[0].set_ylabel("median regret (IQR shaded)")
+    axes.flat[len(fns) - 1].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def cumulative_regret_plot(curves: dict, panels: list[str], path: pathlib.Path, title) -> None:
+    """Mean cumulative regret (95 % CI shaded); ``curves[panel][sampler]``: list of curves;
+    ``title(panel)`` names a panel."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.3), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        for s, cs in sorted(curves[panel].items()):
+            c = np.array(cs)  # (n_seeds, n_evaluations)
+            mean = c.mean(0)
+            half = 1.96 * c.std(0, ddof=1) / np.sqrt(len(c)) if len(c) > 1 else np.zeros_like(mean)
+            x = np.arange(1, len(mean) + 1)
+            ax.plot(x, mean, label=s)
+            ax.fill_between(x, mean - half, mean + half, alpha=0.2)
+        ax.set_title(title(panel))
+        ax.set_xlabel("evaluations")
+        ax.set_yscale("log")
+    axes[0][0].set_ylabel("cumulative regret (mean, 95% CI)")
+    axes[0][-1].legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

@@ -1,0 +1,64 @@
+"""Result rows: one JSON object per line, appended as each run finishes (so runs resume).
+
+A row holds the cell that was run (e.g. ``function``, ``sampler``, ``seed``, ``mode``,
+``workers``, ``n_trials``), what was measured, and the provenance fields added by
+:meth:`ResultsFile.append` (``provenance.provenance``). Rows written before provenance was
+recorded lack some or all of those fields: readers use ``row.get``.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Iterable, Sequence
+
+from benchmarks.harness.provenance import provenance
+
+__all__ = ["ResultsFile", "key", "latest", "read_rows"]
+
+
+def read_rows(path: str | pathlib.Path) -> list[dict]:
+    """The rows of a JSONL file in the order written; ``[]`` if it does not exist."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def key(row: dict, fields: Sequence[str]) -> tuple:
+    return tuple(row.get(f) for f in fields)
+
+
+def latest(rows: Iterable[dict], fields: Sequence[str]) -> list[dict]:
+    """The last row (rows are appended in time order) of each cell ``fields``."""
+    out: dict[tuple, dict] = {}
+    for row in rows:
+        out[key(row, fields)] = row
+    return list(out.values())
+
+
+class ResultsFile:
+    """A JSONL results file.
+
+    Args:
+        path: the file (its folder is created on the first append).
+    """
+
+    def __init__(self, path: str | pathlib.Path) -> None:
+        self.path = pathlib.Path(path)
+
+    def rows(self) -> list[dict]:
+        return read_rows(self.path)
+
+    def done(self, fields: Sequence[str]) -> set[tuple]:
+        """The cells ``fields`` already in the file (include ``"commit"`` in ``fields`` to run our
+        samplers again at each new commit)."""
+        return {key(r, fields) for r in self.rows()}
+
+    def append(self, row: dict, *, extra: dict | None = None) -> dict:
+        """Append ``row`` with provenance (``extra``: fields to record beside it); return it."""
+        row = {**row, **provenance(), **(extra or {})}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        return row

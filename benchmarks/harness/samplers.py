@@ -1,0 +1,163 @@
+"""The one registry of sampler names used by every benchmark.
+
+Names (options as ``-`` suffixes):
+
+==========================  ================================================================
+``egp-ts``, ``egp-ei``,     ``EGPTSSampler(acquisition=...)``; suffixes ``-nowarp``
+``egp-auto``                (``warp_outputs=False``), ``-nofant`` (``fantasize_pending=False``)
+``gp-ts-<kernel>``          ``EGPTSSampler`` with one kernel (``rbf``, ``rbf-ard``, ``matern32``,
+                            ``matern52`` from ``default_dictionary()``, or any kernel string)
+``bore``, ``bore++``        ``BORESampler(variant=...)``; suffixes ``-beta<x>`` (``beta``),
+                            ``-sharp<x>`` (``sharpness``), e.g. ``bore++-beta0-sharp1``
+``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
+                            surrogate ``gp`` or ``egp``
+``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
+``tpe-cl``, ``cmaes``,      ``constant_liar=True``), ``CmaEsSampler``, ``RandomSampler``
+``random``
+``ax-default``              peer for the Ax runs (Ax's default generation strategy; built by
+                            ``benchmarks.run``, not here)
+==========================  ================================================================
+
+``options`` of :func:`make_sampler` go to the sampler's constructor as they are (e.g.
+``n_startup_trials``, ``max_threads``, ``running_trial_timeout``) and override what the name sets.
+Peers are the samplers whose runs do not change with our code: their rows are cached by
+:func:`peer_version` (see ``cache``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from benchmarks.harness.provenance import versions
+from benchmarks.harness.threads import pin_torch
+
+__all__ = ["PEERS", "is_peer", "make_agents", "make_sampler", "names", "peer_version"]
+
+# Peer name -> the distributions its results depend on (its version key in the peer cache).
+PEERS: dict[str, tuple[str, ...]] = {
+    "gp": ("optuna", "torch", "scipy", "numpy"),
+    "tpe": ("optuna", "scipy", "numpy"),
+    "tpe-cl": ("optuna", "scipy", "numpy"),
+    "cmaes": ("optuna", "cmaes", "numpy"),
+    "random": ("optuna", "numpy"),
+    "ax-default": ("ax-platform", "botorch", "gpytorch", "torch"),
+}
+_EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
+_BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
+
+
+def names() -> list[str]:
+    """Examples of every family (the patterns take more)."""
+    return [
+        "egp-ts",
+        "egp-ei",
+        "egp-auto",
+        "egp-ts-nowarp",
+        "egp-ts-nofant",
+        "gp-ts-matern52",
+        "bore",
+        "bore++",
+        "bore++-beta0-sharp1",
+        "dts-ring",
+        "dts-complete-egp",
+        *PEERS,
+    ]
+
+
+def is_peer(name: str) -> bool:
+    return name in PEERS
+
+
+def peer_version(name: str) -> dict[str, str]:
+    """Installed versions of the distributions peer ``name`` depends on."""
+    if name not in PEERS:
+        raise ValueError(f"{name!r} is not a peer; peers: {', '.join(PEERS)}")
+    return versions(PEERS[name])
+
+
+def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **options: Any):
+    """The Optuna sampler called ``name``.
+
+    Args:
+        name: a name of the module docstring's table.
+        seed: the sampler's seed.
+        agent: ``agent_id`` of a ``dts-*`` sampler.
+        n_agents: ``n_agents`` of a ``dts-*`` sampler.
+        options: constructor options, applied last.
+    """
+    import optuna
+
+    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+
+    m = _EGP.fullmatch(name)
+    if m:
+        flags = m.group(2)
+        kw: dict[str, Any] = {"acquisition": m.group(1)}
+        if "-nowarp" in flags:
+            kw["warp_outputs"] = False
+        if "-nofant" in flags:
+            kw["fantasize_pending"] = False
+        return EGPTSSampler(seed=seed, **{**kw, **options})
+    if name.startswith("gp-ts-"):
+        return EGPTSSampler(
+            seed=seed, **{"acquisition": "ts", "kernels": (_kernel(name),), **options}
+        )
+    if name.split("-")[0] in ("bore", "bore++"):
+        pin_torch()
+        return BORESampler(seed=seed, **{**_bore_options(name), **options})
+    if name.startswith("dts-"):
+        graph, _, surrogate = name[len("dts-") :].partition("-")
+        if surrogate not in ("", "egp"):
+            raise ValueError(f"unknown sampler {name!r}: dts names are dts-<graph>[-egp]")
+        kw = {
+            "graph": graph,
+            "agent_id": agent,
+            "n_agents": n_agents,
+            "surrogate": surrogate or "gp",
+        }
+        return DistributedTSSampler(seed=seed, **{**kw, **options})
+    if name == "gp":
+        pin_torch()
+        return optuna.samplers.GPSampler(seed=seed, **options)
+    if name in ("tpe", "tpe-cl"):
+        kw = {"constant_liar": True} if name == "tpe-cl" else {}
+        return optuna.samplers.TPESampler(seed=seed, **{**kw, **options})
+    if name == "cmaes":
+        return optuna.samplers.CmaEsSampler(seed=seed, **options)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed, **options)
+    raise ValueError(f"unknown sampler {name!r}; known (with their patterns): {', '.join(names())}")
+
+
+def make_agents(name: str, *, seed: int, n_agents: int, **options: Any) -> list:
+    """The sampler of each of ``n_agents`` worker slots: distinct agents (seed ``1000 * seed +
+    slot``) for ``dts-*``, else one sampler shared by every slot."""
+    if name.startswith("dts-"):
+        return [
+            make_sampler(name, seed=1000 * seed + slot, agent=slot, n_agents=n_agents, **options)
+            for slot in range(n_agents)
+        ]
+    return [make_sampler(name, seed=seed, **options)] * n_agents
+
+
+def _kernel(name: str):
+    from shared_core import default_dictionary
+
+    kernel = name[len("gp-ts-") :]
+    return {k.name: k for k in default_dictionary()}.get(kernel, kernel)
+
+
+def _bore_options(name: str) -> dict:
+    """``"bore++-beta0-sharp1"`` -> ``{"variant": "bore++", "beta": 0.0, "sharpness": 1.0}``."""
+    variant, *options = name.split("-")
+    out: dict[str, Any] = {"variant": variant}
+    for option in options:
+        m = _BORE_OPTION.fullmatch(option)
+        key = {"beta": "beta", "sharp": "sharpness"}[m.group(1)] if m else None
+        if key is None or key in out:
+            raise ValueError(
+                f"bad or repeated BORE option {option!r} in {name!r}; known: beta<x>, sharp<x>"
+            )
+        out[key] = float(m.group(2))
+    return out

@@ -1,0 +1,79 @@
+"""Worker processes that run real, module-level functions (lintable and testable).
+
+Two ways, both inheriting the thread pinning of ``benchmarks/__init__``:
+
+- :func:`pool_map`: a ``multiprocessing`` pool with the ``spawn`` start method (a fresh
+  interpreter per worker, no state forked from the parent). ``fn`` must be a module-level
+  function of a ``benchmarks`` module so the children can import it; each job is one argument.
+- :func:`start_worker` / :func:`run_worker`: ``python -m benchmarks.<module> <args>`` in the
+  repository root, for workers that need a process of their own (timing cold starts, killing
+  workers, default thread counts). The module gives itself a ``worker`` sub-command whose
+  arguments are plain strings (or one JSON string) and which prints its result as one JSON line
+  on stdout; :func:`run_worker` returns that line parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from benchmarks.harness.provenance import ROOT
+from benchmarks.harness.threads import THREAD_VARS
+
+__all__ = ["pool_map", "run_worker", "start_worker", "worker_env"]
+
+
+def pool_map(fn: Callable[[Any], Any], jobs: Iterable[Any], *, procs: int) -> Iterator[Any]:
+    """``fn(job)`` for each job, in completion order; in this process if ``procs <= 1``."""
+    jobs = list(jobs)
+    if procs <= 1 or len(jobs) <= 1:
+        yield from map(fn, jobs)
+        return
+    with multiprocessing.get_context("spawn").Pool(min(procs, len(jobs))) as pool:
+        yield from pool.imap_unordered(fn, jobs)
+
+
+def worker_env(*, threads: int | None = 0, extra: dict | None = None) -> dict:
+    """The environment of a worker process: this one's, with the repository root on
+    ``PYTHONPATH``; ``threads``: 0 keeps the thread variables, ``None`` removes them (the
+    libraries' defaults), ``n`` sets them to ``n``."""
+    env = dict(os.environ)
+    for var in THREAD_VARS:
+        if threads is None:
+            env.pop(var, None)
+        elif threads:
+            env[var] = str(threads)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return {**env, **(extra or {})}
+
+
+def start_worker(
+    module: str, *args: str, env: dict | None = None, **popen: Any
+) -> subprocess.Popen:
+    """Start ``python -m benchmarks.<module> *args`` in the repository root."""
+    return subprocess.Popen(
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        cwd=ROOT,
+        env=env or worker_env(),
+        **popen,
+    )
+
+
+def run_worker(module: str, *args: str, env: dict | None = None, timeout: float | None = None):
+    """Run ``python -m benchmarks.<module> *args`` and return its last stdout line as JSON."""
+    done = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        cwd=ROOT,
+        env=env or worker_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"worker benchmarks.{module} {' '.join(args)} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,0 +1,306 @@
+"""Every benchmark, then the report; resumable; ``--quick`` smoke-tests them all in seconds.
+
+    python -m benchmarks.run_all                 # hours on 2 cores; results in benchmarks/results
+    python -m benchmarks.run_all --quick         # tiny settings, a temporary folder, no report
+                                                 # files in the repository
+    python -m benchmarks.run_all --only suite_seq,ax --list
+
+Each benchmark is a ``Benchmark``: a module of ``benchmarks`` and its arguments for the full
+run and for ``--quick`` (``{results}`` stands for the results folder). Each runs as
+``python -m benchmarks.<module> ...`` in its own process. Resuming: a benchmark finished at the
+current commit is recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it
+again); inside a benchmark, the scripts skip the cells already in their results file.
+
+``ported=False`` marks the scripts not yet on the harness (``benchmarks.harness``): they are run
+as they are, with the repository root on ``PYTHONPATH`` for the worker processes they start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.workers import worker_env
+
+RESULTS = ROOT / "benchmarks" / "results"
+STATE = "run_all_state.json"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A registered benchmark.
+
+    Args:
+        name: its name in ``--only`` and in the state file.
+        module: ``python -m benchmarks.<module>`` runs it.
+        full: its arguments for the full run (``{results}``: the results folder).
+        quick: its arguments for ``--quick``; ``None``: left out of it, ``why`` says why.
+        ported: whether the module is on the harness.
+        why: why a benchmark has no quick mode.
+    """
+
+    name: str
+    module: str
+    full: str
+    quick: str | None
+    ported: bool = True
+    why: str = ""
+
+    def arguments(self, results: pathlib.Path, *, quick: bool) -> list[str]:
+        args = (self.quick if quick else self.full) or ""
+        return args.format(results=results).split()
+
+
+def _run(out: str, args: str, quick: str) -> tuple[str, str]:
+    """(full, quick) arguments of ``benchmarks.run`` writing ``{results}/<out>``."""
+    dest = f"--out {{results}}/{out} --cache {{results}}/peers.jsonl"
+    tiny = "--seeds 1 --trials 6 --functions branin --procs 1"
+    return f"{args} {dest}", f"{args.split()[0]} {tiny} {quick} {dest}"
+
+
+def _ported(name: str, args: str, quick: str) -> Benchmark:
+    return Benchmark(name, "run", *_run(f"{name}.jsonl", args, quick))
+
+
+PG_URL = os.environ.get("EGP_TEST_POSTGRES_URL", "postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp")
+OURS_SEQ = "egp-auto,egp-ts,bore++,gp,tpe,cmaes,random"
+OURS_PAR = "egp-ts,egp-ts-nofant,bore++,gp,tpe"
+BORE_VARIANTS = "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore"
+BENCHMARKS: list[Benchmark] = [
+    _ported("suite_seq", f"suite --seeds 10 --samplers {OURS_SEQ}", "--samplers egp-auto,tpe"),
+    _ported(
+        "suite_async4",
+        f"suite --seeds 5 --mode async --workers 4 --samplers {OURS_PAR}",
+        "--mode async --workers 4 --samplers egp-ts,tpe",
+    ),
+    _ported(
+        "suite_async8",
+        f"suite --seeds 5 --mode async --workers 8 --samplers {OURS_PAR}",
+        "--mode async --workers 8 --samplers egp-ts-nofant",
+    ),
+    _ported(
+        "suite_threads4",
+        "suite --seeds 5 --mode threads --workers 4 --procs 3 --samplers egp-auto,gp,tpe",
+        "--mode threads --workers 2 --samplers random",
+    ),
+    _ported(
+        "suite_threads8",
+        "suite --seeds 5 --mode threads --workers 8 --procs 3 --samplers egp-auto,gp,tpe",
+        "--mode threads --workers 2 --samplers tpe",
+    ),
+    _ported(
+        "ablation",
+        "ablation --seeds 5 --functions ackley5,zakharov2,dropwave,eggholder",
+        "--samplers gp-ts-rbf",
+    ),
+    _ported(
+        "bore_rosenbrock",
+        "suite --mode batch --workers 5 --seeds 5 --trials 60 --functions "
+        f"rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --samplers {BORE_VARIANTS}",
+        "--mode batch --workers 3 --samplers random",
+    ),
+    _ported(
+        "bore_sharpness_async8",
+        "suite --seeds 3 --mode async --workers 8 --samplers bore++-sharp1 "
+        "--functions hartmann6,ackley5,branin,zakharov2",
+        "--mode async --workers 2 --samplers egp-ts",
+    ),
+    _ported("ax", "ax --seeds 5 --trials 40 --functions branin,hartmann6", "--samplers ax-egp-ts"),
+    Benchmark(
+        "overhead",
+        "run",
+        "overhead --out {results}/overhead.jsonl --cache {results}/peers.jsonl",
+        "overhead --sizes 12 --suggestions 1 --samplers egp-ei --procs 1 "
+        "--out {results}/overhead.jsonl --cache {results}/peers.jsonl",
+    ),
+    # ---------------------------------------------------------------- not yet on the harness
+    *(
+        Benchmark(
+            f"speed_{cmd}",
+            "speed",
+            f"{cmd} --out {{results}}/speed_{cmd}.jsonl --cache {{results}}/peers.jsonl",
+            f"{cmd} {quick} --out {{results}}/speed_{cmd}.jsonl --cache {{results}}/peers.jsonl",
+        )
+        for cmd, quick in (
+            ("dims", "--dims 2 --n-complete 12 --asks 1 --samplers egp-auto"),
+            ("many", "--n-complete 12 --rounds 1 --batch 2 --samplers egp-auto"),
+            ("imports", "--runs 1 --warm-ups 0 --kinds first:egp-auto"),
+            ("encoding", "--rows 8 --runs 1"),
+        )
+    ),
+    Benchmark(
+        "threads",
+        "threads",
+        "--out {results}/threads.jsonl",
+        "--processes 1 --n-egp 12 --n-bore 12 --repeats 1 --samplers egp-auto "
+        "--out {results}/threads.jsonl",
+        ported=False,
+    ),
+    Benchmark(
+        "dead_trials",
+        "dead_trials",
+        "--out {results}/dead_trials.jsonl",
+        "--trials 12 --seeds 1 --sleep 0.01 --samplers egp-auto --out {results}/dead_trials.jsonl",
+        ported=False,
+    ),
+    Benchmark(
+        "cold_start",
+        "cold_start",
+        "run --out {results}/cold_start.jsonl",
+        "run --n-complete 15 --repeats 1 --asks 2 --share-model true "
+        "--out {results}/cold_start.jsonl",
+    ),
+    Benchmark(
+        "scale",
+        "scale",
+        "run --out {results}/scale.jsonl --cache {results}/peers.jsonl",
+        "run --samplers dts-ring --n 15 --dims 2 --asks 1 --out {results}/scale.jsonl "
+        "--cache {results}/peers.jsonl",
+    ),
+    Benchmark(
+        "stress",
+        "stress",
+        f"run --url {PG_URL} --out {{results}}/stress.jsonl",
+        None,
+        ported=False,
+        why="needs a PostgreSQL server and waits out heartbeat grace periods; "
+        "tests/optuna covers it with the same check()",
+    ),
+    Benchmark(
+        "dts_reproduce",
+        "distributed",
+        "reproduce --out {results}/dts_reproduce.jsonl",
+        "reproduce --rounds 3 --seeds 1 --functions ackley2 --agents 1,3 --topologies complete "
+        "--topology-agents 3 --out {results}/dts_reproduce.jsonl",
+        ported=False,
+    ),
+    *(
+        Benchmark(
+            f"dts_async{w}",
+            "distributed",
+            f"async --workers {w} --out {{results}}/dts_async{w}.jsonl",
+            f"async --workers 2 --evaluations 6 --seeds 1 --functions branin --samplers "
+            f"dts-ring,egp-ts --out {{results}}/dts_async{w}.jsonl",
+            ported=False,
+        )
+        for w in (8, 16)
+    ),
+    Benchmark(
+        "dts_speed",
+        "dts_speed",
+        "--out {results}/dts_speed.jsonl",
+        "--n-complete 15 --agents 4 --asks 2 --repeats 1 --out {results}/dts_speed.jsonl",
+    ),
+]
+
+
+def _state(results: pathlib.Path) -> dict:
+    path = results / STATE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def run_benchmark(b: Benchmark, results: pathlib.Path, *, quick: bool) -> tuple[str, float, str]:
+    """Run ``b``: a ported one in this process (``main(argv)``), the others as ``python -m``
+    in a process of their own. Return (name, seconds, the error if it failed else "")."""
+    t0 = time.perf_counter()
+    args = b.arguments(results, quick=quick)
+    if b.ported:
+        try:
+            importlib.import_module(f"benchmarks.{b.module}").main(args)
+            error = ""
+        except Exception:  # reported with the others at the end
+            error = traceback.format_exc()
+    else:
+        done = subprocess.run(
+            [sys.executable, "-m", f"benchmarks.{b.module}", *args],
+            cwd=ROOT,
+            env=worker_env(),
+            capture_output=True,
+            text=True,
+        )
+        error = "" if done.returncode == 0 else (done.stderr or done.stdout)[-3000:]
+    return b.name, time.perf_counter() - t0, error
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.run_all",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--quick", action="store_true", help="tiny settings, a temporary folder")
+    p.add_argument(
+        "--results",
+        default=None,
+        help=f"results folder (default {RESULTS}; with --quick a new temporary folder)",
+    )
+    p.add_argument("--only", default=None, help="comma-separated benchmark names")
+    p.add_argument("--procs", type=int, default=2, help="--quick: benchmarks run at once")
+    p.add_argument("--force", action="store_true", help="run again benchmarks already finished")
+    p.add_argument("--list", action="store_true", help="print the benchmarks and exit")
+    p.add_argument("--no-report", action="store_true", help="do not write the report")
+    a = p.parse_args(argv)
+    chosen = [b for b in BENCHMARKS if a.only is None or b.name in a.only.split(",")]
+    if a.list:
+        for b in chosen:
+            flags = ("" if b.ported else " [not yet on the harness]") + (
+                "" if b.quick else f" [no quick mode: {b.why}]"
+            )
+            print(f"{b.name}: python -m benchmarks.{b.module} {b.full}{flags}")
+        return
+    if a.results:
+        results = pathlib.Path(a.results)
+    else:
+        results = pathlib.Path(tempfile.mkdtemp(prefix="egp-bench-")) if a.quick else RESULTS
+    results.mkdir(parents=True, exist_ok=True)
+    state, code = _state(results), commit()
+    todo = [
+        b
+        for b in chosen
+        if (b.quick is not None or not a.quick) and (a.force or state.get(b.name) != code)
+    ]
+    print(f"{len(todo)} benchmarks to run into {results}", flush=True)
+    # Ported benchmarks one after the other in this process (one thread), the others as
+    # subprocesses, ``--procs`` at a time with --quick (one at a time otherwise).
+    ported = [b for b in todo if b.ported]
+    others = [b for b in todo if not b.ported]
+    failed = []
+    with ThreadPoolExecutor(1) as inproc, ThreadPoolExecutor(a.procs if a.quick else 1) as pool:
+        futures = [
+            inproc.submit(lambda: [run_benchmark(b, results, quick=a.quick) for b in ported])
+        ]
+        futures += [pool.submit(run_benchmark, b, results, quick=a.quick) for b in others]
+        for future in futures:
+            outcome = future.result()
+            for name, seconds, error in outcome if isinstance(outcome, list) else [outcome]:
+                print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
+                if error:
+                    failed.append(name)
+                    print(error, file=sys.stderr)
+                elif not a.quick:
+                    state[name] = code
+                    (results / STATE).write_text(json.dumps(state, indent=1) + "\n")
+    if not a.no_report and not failed:
+        from benchmarks import report
+
+        docs = results / "docs" if a.quick else ROOT / "docs" / "benchmarks"
+        readme = None if a.quick else ROOT / "README.md"
+        report.write(results, docs, readme)
+        print(f"report written to {docs}", flush=True)
+    if failed:
+        raise SystemExit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()

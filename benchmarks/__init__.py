@@ -12,7 +12,11 @@ Modules:
                  ``overhead``, ``ax``
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
-    speed, threads, scale, stress, dead_trials, cold_start, distributed, dts_speed, diagnostics/
+    threads      seconds per suggestion with concurrent worker processes (thread oversubscription)
+    dead_trials  a trial left RUNNING at the optimum by a killed worker
+    stress       worker processes on PostgreSQL, killed and restarted
+    distributed  distributed Thompson sampling: the paper's rounds, asynchronous agents
+    speed, scale, cold_start, dts_speed
                  scripts not yet on the harness: ``run_all`` calls them as files
 """
 

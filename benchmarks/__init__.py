@@ -17,8 +17,10 @@ Modules:
     cold_start   a new worker's first suggestion in a large study
     scale        seconds per suggestion and peak memory with up to 10 000 trials
     dts_speed    a distributed-TS agent on a ring against EGP-TS, seconds per suggestion
-    threads, stress, dead_trials, distributed, diagnostics/
-                 scripts not yet on the harness: ``run_all`` calls them as files
+    threads      seconds per suggestion with concurrent worker processes (thread oversubscription)
+    dead_trials  a trial left RUNNING at the optimum by a killed worker
+    stress       worker processes on PostgreSQL, killed and restarted
+    distributed  distributed Thompson sampling: the paper's rounds, asynchronous agents
 """
 
 from benchmarks.harness.threads import pin_threads

@@ -2,10 +2,10 @@
 optimum by a killed worker, with and without the timeout.
 
 Full run (2 samplers x 3 conditions x 5 seeds x 40 trials, sequential, one core):
-    python benchmarks/dead_trials.py --out benchmarks/results/dead_trials.jsonl
+    python -m benchmarks.dead_trials --out benchmarks/results/dead_trials.jsonl
 
 Smoke test (seconds; write outside ``results/``):
-    python benchmarks/dead_trials.py --trials 14 --seeds 1 --sleep 0.01 --out /tmp/dead_smoke.jsonl
+    python -m benchmarks.dead_trials --trials 14 --seeds 1 --sleep 0.01 --out /tmp/dead_smoke.jsonl
 
 Background. A worker killed mid-trial leaves its trial RUNNING in the storage forever. The samplers
 treat running trials as pending points (kriging-believer fantasies in ``EGPTSSampler``, observed
@@ -34,42 +34,30 @@ The storage holds exactly what a killed process leaves behind; ``tests/optuna/te
 (``test_a_killed_workers_trial_stops_counting_as_pending``) kills a real worker with SIGKILL on an
 SQLite storage and checks the sampler's view of that trial.
 
-Samplers (``--samplers``, default ``egp-auto,bore++``): ``egp-auto`` = ``EGPTSSampler(seed=s)``,
-``bore++`` = ``BORESampler(seed=s)``; also ``egp-ts``, ``egp-ei``, ``bore``. Seeds ``--first-seed``
-.. ``--first-seed + --seeds - 1`` (default 0..4).
+Samplers (``--samplers``, default ``egp-auto,bore++``): names of ``harness/samplers.py`` (e.g.
+``egp-auto``, ``egp-ts``, ``egp-ei``, ``bore++``, ``bore``), each given ``running_trial_timeout``
+of its condition. Seeds ``--first-seed`` .. ``--first-seed + --seeds - 1`` (default 0..4).
 
 Recorded per run (one JSON line appended to ``--out``): ``regret`` after each trial (best value so
 far - known minimum), ``final_regret``, ``distance`` of each evaluated point to the minimiser,
 ``wall_seconds`` of ``study.optimize``, ``sampler_seconds`` (time inside ``sample_relative``);
 ``dead_pending``, per ask, whether the sampler's rule still counted the dead trial as pending at
 that moment (its age <= ``stale_after_seconds(trials, timeout)``); at the end ``dead_age_seconds``,
-``stale_after_seconds`` under the sampler's rule and under "auto", and ``dead_pending_at_end``; plus
-``date`` (UTC) and ``commit`` (``+dirty`` if the code differed) from ``harness/provenance.py``,
-and ``egp_path``, the checkout the samplers were imported from (this script's, put ahead of
-installed packages on ``sys.path`` so that the code measured is the code whose commit is recorded).
+``stale_after_seconds`` under the sampler's rule and under "auto", and ``dead_pending_at_end``;
+plus the provenance of ``harness/provenance.py``.
 Runs are resumable: a run already in ``--out`` for the same sampler, condition, seed, commit,
 ``--trials``, ``--sleep`` and ``--dead-age`` is skipped (``--force`` runs it again).
 ``summarise(rows)`` gives the Markdown tables (printed at the end; for ``report.py``).
 
-Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy is
-imported, and ``torch.set_num_threads(1)`` (torch is imported up front for ``bore``; ``egp-*`` and
-``bore++`` do not use it). Runs go one after another in one
-process: do not run alongside other timing benchmarks (``wall_seconds`` would suffer, regret not).
+Runs go one after another in one process (threads pinned by ``benchmarks/__init__``): do not
+run alongside other timing benchmarks (``wall_seconds`` would suffer, regret not).
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
-
 import argparse
 import datetime
-import json
 import math
-import pathlib
-import sys
 import time
 from collections import defaultdict
 
@@ -78,14 +66,11 @@ import optuna
 from optuna.distributions import FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-# the checkout whose commit is recorded, even if another one is installed
-sys.path.insert(1, str(ROOT))
-from functions import FUNCTIONS, hartmann6
-
-from benchmarks.harness.provenance import commit, utc_now
+from benchmarks.functions import FUNCTIONS, hartmann6
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.tables import provenance_line
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -110,34 +95,7 @@ DEFAULT_SAMPLERS = "egp-auto,bore++"
 KEY_FIELDS = ("sampler", "condition", "seed", "commit", "n_trials", "sleep", "dead_age_at_start")
 
 
-# ----------------------------------------------------------------------------- samplers
-def make_sampler(name: str, seed: int, timeout):
-    """Sampler ``name`` with ``running_trial_timeout=timeout``
-    (all other options at their defaults)."""
-    from optuna_egp import BORESampler, EGPTSSampler
-
-    _torch_one_thread(needed=name == "bore")
-    if name == "egp-auto":
-        sampler = EGPTSSampler(seed=seed, running_trial_timeout=timeout)
-    elif name in ("egp-ts", "egp-ei"):
-        sampler = EGPTSSampler(seed=seed, acquisition=name[4:], running_trial_timeout=timeout)
-    elif name in ("bore++", "bore"):
-        sampler = BORESampler(seed=seed, variant=name, running_trial_timeout=timeout)
-    else:
-        raise ValueError(f"unknown sampler {name!r}; known: {', '.join(SAMPLER_LABELS)}")
-    return sampler
-
-
-def _torch_one_thread(needed: bool) -> None:
-    """One torch thread: imported up front if the sampler
-    needs it (``bore``), else only if already loaded."""
-    torch = sys.modules.get("torch")
-    if needed and torch is None:
-        import torch
-    if torch is not None:
-        torch.set_num_threads(1)
-
-
+# ----------------------------------------------------------------------------- probe
 class DeadTrialProbe:
     """Wraps ``sampler.sample_relative`` (once per ask) to time it and to record whether the
     sampler's rule counts the dead trial as pending at that moment."""
@@ -210,7 +168,7 @@ def run_one(
     from optuna_egp._timeouts import stale_after_seconds
 
     with_dead, timeout = CONDITIONS[condition]
-    sampler = make_sampler(sampler_name, seed, timeout)
+    sampler = make_sampler(sampler_name, seed=seed, running_trial_timeout=timeout)
     study = optuna.create_study(sampler=sampler, direction="minimize")
     dead = add_dead_trial(study, dead_age) if with_dead else None
     probe = DeadTrialProbe(sampler, dead, timeout)
@@ -266,22 +224,6 @@ def _trajectory(study: optuna.Study) -> dict:
 
 def _finite(x: float) -> float | None:
     return None if math.isinf(x) else float(x)  # JSON has no infinity: None = never stale
-
-
-# ---------------------------------------------------------------------------- output and resumption
-def load_rows(path: pathlib.Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def run_key(row: dict) -> tuple:
-    return tuple(row.get(k) for k in KEY_FIELDS)
-
-
-def append(path: pathlib.Path, row: dict) -> None:
-    with path.open("a") as fh:
-        fh.write(json.dumps(row) + "\n")
 
 
 # ----------------------------------------------------------------------------- summary
@@ -351,17 +293,7 @@ def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[st
             f"{np.median([r['seconds_per_trial'] for r in rs]):.3g} |"
         )
     all_rows = [r for _, rs in cells for r in rs]
-    return lines + ["", f"Rows: {_provenance(all_rows)}.", ""]
-
-
-def _provenance(rows: list[dict]) -> str:
-    counts = defaultdict(int)
-    for r in rows:
-        counts[r.get("commit", "unrecorded")] += 1
-    dates = sorted(r["date"] for r in rows if "date" in r)
-    when = "" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    commits = ", ".join(f"{c} ({n} runs)" for c, n in sorted(counts.items()))
-    return f"commit {commits}" + (f"; {when} (UTC)" if when else "")
+    return lines + ["", provenance_line(all_rows), ""]
 
 
 def _ordered(names) -> list[str]:
@@ -370,23 +302,11 @@ def _ordered(names) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- main
-def _egp_path() -> str:
-    import optuna_egp
-
-    return str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent)
-
-
-def _names(arg: str, known, what: str) -> list[str]:
-    names = [n for n in arg.split(",") if n]
-    bad = [n for n in names if n not in known]
-    if bad:  # fails now, not after minutes of other runs
-        raise SystemExit(f"unknown {what} {', '.join(bad)}; known: {', '.join(known)}")
-    return names
-
-
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.dead_trials",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--samplers", default=DEFAULT_SAMPLERS, help=f"comma-separated (default {DEFAULT_SAMPLERS})"
@@ -406,54 +326,45 @@ def main(argv=None) -> None:
         default=DEAD_AGE_SECONDS,
         help="seconds between the worker's death and the study's start (default 60)",
     )
-    p.add_argument("--out", default=str(HERE / "results" / "dead_trials.jsonl"))
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "dead_trials.jsonl"))
     p.add_argument("--force", action="store_true", help="run again the runs already in --out")
     a = p.parse_args(argv)
-    samplers = _names(a.samplers, SAMPLER_LABELS, "sampler")
-    conditions = _names(a.conditions, CONDITIONS, "condition")
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    code = commit()  # once, before this run appends anything
-    done = set() if a.force else {run_key(r) for r in load_rows(out)}
+    samplers = [n for n in a.samplers.split(",") if n]
+    conditions = [n for n in a.conditions.split(",") if n]
+    for name in samplers:  # a bad name fails now, not after minutes of other runs
+        make_sampler(name, seed=0)
+    bad = sorted(set(conditions) - set(CONDITIONS))
+    if bad:
+        p.error(f"unknown conditions {', '.join(bad)}; known: {', '.join(CONDITIONS)}")
+    out = ResultsFile(a.out)
+    done = set() if a.force else out.done(KEY_FIELDS)
+    cell = {
+        "commit": commit(),
+        "n_trials": a.trials,
+        "sleep": a.sleep,
+        "dead_age_at_start": a.dead_age,
+    }
     jobs = [
-        (s, c, seed)
+        {"sampler": s, "condition": c, "seed": seed, **cell}
         for seed in range(a.first_seed, a.first_seed + a.seeds)  # seeds outermost
         for s in samplers
         for c in conditions
     ]
-    todo = [
-        j
-        for j in jobs
-        if run_key(
-            {
-                "sampler": j[0],
-                "condition": j[1],
-                "seed": j[2],
-                "commit": code,
-                "n_trials": a.trials,
-                "sleep": a.sleep,
-                "dead_age_at_start": a.dead_age,
-            }
+    todo = [j for j in jobs if tuple(j[f] for f in KEY_FIELDS) not in done]
+    print(f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out.path})", flush=True)
+    for j in todo:
+        row = out.append(
+            run_one(j["sampler"], j["condition"], j["seed"], a.trials, a.sleep, a.dead_age)
         )
-        not in done
-    ]
-    print(
-        f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}",
-        flush=True,
-    )
-    for sampler, condition, seed in todo:
-        row = run_one(sampler, condition, seed, a.trials, a.sleep, a.dead_age)
-        row.update(commit=code, date=utc_now(), egp_path=_egp_path())
-        append(out, row)
         extra = (
             f", dead pending at {sum(row['dead_pending'])} asks" if "dead_pending" in row else ""
         )
         print(
-            f"{sampler} {condition} seed={seed}: regret {row['final_regret']:.4g}, "
+            f"{j['sampler']} {j['condition']} seed={j['seed']}: regret {row['final_regret']:.4g}, "
             f"{row['wall_seconds']:.1f} s{extra}",
             flush=True,
         )
-    print("\n".join(summarise(load_rows(out))))
+    print("\n".join(summarise(out.rows())))
 
 
 if __name__ == "__main__":

@@ -6,22 +6,19 @@ Algorithm 1 and Section D. Code measured:
 ``shared_core.algorithms.distributed.DistributedTSAlgorithm`` (``reproduce``) and
 ``optuna_egp.DistributedTSSampler`` (``async``).
 
-Sub-commands (each runs in ONE process on one core; rows are appended to ``--out`` as JSON lines):
+Sub-commands (each runs in ONE process; rows with provenance are appended to ``--out``):
 
-    python benchmarks/distributed.py reproduce [--rounds 100 --seeds 10 ...]
+    python -m benchmarks.distributed reproduce [--rounds 100 --seeds 10 ...]
         -> results/dts_reproduce.jsonl
-    python benchmarks/distributed.py async [--workers 8 --evaluations 150 ...]
-        -> results/dts_async.jsonl
-    python benchmarks/distributed.py summary [--reproduce-results F --async-results F]
-        (Markdown to stdout)
-    python benchmarks/distributed.py plot [--out-dir benchmarks/results]
-        -> dts_reproduce_*.png, dts_async*.png
+    python -m benchmarks.distributed async [--workers 8 --evaluations 150 ...]
+        -> results/dts_async8.jsonl (peers' runs: the peer cache, results/peers.jsonl)
 
+The tables and plots are ``summarise`` and ``plot`` (``python -m benchmarks.report``).
 Smoke tests (seconds to a minute; write outside ``results/``):
-    python benchmarks/distributed.py reproduce --rounds 5 --seeds 1 --agents 1,3 --topologies none \
-        --out /tmp/dts_smoke.jsonl
-    python benchmarks/distributed.py async --workers 8 --evaluations 20 --seeds 1 \
-        --functions branin --out /tmp/dts_async_smoke.jsonl
+    python -m benchmarks.distributed reproduce --rounds 5 --seeds 1 --agents 1,3 \
+        --topologies none --out /tmp/dts_smoke.jsonl
+    python -m benchmarks.distributed async --workers 8 --evaluations 20 --seeds 1 \
+        --functions branin --out /tmp/dts_async_smoke.jsonl --cache /tmp/dts_peers.jsonl
 
 reproduce (Section D; no Optuna)
 --------------------------------
@@ -63,10 +60,9 @@ Regret per round (regret = f(x) - f_min >= 0, of the noiseless value), as define
              rounds only: the initial points are recorded apart, as ``init_best_regret``)
 Row per (function, graph, agents, seed): the three lists, ``regret`` (rounds x agents), the largest
 clique and clique cover of the graph (``shared-egp``: M and 1), ``seconds`` (wall) and
-``suggest_seconds`` (inside ``suggest``), plus ``commit``, ``date`` (``harness/provenance.py``)
-and ``egp_path`` (this checkout is put ahead of installed packages). Resumable: a run already in
-``--out`` with the same function, graph, agents, seed, rounds, n_init, init, surrogate, noise and
-commit is skipped (``--force`` runs it again). Seeds ``--first-seed`` ..
+``suggest_seconds`` (inside ``suggest``), plus the provenance (``harness/provenance.py``).
+Resumable: a run already in ``--out`` with the same function, graph, agents, seed, rounds, n_init,
+init, surrogate, noise and commit is skipped (``--force`` runs it again). Seeds ``--first-seed`` ..
 ``--first-seed + --seeds - 1`` (default 0..9); seeds outermost, so partial results cover every
 configuration.
 
@@ -75,7 +71,8 @@ async (Optuna, in-process ask/tell)
 As ``run.py``'s async mode: ``--workers`` W pending trials at all times, the one to finish next
 chosen by ``default_rng(seed + 1000)``, ``--evaluations`` (default 150) evaluations in all, on
 ``--functions`` from ``functions.py`` (default run.py's suite). A trial's agent is the worker slot
-that asked it: the slot freed by a finished trial asks the next one. Samplers (``--samplers``):
+that asked it: the slot freed by a finished trial asks the next one. Samplers (``--samplers``,
+names of ``harness/samplers.py``, one per slot from ``make_agents``):
     dts-<graph>[-egp]  W ``DistributedTSSampler(agent_id=slot, graph=<graph>, n_agents=W,
                        seed=1000 seed + slot, running_trial_timeout=None)`` objects on one
                        in-memory study;
@@ -85,57 +82,48 @@ that asked it: the slot freed by a finished trial asks the next one. Samplers (`
                        object are never presumed dead in this fast simulation, as a single sampler's
                        own trials never are.)
     egp-ts             one ``EGPTSSampler(seed=seed, acquisition="ts")`` for all slots (run.py's)
-    tpe                ``TPESampler(seed=seed)`` (run.py's); ``tpe-cl``: with ``constant_liar=True``
-    random             ``RandomSampler(seed=seed)``
+    tpe, tpe-cl,       peers (``TPESampler``, with ``constant_liar=True``, ``RandomSampler``): their
+    random             rows go to the peer cache (``--cache``), keyed by the cell and their version
 Defaults: ``dts-complete,dts-star,dts-ring,egp-ts,tpe``; all with their default ``n_startup_trials``
 (10 completed trials). Row per run: ``regret`` (best so far - f_min, in trial order),
 ``instant_regret``, ``agent`` of each trial, ``ask_seconds`` (``study.ask()`` plus the
 ``suggest_float`` calls, per ask) and ``complete_at_ask`` (completed trials at that ask; the
 summary's seconds per suggestion use the asks with at least 10), ``seconds`` (wall). Resumable as
-``reproduce`` (key: function, sampler, seed, workers, evaluations, commit). Default ``--seeds 5``.
+``reproduce`` (key: function, sampler, seed, workers, evaluations, commit; peers: the peer
+version instead of the commit). Default ``--seeds 5``.
 
-summary / summarise(rows)
--------------------------
-Markdown (printed at the end of every run and by ``summary``): for the reproduction, per setting and
-function, the median over seeds of the cumulative sums (to T) and the final values of R_A, R_B, R_W
-per configuration, and two checks: (a) does the average regret per agent (median sum of R_A) improve
-from the 1-agent star (largest clique 1) to 3/5/7 agents (largest clique 2), (b) are 8 disconnected
-agents no better than 1 agent (ratio of median sums of R_A >= 0.9; each disconnected agent IS a
-single agent). For async, per worker count: median final regret per sampler and function,
+summarise(rows)
+---------------
+Markdown (printed at the end of every run; ``benchmarks.report``): for the reproduction, per setting
+and function, the median over seeds of the cumulative sums (to T) and the final values of R_A, R_B,
+R_W per configuration, and two checks: (a) does the average regret per agent (median sum of R_A)
+improve from the 1-agent star (largest clique 1) to 3/5/7 agents (largest clique 2), (b) are 8
+disconnected agents no better than 1 agent (ratio of median sums of R_A >= 0.9; each disconnected
+agent IS a single agent). For async, per worker count: median final regret per sampler and function,
 dts-complete / egp-ts, median seconds per suggestion per sampler, dts-ring / egp-ts, and the targets
 (16 agents on a ring: at most half egp-ts's seconds per suggestion; complete graph: regret within
 1.2x egp-ts's; dts-complete better than TPE on most functions).
 
-Threads: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` = 1 before numpy
-is imported. Do not run alongside other timing benchmarks (seconds would suffer, regret not).
+Do not run alongside other timing benchmarks (seconds would suffer, regret not).
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy (and its BLAS) is imported
-
 import argparse
-import json
 import pathlib
-import sys
 import time
 from collections import defaultdict
 
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-# the checkout whose commit is recorded, even if another one is installed
-sys.path.insert(1, str(ROOT))
-from functions import FUNCTIONS, SUITE, ackley, rosenbrock
+from benchmarks.functions import FUNCTIONS, SUITE, ackley, rosenbrock
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.results import ResultsFile, key, latest
+from benchmarks.harness.samplers import is_peer, make_agents
+from benchmarks.harness.tables import provenance_line
 
-from benchmarks.harness.provenance import commit, utc_now
-
-RESULTS = HERE / "results"
+RESULTS = ROOT / "benchmarks" / "results"
 BENCH_REPRODUCE = "dts_reproduce"
 BENCH_ASYNC = "dts_async"
 SHARED = "shared-egp"  # the "everyone sees everything" reference configuration
@@ -300,42 +288,10 @@ def reproduce_configs(
 
 # ============================================================================= async
 def make_async_samplers(name: str, seed: int, workers: int) -> list:
-    """The sampler of each worker slot: W distinct agents
-    for ``dts-*``, one shared sampler otherwise."""
-    import optuna
-
-    from optuna_egp import DistributedTSSampler, EGPTSSampler
-
-    if name.startswith("dts-"):
-        graph, _, variant = name[len("dts-") :].partition("-")
-        if variant not in ("", "egp"):
-            raise ValueError(
-                f"unknown sampler {name!r}; dts samplers are dts-<graph> or dts-<graph>-egp"
-            )
-        return [
-            DistributedTSSampler(
-                agent_id=slot,
-                graph=graph,
-                n_agents=workers,
-                seed=1000 * seed + slot,
-                surrogate=variant or "gp",
-                running_trial_timeout=None,
-            )
-            for slot in range(workers)
-        ]
-    if name == "egp-ts":
-        sampler = EGPTSSampler(seed=seed, acquisition="ts")
-    elif name == "tpe":
-        sampler = optuna.samplers.TPESampler(seed=seed)
-    elif name == "tpe-cl":
-        sampler = optuna.samplers.TPESampler(seed=seed, constant_liar=True)
-    elif name == "random":
-        sampler = optuna.samplers.RandomSampler(seed=seed)
-    else:
-        raise ValueError(
-            f"unknown sampler {name!r}; known: dts-<graph>[-egp], egp-ts, tpe, tpe-cl, random"
-        )
-    return [sampler] * workers
+    """The sampler of each worker slot: W distinct agents for ``dts-*`` (which never presume
+    another agent's running trials dead here), one shared sampler otherwise."""
+    options = {"running_trial_timeout": None} if name.startswith("dts-") else {}
+    return make_agents(name, seed=seed, n_agents=workers, **options)
 
 
 def run_async(
@@ -424,28 +380,6 @@ def _probe_relative(sampler, modelled: list[bool]) -> None:
     sampler.sample_relative = sample_relative
 
 
-# ============================================================================ output and resumption
-def load_rows(path: pathlib.Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def append(path: pathlib.Path, row: dict) -> None:
-    with path.open("a") as fh:
-        fh.write(json.dumps(row) + "\n")
-
-
-def _key(row: dict, fields) -> tuple:
-    return tuple(row.get(k) for k in fields)
-
-
-def _egp_path() -> str:
-    import optuna_egp
-
-    return str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent)
-
-
 # ============================================================================= summary
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown lines for the reproduction rows and the
@@ -457,10 +391,17 @@ def summarise(rows: list[dict]) -> list[str]:
 
 def _latest(rows: list[dict], fields) -> list[dict]:
     """The last row of each cell (``fields`` without commit); rows are appended in time order."""
-    cells = {}
-    for r in rows:
-        cells[_key(r, [k for k in fields if k != "commit"])] = r
-    return list(cells.values())
+    return latest(rows, [k for k in fields if k != "commit"])
+
+
+def with_peers(rows: list[dict], cache: PeerCache) -> list[dict]:
+    """``rows`` of async runs and the cached peer runs of their worker counts and evaluations."""
+    groups = {(r["workers"], r["n_evaluations"]) for r in rows if r.get("bench") == BENCH_ASYNC}
+    return rows + [
+        r
+        for w, n in sorted(groups)
+        for r in cache.rows(bench=BENCH_ASYNC, workers=w, n_evaluations=n)
+    ]
 
 
 def _med(values) -> float:
@@ -495,7 +436,7 @@ def _summarise_reproduce(rows: list[dict]) -> list[str]:
         ] + sorted({r["function"] for r in rs} - set(REPRODUCE_FUNCTIONS)):
             frs = [r for r in rs if r["function"] == function]
             lines += _reproduce_table(function, frs)
-        lines += [f"Rows: {_provenance(rs)}.", ""]
+        lines += [provenance_line(rs), ""]
     return lines
 
 
@@ -684,7 +625,7 @@ def _summarise_async(rows: list[dict]) -> list[str]:
                 f"{wins}/{len(beats_tpe)}: "
                 f"**{'met' if wins > len(beats_tpe) / 2 else 'not met'}**."
             )
-        lines += ["", f"Rows: {_provenance(rs)}.", ""]
+        lines += ["", provenance_line(rs), ""]
     return lines
 
 
@@ -729,16 +670,6 @@ def _fmt(x) -> str:
 def _gmean(values) -> float:
     v = np.array([x for x in values if x > 0], dtype=float)
     return float(np.exp(np.mean(np.log(v)))) if len(v) else float("nan")
-
-
-def _provenance(rows: list[dict]) -> str:
-    counts = defaultdict(int)
-    for r in rows:
-        counts[r.get("commit", "unrecorded")] += 1
-    dates = sorted(r["date"] for r in rows if "date" in r)
-    when = "" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    commits = ", ".join(f"{c} ({n} runs)" for c, n in sorted(counts.items()))
-    return f"commit {commits}" + (f"; {when} (UTC)" if when else "")
 
 
 # ============================================================================= plots
@@ -870,9 +801,95 @@ def _ints(arg: str) -> list[int]:
     return [int(v) for v in arg.split(",") if v]
 
 
+def _reproduce(a, out: ResultsFile, seeds) -> None:
+    from shared_core.graphs import graph_names
+
+    functions = _names(a.functions, REPRODUCE_FUNCTIONS, "function")
+    graphs = _names(a.graphs, graph_names(), "graph")
+    topologies = _names(a.topologies, list(graph_names()) + [SHARED], "topology")
+    configs = reproduce_configs(graphs, _ints(a.agents), topologies, a.topology_agents)
+    setting = {"rounds": a.rounds, "n_init": a.n_init, "init": a.init, "noise": a.noise}
+    jobs = [
+        {
+            "bench": BENCH_REPRODUCE,
+            "function": fn,
+            "graph": g,
+            "n_agents": m,
+            "seed": s,
+            "surrogate": "egp" if g == SHARED else a.surrogate,
+            "commit": commit(),
+            **setting,
+        }
+        for s in seeds
+        for fn in functions
+        for g, m in configs
+    ]
+    done = set() if a.force else out.done(REPRODUCE_KEY)
+    todo = [j for j in jobs if key(j, REPRODUCE_KEY) not in done]
+    print(f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out.path})", flush=True)
+    for j in todo:
+        row = out.append(
+            run_reproduce(
+                j["function"],
+                j["graph"],
+                j["n_agents"],
+                j["seed"],
+                a.rounds,
+                a.n_init,
+                a.surrogate,
+                a.init,
+                a.noise,
+            )
+        )
+        print(
+            f"{row['function']} {row['graph']} x{row['n_agents']} seed={row['seed']}: sum R_A "
+            f"{np.sum(row['R_A']):.4g}, R_B(T) {row['R_B'][-1]:.3g}, {row['seconds']:.1f} s",
+            flush=True,
+        )
+    print("\n".join(summarise(out.rows())))
+
+
+def _async(a, out: ResultsFile, seeds) -> None:
+    functions = _names(a.functions, FUNCTIONS, "function")
+    samplers = _names(a.samplers, None, "sampler")
+    for s in samplers:  # a bad name fails here
+        make_async_samplers(s, 0, a.workers)
+    cache = PeerCache(a.cache)
+    done = set() if a.force else out.done(ASYNC_KEY) | cache.done()
+    n = 0
+    for seed in seeds:
+        for fn in functions:
+            for s in samplers:
+                cell = {
+                    "bench": BENCH_ASYNC,
+                    "function": fn,
+                    "seed": seed,
+                    "workers": a.workers,
+                    "n_evaluations": a.evaluations,
+                }
+                if is_peer(s):
+                    if cache.key(s, **cell) in done:
+                        continue
+                    row = cache.put(run_async(fn, s, seed, a.evaluations, a.workers), tuple(cell))
+                else:
+                    if key({**cell, "sampler": s, "commit": commit()}, ASYNC_KEY) in done:
+                        continue
+                    row = out.append(run_async(fn, s, seed, a.evaluations, a.workers))
+                n += 1
+                print(
+                    f"{fn} {s} seed={seed}: regret {row['regret'][-1]:.4g}, "
+                    f"{row['seconds']:.1f} s, mean ask {np.mean(row['ask_seconds']):.3f} s",
+                    flush=True,
+                )
+    print(f"{n} runs done into {out.path} and {cache.file.path}", flush=True)
+    print("\n".join(summarise(with_peers(out.rows(), cache))))
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.distributed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -907,109 +924,14 @@ def main(argv=None) -> None:
     ap.add_argument("--evaluations", type=int, default=150)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--out", default=str(RESULTS / "dts_async.jsonl"))
+    ap.add_argument("--out", default=None, help="default results/dts_async<workers>.jsonl")
+    ap.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
     ap.add_argument("--force", action="store_true")
-
-    for name, help_ in (("summary", "Markdown summary to stdout"), ("plot", "PNG plots")):
-        sp = sub.add_parser(name, help=help_)
-        sp.add_argument("--reproduce-results", default=str(RESULTS / "dts_reproduce.jsonl"))
-        sp.add_argument("--async-results", default=str(RESULTS / "dts_async.jsonl"))
-        if name == "plot":
-            sp.add_argument("--out-dir", default=str(RESULTS))
     a = p.parse_args(argv)
 
-    if a.command in ("summary", "plot"):
-        rep, asy = (
-            load_rows(pathlib.Path(a.reproduce_results)),
-            load_rows(pathlib.Path(a.async_results)),
-        )
-        if a.command == "summary":
-            print("\n".join(summarise(rep + asy)))
-        else:
-            for path in plot(rep, asy, pathlib.Path(a.out_dir)):
-                print(path)
-        return
-
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    code = commit()  # once, before this run appends anything
-    done = (
-        set()
-        if a.force
-        else {
-            _key(r, REPRODUCE_KEY if a.command == "reproduce" else ASYNC_KEY)
-            for r in load_rows(out)
-        }
-    )
+    out = ResultsFile(a.out or RESULTS / f"dts_async{a.workers}.jsonl")
     seeds = range(a.first_seed, a.first_seed + a.seeds)
-    if a.command == "reproduce":
-        from shared_core.graphs import graph_names
-
-        functions = _names(a.functions, REPRODUCE_FUNCTIONS, "function")
-        graphs = _names(a.graphs, graph_names(), "graph")
-        topologies = _names(a.topologies, list(graph_names()) + [SHARED], "topology")
-        configs = reproduce_configs(graphs, _ints(a.agents), topologies, a.topology_agents)
-        jobs = [(fn, g, m, s) for s in seeds for fn in functions for g, m in configs]
-
-        def key(job):
-            fn, g, m, s = job
-            return (
-                BENCH_REPRODUCE,
-                fn,
-                g,
-                m,
-                s,
-                a.rounds,
-                a.n_init,
-                a.init,
-                "egp" if g == SHARED else a.surrogate,
-                a.noise,
-                code,
-            )
-
-        def run(job):
-            fn, g, m, s = job
-            return run_reproduce(fn, g, m, s, a.rounds, a.n_init, a.surrogate, a.init, a.noise)
-
-        def describe(row):
-            return (
-                f"{row['function']} {row['graph']} x{row['n_agents']} seed={row['seed']}: sum R_A "
-                f"{np.sum(row['R_A']):.4g}, R_B(T) {row['R_B'][-1]:.3g}, {row['seconds']:.1f} s"
-            )
-    else:
-        functions = _names(a.functions, FUNCTIONS, "function")
-        samplers = _names(a.samplers, None, "sampler")
-        for s in samplers:  # a bad name fails here
-            make_async_samplers(s, 0, a.workers)
-        jobs = [(fn, s, seed) for seed in seeds for fn in functions for s in samplers]
-
-        def key(job):
-            fn, s, seed = job
-            return (BENCH_ASYNC, fn, s, seed, a.workers, a.evaluations, code)
-
-        def run(job):
-            fn, s, seed = job
-            return run_async(fn, s, seed, a.evaluations, a.workers)
-
-        def describe(row):
-            return (
-                f"{row['function']} {row['sampler']} seed={row['seed']}: regret "
-                f"{row['regret'][-1]:.4g}, {row['seconds']:.1f} s, mean ask "
-                f"{np.mean(row['ask_seconds']):.3f} s"
-            )
-
-    todo = [j for j in jobs if key(j) not in done]
-    print(
-        f"{len(todo)} runs to do ({len(jobs) - len(todo)} already in {out}), commit {code}",
-        flush=True,
-    )
-    egp_path = _egp_path()
-    for job in todo:
-        row = run(job)
-        row.update(commit=code, date=utc_now(), egp_path=egp_path)
-        append(out, row)
-        print(describe(row), flush=True)
-    print("\n".join(summarise(load_rows(out))))
+    (_reproduce if a.command == "reproduce" else _async)(a, out, seeds)
 
 
 if __name__ == "__main__":

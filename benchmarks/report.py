@@ -371,13 +371,15 @@ def script_section(
         cache = PeerCache(ctx.results / "peers.jsonl")
         rows += cache.rows(samplers=peers, bench=rows[0]["bench"])
     summarise = importlib.import_module(f"benchmarks.{module}").summarise
+    return section(summarise(rows), title)
+
+
+def section(lines: list[str], title: str | None = None) -> list[str]:
+    """A script's ``summarise`` lines as a section of a page (its ``### `` headings as ``## ``)."""
     head = [f"## {title}", ""] if title else []
     return (
         head
-        + [
-            line.replace("### ", "## ", 1) if line.startswith("### ") else line
-            for line in summarise(rows)
-        ]
+        + [line.replace("### ", "## ", 1) if line.startswith("### ") else line for line in lines]
         + [""]
     )
 
@@ -404,15 +406,18 @@ def robustness_page(ctx: Context) -> list[str]:
 
 
 def distributed_page(ctx: Context) -> list[str]:
-    lines: list[str] = []
-    for name in ("dts_reproduce.jsonl", "dts_async8.jsonl", "dts_async16.jsonl"):
-        lines += script_section(ctx, "distributed", name)
+    from benchmarks import distributed
+
+    cache = PeerCache(ctx.results / "peers.jsonl")
     reproduce = ctx.rows("dts_reproduce.jsonl")
-    asynchronous = ctx.rows("dts_async8.jsonl") + ctx.rows("dts_async16.jsonl")
+    by_workers = [distributed.with_peers(ctx.rows(f"dts_async{w}.jsonl"), cache) for w in (8, 16)]
+    lines: list[str] = []
+    for rows in (reproduce, *by_workers):
+        lines += section(distributed.summarise(rows)) if rows else []
+    asynchronous = [r for rows in by_workers for r in rows]
     if reproduce or asynchronous:
         ctx.img.mkdir(parents=True, exist_ok=True)
-        plot = importlib.import_module("benchmarks.distributed").plot
-        for path in plot(reproduce, asynchronous, ctx.img):
+        for path in distributed.plot(reproduce, asynchronous, ctx.img):
             lines += [f"![{path.stem}](img/{path.name})", ""]
     return lines
 

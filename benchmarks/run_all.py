@@ -143,16 +143,14 @@ BENCHMARKS: list[Benchmark] = [
         "threads",
         "threads",
         "--out {results}/threads.jsonl",
-        "--processes 1 --n-egp 12 --n-bore 12 --repeats 1 --samplers egp-auto "
+        "--processes 1 --max-threads 1 --n-egp 11 --asks 1 --repeats 1 --samplers egp-auto "
         "--out {results}/threads.jsonl",
-        ported=False,
     ),
     Benchmark(
         "dead_trials",
         "dead_trials",
         "--out {results}/dead_trials.jsonl",
-        "--trials 12 --seeds 1 --sleep 0.01 --samplers egp-auto --out {results}/dead_trials.jsonl",
-        ported=False,
+        "--trials 11 --seeds 1 --sleep 0 --samplers egp-auto --out {results}/dead_trials.jsonl",
     ),
     Benchmark(
         "cold_start",
@@ -173,7 +171,6 @@ BENCHMARKS: list[Benchmark] = [
         "stress",
         f"run --url {PG_URL} --out {{results}}/stress.jsonl",
         None,
-        ported=False,
         why="needs a PostgreSQL server and waits out heartbeat grace periods; "
         "tests/optuna covers it with the same check()",
     ),
@@ -183,18 +180,17 @@ BENCHMARKS: list[Benchmark] = [
         "reproduce --out {results}/dts_reproduce.jsonl",
         "reproduce --rounds 3 --seeds 1 --functions ackley2 --agents 1,3 --topologies complete "
         "--topology-agents 3 --out {results}/dts_reproduce.jsonl",
-        ported=False,
     ),
     *(
         Benchmark(
             f"dts_async{w}",
             "distributed",
-            f"async --workers {w} --out {{results}}/dts_async{w}.jsonl",
+            f"async --workers {w} --out {{results}}/dts_async{w}.jsonl "
+            "--cache {results}/peers.jsonl",
             f"async --workers 2 --evaluations 6 --seeds 1 --functions branin --samplers "
-            f"dts-ring,egp-ts --out {{results}}/dts_async{w}.jsonl",
-            ported=False,
+            f"{samplers} --out {{results}}/dts_async{w}.jsonl --cache {{results}}/peers.jsonl",
         )
-        for w in (8, 16)
+        for w, samplers in ((8, "dts-ring,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
     Benchmark(
         "dts_speed",

@@ -1,23 +1,25 @@
 """Load and faults: worker processes on one RDB study
 with heartbeats, SIGKILLed mid-trial and restarted.
 
-    python benchmarks/stress.py run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
-        --samplers egp-ts,bore++,dts --spaces continuous,discrete --repeats 3
-    python benchmarks/stress.py summary
-    python benchmarks/stress.py orphans --url ...
+    python -m benchmarks.stress run --url postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp \\
+        --samplers egp-auto,bore++,dts-complete --spaces continuous,discrete --repeats 3
+    python -m benchmarks.stress orphans --url ...
         (kills every 0.2-0.5 s; counts trials left RUNNING)
 
-One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes run
-``study.optimize`` on Hartmann-6, continuous or on a 64-point grid (``SPACES``; the objective
-sleeps 0.2-0.6 s), until ``--trials`` (60) trials completed (``MaxTrialsCallback``); the
-storage has ``heartbeat_interval=1`` and ``grace_period=3``. With kills on, every 1-3 s
+One study per (sampler, space, repeat, kills on/off): ``--workers`` (8) processes (the
+``worker`` sub-command, :func:`worker`) run ``study.optimize`` on Hartmann-6, continuous or on a
+64-point grid (``SPACES``; the objective sleeps 0.2-0.6 s), until ``--trials`` (60) trials
+completed (``MaxTrialsCallback``); the storage has ``heartbeat_interval=1`` and
+``grace_period=3``. With kills on, every 1-3 s
 (``default_rng(repeat)``) a random worker is SIGKILLed and started again with the same agent
-id. Afterwards the parent waits out the grace period and calls
+id (samplers of ``harness/samplers.py``, seeded with the agent id; ``dts-*`` agents are the
+worker slots). Afterwards the parent waits out the grace period and calls
 ``optuna.storages.fail_stale_trials``; then it records the trial states, how many trials ran at
 the same time as another, how many of those pairs had the same point and the smallest distance
 between two concurrent trials' points, and the best regret. ``check(...)`` is what the CI test
 asserts: every trial COMPLETE or FAIL, none RUNNING, FAIL count at most the number of kills, no
 two concurrent trials with the same point, and on the continuous space none closer than 1e-6.
+Rows (with provenance) go to ``--out``; ``summarise(rows)`` gives the report's table.
 """
 
 from __future__ import annotations
@@ -25,55 +27,52 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-HARTMANN6_MIN = -3.32237
-SAMPLERS = ("egp-ts", "bore++", "dts")
+from benchmarks.functions import FUNCTIONS, hartmann6
+from benchmarks.harness.provenance import ROOT
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.tables import provenance_line
+from benchmarks.harness.workers import start_worker
+
+HARTMANN6_MIN = FUNCTIONS["hartmann6"][2]
+SAMPLERS = ("egp-auto", "bore++", "dts-complete")
+# Names in rows written before the sampler registry: ``egp-ts`` was ``EGPTSSampler()`` (its
+# default acquisition, "auto"), ``dts`` the complete graph.
+OLD_NAMES = {"egp-ts": "egp-auto", "dts": "dts-complete"}
 # The objective's search space: "continuous" (Hartmann-6 on [0, 1]^6) or "discrete" (Hartmann-6
 # with its first three coordinates on a 4-point grid, the rest fixed at 0.5: 64 points).
 SPACES = ("continuous", "discrete")
 GRID = 4
-
-WORKER = """
-import os, sys, time
-sys.path[:0] = [{here!r}, {root!r}]
-for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[v] = "1"
-import numpy as np, optuna
-from optuna.study import MaxTrialsCallback
-from optuna.trial import TrialState
-from functions import hartmann6
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-import stress
-storage = optuna.storages.RDBStorage({url!r}, heartbeat_interval=1, grace_period=3)
-sampler = stress.make_sampler({sampler!r}, {agent}, {workers})
-study = optuna.load_study(study_name={study!r}, storage=storage, sampler=sampler)
-rng = np.random.default_rng({agent} + 1000 * {start})
-def objective(trial):
-    x = stress.point(trial, {space!r})
-    time.sleep(rng.uniform({low}, {high}))
-    return float(hartmann6(x))
-study.optimize(objective, callbacks=[MaxTrialsCallback({trials}, states=(TrialState.COMPLETE,))])
-"""
+HEARTBEAT = {"heartbeat_interval": 1, "grace_period": 3}
 
 
-def make_sampler(name: str, agent: int, workers: int):
-    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+def worker(spec: dict) -> None:
+    """One worker process: ``study.optimize`` on the study of ``spec`` until ``spec["trials"]``
+    trials completed, as agent ``spec["agent"]`` (its ``spec["start"]``-th start)."""
+    import numpy as np
+    import optuna
+    from optuna.study import MaxTrialsCallback
+    from optuna.trial import TrialState
 
-    if name == "egp-ts":
-        return EGPTSSampler(seed=agent)
-    if name == "bore++":
-        return BORESampler(seed=agent)
-    if name == "dts":
-        return DistributedTSSampler(agent_id=agent, graph="complete", n_agents=workers, seed=0)
-    raise ValueError(f"unknown sampler {name!r}; known: {SAMPLERS}")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    storage = optuna.storages.RDBStorage(spec["url"], **HEARTBEAT)
+    agent = spec["agent"]
+    sampler = make_sampler(spec["sampler"], seed=agent, agent=agent, n_agents=spec["workers"])
+    study = optuna.load_study(study_name=spec["study"], storage=storage, sampler=sampler)
+    rng = np.random.default_rng(agent + 1000 * spec["start"])
+
+    def objective(trial):
+        x = point(trial, spec["space"])
+        time.sleep(rng.uniform(*spec["trial_seconds"]))
+        return float(hartmann6(x))
+
+    done = MaxTrialsCallback(spec["trials"], states=(TrialState.COMPLETE,))
+    study.optimize(objective, callbacks=[done])
 
 
 def point(trial, space: str):
@@ -91,7 +90,6 @@ def minimum(space: str) -> float:
     import itertools
 
     import numpy as np
-    from functions import hartmann6
 
     if space == "continuous":
         return HARTMANN6_MIN
@@ -122,32 +120,29 @@ def run_study(
 
     verbosity = optuna.logging.get_verbosity()  # restored: the caller may be a test session
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=3)
+    storage = optuna.storages.RDBStorage(url, **HEARTBEAT)
     study = optuna.create_study(study_name=study_name, storage=storage, load_if_exists=True)
     optuna.logging.set_verbosity(verbosity)
     rng = np.random.default_rng(seed)
     starts = [0] * workers
 
     def start(agent: int) -> subprocess.Popen:
-        code = WORKER.format(
-            here=str(HERE),
-            root=str(ROOT),
-            url=url,
-            study=study_name,
-            sampler=sampler,
-            agent=agent,
-            workers=workers,
-            start=starts[agent],
-            low=trial_seconds[0],
-            high=trial_seconds[1],
-            trials=trials,
-            space=space,
-        )
+        spec = {
+            "url": url,
+            "study": study_name,
+            "sampler": sampler,
+            "agent": agent,
+            "workers": workers,
+            "start": starts[agent],
+            "trial_seconds": list(trial_seconds),
+            "trials": trials,
+            "space": space,
+        }
         starts[agent] += 1
         # a file, not a pipe: a full pipe would block the worker
         log = tempfile.TemporaryFile(mode="w+")
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=log, text=True
+        proc = start_worker(
+            "stress", "worker", json.dumps(spec), stdout=subprocess.DEVNULL, stderr=log, text=True
         )
         proc.log = log
         return proc
@@ -258,7 +253,9 @@ def check(row: dict) -> list[str]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.stress",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="command", required=True)
     rp = sub.add_parser("run")
@@ -268,20 +265,20 @@ def main(argv=None) -> None:
     rp.add_argument("--workers", type=int, default=8)
     rp.add_argument("--trials", type=int, default=60)
     rp.add_argument("--spaces", default=",".join(SPACES))
-    rp.add_argument("--out", default=str(HERE / "results" / "stress.jsonl"))
+    rp.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stress.jsonl"))
     op = sub.add_parser(
         "orphans", help="frequent kills, counting trials left RUNNING (no other checks)"
     )
     op.add_argument("--url", required=True)
-    op.add_argument("--sampler", default="dts")
+    op.add_argument("--sampler", default="dts-complete")
     op.add_argument("--runs", type=int, default=4)
-    sp = sub.add_parser("summary")
-    sp.add_argument("--results", default=str(HERE / "results" / "stress.jsonl"))
+    wp = sub.add_parser("worker", help="one worker process (started by run)")
+    wp.add_argument("spec", help="JSON")
     a = ap.parse_args(argv)
-    if a.command == "run":
-        sys.path[:0] = [str(HERE), str(ROOT)]
-        from benchmarks.harness.provenance import commit, utc_now
-
+    if a.command == "worker":
+        worker(json.loads(a.spec))
+    elif a.command == "run":
+        out = ResultsFile(a.out)
         for repeat in range(a.repeats):
             for space in a.spaces.split(","):
                 for sampler in a.samplers.split(","):
@@ -298,18 +295,9 @@ def main(argv=None) -> None:
                             kills=kills,
                             seed=repeat,
                         )
-                        row.update(
-                            repeat=repeat,
-                            with_kills=kills,
-                            problems=check(row),
-                            commit=commit(),
-                            date=utc_now(),
-                        )
-                        with open(a.out, "a") as fh:
-                            fh.write(json.dumps(row) + "\n")
-                        print(json.dumps(row), flush=True)
-    # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
-    elif a.command == "orphans":
+                        row.update(repeat=repeat, with_kills=kills, problems=check(row))
+                        print(json.dumps(out.append(row)), flush=True)
+    else:  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
         for seed in range(a.runs):
             row = run_study(
                 a.url,
@@ -321,16 +309,15 @@ def main(argv=None) -> None:
                 kill_every=(0.2, 0.5),
             )
             print(json.dumps({"kills": row["kills"], "states": row["states"]}), flush=True)
-    else:
-        print("\n".join(summarise([json.loads(line) for line in open(a.results)])))
 
 
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown: per sampler, kills and failed trials, check
-    results and median best regret with/without kills."""
+    """Markdown: per sampler and space, kills and failed trials, check results and median best
+    regret with/without kills (the newest commit's runs of each)."""
     import itertools
     import statistics
 
+    rows = [{**r, "sampler": OLD_NAMES.get(r["sampler"], r["sampler"])} for r in rows]
     if not rows:
         return []
     lines = [
@@ -342,7 +329,8 @@ def summarise(rows: list[dict]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     shown = []
-    for sampler, space in itertools.product(SAMPLERS, SPACES):
+    samplers = list(SAMPLERS) + sorted({r["sampler"] for r in rows} - set(SAMPLERS))
+    for sampler, space in itertools.product(samplers, SPACES):
         rs = [r for r in rows if r["sampler"] == sampler and r.get("space", "continuous") == space]
         if not rs:
             continue
@@ -363,12 +351,13 @@ def summarise(rows: list[dict]) -> list[str]:
             f"{'all hold' if not problems else f'{problems} problems'} | {med_k:.3g} / "
             f"{med_c:.3g} | {ratio} |"
         )
-    dates = sorted(r["date"] for r in shown)
+    repeats = sorted({r["repeat"] for r in shown})
     lines += [
         "",
-        f"Target: ratio within 1.5. Runs: kills on and off, 3 repeats each. Measured {dates[0]} to "
-        f"{dates[-1]} (UTC) at commit {', '.join(sorted({r['commit'] for r in shown}))} (per "
-        "row: the newest commit's runs). `benchmarks/stress.py`.",
+        f"Target: ratio within 1.5. Runs: kills on and off, {len(repeats)} repeats each; per row "
+        "the newest commit's runs. `benchmarks/stress.py`.",
+        "",
+        provenance_line(shown),
         "",
     ]
     return lines

@@ -7,24 +7,24 @@ sampler computes, through ``shared_core.threads.limited_threads``; ``None``: no 
 behaviour). This script measures both with 1 and with 4 concurrent worker processes.
 
 Full run (about 3.5 minutes on 2 cores; run it alone, not next to other benchmarks):
-    python benchmarks/threads.py --out benchmarks/results/threads.jsonl
+    python -m benchmarks.threads --out benchmarks/results/threads.jsonl
 which is the same as
-    python benchmarks/threads.py --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
+    python -m benchmarks.threads --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
         --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 \
         --out benchmarks/results/threads.jsonl
 Smoke test (well under a minute):
-    python benchmarks/threads.py --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
+    python -m benchmarks.threads --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
 
 Cells: sampler (``egp-auto`` = ``EGPTSSampler(seed=seed, max_threads=m)``, ``bore++`` =
-``BORESampler(seed=seed, max_threads=m)``) x ``max_threads`` m in {None, 1} x processes in {1, 4}.
-Each of the ``--repeats`` repetitions runs every cell once, one cell at a time; the cell order is
-reversed on every other repetition (A B C ... C B A ...), so slow drift of the machine's load hits
-all cells alike.
+``BORESampler(seed=seed, max_threads=m)``, from ``harness/samplers.py``) x ``max_threads`` m in
+{None, 1} x processes in {1, 4}. Each of the ``--repeats`` repetitions runs every cell once, one
+cell at a time; the cell order is reversed on every other repetition (A B C ... C B A ...), so slow
+drift of the machine's load hits all cells alike.
 
-One process run (a worker) is a fresh ``sys.executable`` interpreter running this file with
-``--child``, with ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` (and the other
-BLAS thread variables in ``THREAD_VARS``) removed from its environment, so that its pools have their
-default sizes (one thread per core). Not timed, before the start barrier:
+One process run (a worker) is a fresh interpreter running ``python -m benchmarks.threads worker``
+(:func:`worker`) with the thread variables removed from its environment
+(``workers.worker_env(threads=None)``), so that its pools have their default sizes (one thread
+per core). Not timed, before the start barrier:
   1. imports (optuna, optuna_egp, numpy, scipy.optimize, threadpoolctl);
   2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit
      (``blas_threads``);
@@ -35,7 +35,7 @@ default sizes (one thread per core). Not timed, before the start barrier:
      after the ask the pools must be back to their sizes (``threadpools_after``);
   4. an in-memory study (minimise Hartmann-6 on [0, 1]^6, float parameters x0..x5) with ``n``
      random completed trials added with ``study.add_trials`` (the same points in every worker:
-     ``default_rng(seed + 1000)``, as ``speed.py``), ``n = --n-egp`` (800) for EGP, ``--n-bore``
+     ``default_rng(seed + 1000)``, as ``speed``), ``n = --n-egp`` (800) for EGP, ``--n-bore``
      (200) for BORE++, and a fresh sampler, all workers with the same seed (so every worker of a
      cell does the same work as the single worker of the 1-process cell).
 Then the worker creates its ``ready`` file and waits for the ``go`` file, which the parent creates
@@ -46,17 +46,17 @@ Timed: ``--asks`` K (3) consecutive ``study.ask(fixed_distributions)``, each fol
 evaluation and a ``study.tell`` of the true value (timed separately, ``tell_seconds``). Optuna
 computes the relative parameters (``sample_relative``: the model fit and the acquisition) on the
 first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``sample_relative`` is
-wrapped (as in ``speed.py``) to check it ran once per ask and returned all 6 parameters (else the
-row lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from scratch
-on ``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent`` gives,
-for each ask, how many workers of the cell (itself included) were inside their timed asks at its
-midpoint.
+wrapped (``probes.RelativeProbe``) to check it ran once per ask and returned all 6 parameters (else
+the row lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from
+scratch on ``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent``
+gives, for each ask, how many workers of the cell (itself included) were inside their timed asks at
+its midpoint.
 
 Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``,
 ``sampler``, ``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds``
-(per ask), ``cold`` (per ask), the provenance fields of ``speed.py`` (``date`` UTC, ``commit``
-with ``+dirty``, ``python``, ``machine``, ``cpu_count``, ``versions``, ``egp_path``,
-``thread_settings``) and ``run_id`` (the start of this invocation; :func:`summarise` uses the
+(per ask), ``cold`` (per ask), the thread pools of the worker, the provenance of
+``harness/provenance.py`` (its ``threads``: the worker's thread variables and torch's count) and
+``run_id`` (the start of this invocation; :func:`summarise` uses the
 latest run of each sampler and limit). At the end the script prints :func:`summarise` of this
 run's rows: median cold and warm seconds with 1 and 4 processes and their ratio. The target: with
 4 processes on 2 cores, the median seconds per suggestion at most 4 times the 1-process median.
@@ -65,39 +65,30 @@ run's rows: median cold and warm seconds with 1 and 4 processes and their ratio.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+from benchmarks.functions import hartmann6
 from benchmarks.harness.probes import RelativeProbe
-from benchmarks.harness.provenance import commit, utc_now
+from benchmarks.harness.provenance import ROOT, utc_now
+from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.tables import provenance_line
+from benchmarks.harness.threads import THREAD_VARS
+from benchmarks.harness.workers import start_worker, worker_env
 
-# Removed from every worker's environment: the default thread counts are the point.
-THREAD_VARS = (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "GOTO_NUM_THREADS",
-    "BLIS_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
 SAMPLERS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler"}
 D = 6
 TARGET_RATIO = 4.0
 
 
-# --------------------------------------------------------------------------- worker (child process)
+# --------------------------------------------------------------------------- worker process
 def _pools() -> list[dict]:
     from threadpoolctl import threadpool_info
 
@@ -118,19 +109,11 @@ def _pool_strings(pools: list[dict]) -> list[str]:
     return sorted(f"{p['internal_api']}/{p['file']}={p['num_threads']}" for p in pools)
 
 
-def _make_sampler(name: str, seed: int, max_threads):
-    from optuna_egp import BORESampler, EGPTSSampler
-
-    cls = {"egp-auto": EGPTSSampler, "bore++": BORESampler}[name]
-    return cls(seed=seed, max_threads=max_threads)
-
-
 def _random_study(sampler, n: int, seed: int):
     """In-memory study with ``n`` random completed
     Hartmann-6 trials (same points for every seed user)."""
     import numpy as np
     import optuna
-    from functions import hartmann6
 
     study = optuna.create_study(sampler=sampler)
     dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(D)}
@@ -150,7 +133,6 @@ def _random_study(sampler, n: int, seed: int):
 
 def _value(trial) -> float:
     import numpy as np
-    from functions import hartmann6
 
     return hartmann6(np.array([trial.params[f"x{i}"] for i in range(D)]))
 
@@ -158,7 +140,7 @@ def _value(trial) -> float:
 def _warm_up(spec: dict) -> dict:
     """One model-based ask on a 12-trial study (lazy
     imports), reading the pools inside the sampler."""
-    sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
+    sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
     seen: list[list[dict]] = []
     algorithm = sampler.algorithm
     inner = algorithm.suggest
@@ -192,17 +174,15 @@ def _wait_for(path: pathlib.Path, timeout: float) -> None:
         time.sleep(0.002)
 
 
-def child(spec: dict) -> None:
-    """One worker: set up (untimed), wait at the barrier,
-    time ``asks`` ask+tell; print one RESULT line."""
+def worker(spec: dict) -> None:
+    """One worker process: set up (untimed), wait at the barrier, time ``asks`` ask+tell; print
+    its record as one JSON line."""
     t0 = time.perf_counter()
-    import numpy as np
     import optuna
-    import scipy
-    import scipy.optimize
-    import threadpoolctl
+    import scipy.optimize  # noqa: F401  (imported before the timed asks, as the samplers do)
+    import threadpoolctl  # noqa: F401
 
-    import optuna_egp
+    import optuna_egp  # noqa: F401
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     rec: dict = {"import_seconds": time.perf_counter() - t0, "pid": os.getpid()}
@@ -213,19 +193,12 @@ def child(spec: dict) -> None:
         threadpools=_pool_strings(pools),
         torch_threads=torch.get_num_threads() if torch is not None else None,
         thread_env={var: os.environ.get(var) for var in THREAD_VARS},
-        versions={
-            "optuna": optuna.__version__,
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "threadpoolctl": threadpoolctl.__version__,
-        },
-        egp_path=str(pathlib.Path(optuna_egp.__file__).resolve().parent.parent),
     )
     t0 = time.perf_counter()
     rec.update(_warm_up(spec))
     rec["warm_up_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    sampler = _make_sampler(spec["sampler"], spec["seed"], spec["max_threads"])
+    sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
     probe = RelativeProbe(sampler)
     study, dists = _random_study(sampler, spec["n_complete"], spec["seed"])
     rec["setup_seconds"] = time.perf_counter() - t0
@@ -258,38 +231,18 @@ def child(spec: dict) -> None:
         relative_params=n_params,
         ask_windows=windows,
     )
-    print("RESULT " + json.dumps(rec), flush=True)
+    print(json.dumps(rec), flush=True)
 
 
 # ----------------------------------------------------------------------------- parent: cells
-def _child_env() -> dict:
-    """The parent's environment without ``THREAD_VARS``; this checkout on ``PYTHONPATH`` if
-    ``optuna_egp`` is not importable otherwise (not installed, or a stale editable install)."""
-    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
-    if importlib.util.find_spec("optuna_egp") is None:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        print(
-            f"optuna_egp is not importable as installed: the workers use {ROOT} (PYTHONPATH)",
-            flush=True,
-        )
-    return env
-
-
-def _start(
-    spec: dict, index: int, tmp: pathlib.Path, env: dict
-) -> tuple[subprocess.Popen, pathlib.Path]:
+def _start(spec: dict, index: int, tmp: pathlib.Path) -> tuple[subprocess.Popen, pathlib.Path]:
     log = tmp / f"worker{index}"
     with open(f"{log}.out", "w") as out, open(f"{log}.err", "w") as err:
-        # cwd = benchmarks/ so that `functions` imports (sys.path[0] is this file's folder anyway).
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                str(pathlib.Path(__file__).resolve()),
-                "--child",
-                json.dumps({**spec, "index": index}),
-            ],
-            cwd=HERE,
-            env=env,
+        proc = start_worker(
+            "threads",
+            "worker",
+            json.dumps({**spec, "index": index}),
+            env=worker_env(threads=None),  # the libraries' default thread counts
             stdout=out,
             stderr=err,
         )
@@ -309,13 +262,13 @@ def _failure(procs, logs, what: str) -> RuntimeError:
     return RuntimeError(f"{what}\n" + "\n".join(tails))
 
 
-def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict]:
+def run_cell(spec: dict, processes: int, timeout: float) -> list[dict]:
     """Start ``processes`` workers, release them together
     once all are ready, return their records."""
     with tempfile.TemporaryDirectory(prefix="threads_bench_") as name:
         tmp = pathlib.Path(name)
         spec = {**spec, "barrier": str(tmp), "timeout": timeout}
-        started = [_start(spec, i, tmp, env) for i in range(processes)]
+        started = [_start(spec, i, tmp) for i in range(processes)]
         procs, logs = [p for p, _ in started], [log for _, log in started]
         deadline = time.monotonic() + timeout
         while not all((tmp / f"ready.{i}").exists() for i in range(processes)):
@@ -335,14 +288,9 @@ def run_cell(spec: dict, processes: int, env: dict, timeout: float) -> list[dict
                 raise _failure(procs, logs, f"a worker of {spec['sampler']} timed out") from None
         if any(p.returncode for p in procs):
             raise _failure(procs, logs, f"a worker of {spec['sampler']} failed")
-        records = []
-        for log in logs:
-            lines = [
-                ln
-                for ln in pathlib.Path(f"{log}.out").read_text().splitlines()
-                if ln.startswith("RESULT ")
-            ]
-            records.append(json.loads(lines[-1][len("RESULT ") :]))
+        records = [
+            json.loads(pathlib.Path(f"{log}.out").read_text().splitlines()[-1]) for log in logs
+        ]
     _add_concurrency(records)
     return records
 
@@ -383,19 +331,9 @@ def _cells(a) -> list[tuple[str, int | None, int]]:
 
 def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
     sampler, max_threads, processes = cell
-    torch_threads = rec["torch_threads"]
     return {
         "bench": "threads",
-        "date": utc_now(),
         **base,
-        "egp_path": rec["egp_path"],
-        "versions": rec["versions"],
-        "thread_settings": {
-            "threads": None,
-            **rec["thread_env"],
-            "torch_num_threads": torch_threads,
-            "threadpools": rec["threadpools"],
-        },
         "sampler": sampler,
         "sampler_class": SAMPLERS[sampler],
         "max_threads": max_threads,
@@ -405,21 +343,15 @@ def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
         "function": "hartmann6",
         "d": D,
         "loadavg_before": loadavg,
-        **{k: v for k, v in rec.items() if k not in ("thread_env", "versions", "egp_path")},
+        **{k: v for k, v in rec.items() if k != "thread_env"},
         "problems": _problems(rec, max_threads),
     }
 
 
 def run(a) -> list[dict]:
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    env = _child_env()
+    out = ResultsFile(a.out)
     base = {
         "run_id": utc_now(),
-        "commit": commit(),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "seed": a.seed,
         "asks": a.asks,
@@ -438,14 +370,12 @@ def run(a) -> list[dict]:
                 "seed": a.seed,
             }
             loadavg = list(os.getloadavg())
-            records = run_cell(spec, processes, env, a.timeout)
-            new = [
-                _row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
-                for i, rec in enumerate(records)
-            ]
-            with out.open("a") as fh:
-                for row in new:
-                    fh.write(json.dumps(row) + "\n")
+            new = []
+            for i, rec in enumerate(run_cell(spec, processes, a.timeout)):
+                # the worker's thread settings, not this process's
+                threads = {**rec["thread_env"], "torch": rec["torch_threads"]}
+                row = _row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
+                new.append(out.append(row, extra={"threads": threads}))
             rows += new
             print(_progress(new), flush=True)
     return rows
@@ -538,7 +468,7 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
             f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
         )
     checks += _against_no_limit(rows, lo, hi, target)
-    lines += ["", _provenance(rows), ""] + checks
+    lines += ["", *_provenance(rows), ""] + checks
     problems = sorted(
         {
             f"- problem ({r['sampler']}, max_threads={r['max_threads']}, {p(r['processes'])}): {q}"
@@ -588,20 +518,24 @@ def _values(rows: list[dict], field: str, sampler: str | None = None) -> str:
     return "/".join(map(str, vals)) if vals else "–"
 
 
-def _provenance(rows: list[dict]) -> str:
-    dates = sorted(r["date"] for r in rows)
-    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+def _cpus(row: dict):
+    machine = row.get("machine")  # a dict in rows with provenance, older rows: cpu_count
+    return machine["cpu_count"] if isinstance(machine, dict) else row.get("cpu_count")
+
+
+def _provenance(rows: list[dict]) -> list[str]:
     loads = [r["loadavg_before"][0] for r in rows]
     inside = sorted(
         {f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str
     )
-    return (
-        f"Measured {when} (UTC) at commit {', '.join(sorted({r['commit'] for r in rows}))}; Python "
-        f"{', '.join(sorted({r['python'] for r in rows}))}; {_values(rows, 'cpu_count')} CPUs; "
-        f"BLAS threads per worker before any limit: {_values(rows, 'blas_threads')}; inside the "
-        f"sampler: {'; '.join(inside)}; 1-minute load average before the cells {min(loads):.2f} "
-        f"to {max(loads):.2f}."
-    )
+    cpus = "/".join(map(str, sorted({_cpus(r) for r in rows}, key=str)))
+    return [
+        f"{cpus} CPUs; BLAS threads per worker before any limit: "
+        f"{_values(rows, 'blas_threads')}; inside the sampler: {'; '.join(inside)}; 1-minute load "
+        f"average before the cells {min(loads):.2f} to {max(loads):.2f}.",
+        "",
+        provenance_line(rows),
+    ]
 
 
 # ----------------------------------------------------------------------------- main
@@ -610,16 +544,19 @@ def _max_threads(arg: str) -> list[int | None]:
 
 
 def main(argv=None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--child"]:
-        child(json.loads(argv[1]))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["worker"]:
+        worker(json.loads(argv[1]))
         return
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.threads",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="python -m benchmarks.threads worker SPEC: one worker process (started by a run)",
     )
     p.add_argument(
         "--out",
-        default=str(HERE / "results" / "threads.jsonl"),
+        default=str(ROOT / "benchmarks" / "results" / "threads.jsonl"),
         help="JSONL file rows are appended to",
     )
     p.add_argument(

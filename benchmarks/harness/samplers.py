@@ -104,8 +104,10 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
             seed=seed, **{"acquisition": "ts", "kernels": (_kernel(name),), **options}
         )
     if name.split("-")[0] in ("bore", "bore++"):
-        pin_torch()
-        return BORESampler(seed=seed, **{**_bore_options(name), **options})
+        kw = {**_bore_options(name), **options}
+        if kw["variant"] == "bore":  # the network classifier runs on torch (bore++ does not)
+            pin_torch()
+        return BORESampler(seed=seed, **kw)
     if name.startswith("dts-"):
         graph, _, surrogate = name[len("dts-") :].partition("-")
         if surrogate not in ("", "egp"):

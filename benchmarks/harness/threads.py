@@ -9,9 +9,10 @@ benchmarks.<module> worker``) inherits the variables. torch has its own pool: :f
 sets it, and the sampler factory calls it for the samplers that use torch.
 
 Default: one thread per process (the runs go in parallel processes, one per core).
-``EGP_BENCH_THREADS=N`` sets every count to ``N``; without it, a variable already set in the
-environment is kept (a benchmark that measures threading sets it for its own worker processes,
-see ``workers.worker_env``). This module imports nothing heavy.
+``EGP_BENCH_THREADS=N`` sets every count to ``N``; ``EGP_BENCH_THREADS=default`` removes the
+variables (the libraries' own defaults, one thread per core); without it, a variable already set
+in the environment is kept (a benchmark that measures threading sets it for its own worker
+processes, see ``workers.worker_env``). This module imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -28,9 +29,14 @@ def pin_threads(n: int | None = None) -> None:
     """Set ``THREAD_VARS`` for this process and its children.
 
     Args:
-        n: threads per pool; ``None``: ``EGP_BENCH_THREADS`` if set (overriding the variables),
-            else keep each variable already set and set the others to 1.
+        n: threads per pool; ``None``: ``EGP_BENCH_THREADS`` if set (overriding the variables;
+            ``default`` removes them), else keep each variable already set and set the others
+            to 1.
     """
+    if n is None and os.environ.get("EGP_BENCH_THREADS") == "default":
+        for var in THREAD_VARS:
+            os.environ.pop(var, None)
+        return
     if n is None and "EGP_BENCH_THREADS" in os.environ:
         n = int(os.environ["EGP_BENCH_THREADS"])
     if n is not None and n < 1:
@@ -48,10 +54,12 @@ def threads() -> int:
 
 
 def pin_torch() -> None:
-    """torch's intra-op pool to :func:`threads` (imports torch)."""
+    """torch's intra-op pool to :func:`threads` (imports torch); left at torch's default when
+    the thread variables are not set (``EGP_BENCH_THREADS=default``)."""
     import torch
 
-    torch.set_num_threads(threads())
+    if "OMP_NUM_THREADS" in os.environ:
+        torch.set_num_threads(threads())
 
 
 def thread_settings() -> dict:

@@ -41,13 +41,18 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable[Any], *, procs: int) -> It
 def worker_env(*, threads: int | None = 0, extra: dict | None = None) -> dict:
     """The environment of a worker process: this one's, with the repository root on
     ``PYTHONPATH``; ``threads``: 0 keeps the thread variables, ``None`` removes them (the
-    libraries' defaults), ``n`` sets them to ``n``."""
+    libraries' defaults, kept by ``benchmarks/__init__`` through ``EGP_BENCH_THREADS=default``),
+    ``n`` sets them to ``n``."""
     env = dict(os.environ)
     for var in THREAD_VARS:
         if threads is None:
             env.pop(var, None)
         elif threads:
             env[var] = str(threads)
+    if threads is None:
+        env["EGP_BENCH_THREADS"] = "default"
+    elif threads:
+        env["EGP_BENCH_THREADS"] = str(threads)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     return {**env, **(extra or {})}
 

@@ -486,9 +486,9 @@ def headline(ctx: Context) -> list[str]:
     ]
     return [
         "Median final regret (best value found minus the known minimum; lower is better) after "
-        f"{seq[0]['n_trials']} trials, over the same seeds for every sampler; bold: best of the three "
-        "in each setting. EGPTSSampler is `EGPTSSampler()` with its defaults. 4 async workers: "
-        "ask/tell in one process with 4 trials pending, completed in random order.",
+        f"{seq[0]['n_trials']} trials, over the same seeds for every sampler; bold: best of the "
+        "three in each setting. EGPTSSampler is `EGPTSSampler()` with its defaults. "
+        "4 async workers: ask/tell in one process with 4 trials pending, completed in any order.",
         "",
         *markdown_table(header, body),
         provenance_line([r for _, rows, _ in cols for r in paired(rows)]),

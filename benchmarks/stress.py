@@ -118,6 +118,7 @@ def run_study(
     import numpy as np
     import optuna
 
+    make_sampler(sampler, seed=0, n_agents=workers)  # a bad name fails here, not in the workers
     verbosity = optuna.logging.get_verbosity()  # restored: the caller may be a test session
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     storage = optuna.storages.RDBStorage(url, **HEARTBEAT)

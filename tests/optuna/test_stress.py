@@ -2,13 +2,9 @@
 mid-trial at random times and restarted (``benchmarks/stress.py`` holds the harness and the
 longer runs)."""
 
-import pathlib
-import sys
-
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
-import stress
+from benchmarks import stress
 
 
 @pytest.mark.slow
@@ -17,9 +13,9 @@ import stress
     # One space per sampler, about a minute each on 2 cores: the discrete space (64 points) is where
     # concurrent duplicates are likeliest; benchmarks/stress.py runs every pair, longer.
     [
-        ("egp-ts", "discrete"),
+        ("egp-auto", "discrete"),
         ("bore++", "discrete"),
-        ("dts", "continuous"),
+        ("dts-complete", "continuous"),
     ],
 )
 def test_killed_workers_leave_no_running_trial_and_no_duplicate_concurrent_points(

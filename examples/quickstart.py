@@ -92,6 +92,7 @@ def run_all(path: str, seeds: list[int]) -> dict[str, list[float]]:
 
 
 def report(seeds: list[int], best: dict[str, list[float]]) -> None:
+    """Per-seed best values, medians and wins, and the conclusion they support."""
     egp, tpe = best["EGPTSSampler"], best["TPESampler"]
     print(f"{'seed':>4}  {'EGPTSSampler':>12}  {'TPESampler':>10}  lower")
     for seed, e, t in zip(seeds, egp, tpe):
@@ -102,19 +103,20 @@ def report(seeds: list[int], best: dict[str, list[float]]) -> None:
         "EGPTSSampler": sum(e < t for e, t in zip(egp, tpe)),
         "TPESampler": sum(t < e for e, t in zip(egp, tpe)),
     }
+    n = f"{len(seeds)} seed" + ("" if len(seeds) == 1 else "s")
     for name in SAMPLERS:
         print(
             f"{name}: median best value {medians[name]:.4f} (regret "
-            f"{medians[name] - H6_MIN:.4f}), lower best value on {wins[name]} of {len(seeds)} seeds"
+            f"{medians[name] - H6_MIN:.4f}), the lower best value on {wins[name]} of {n}"
         )
     if medians["EGPTSSampler"] == medians["TPESampler"]:
-        print(f"On these {len(seeds)} seeds the two samplers have the same median best value.")
+        print(f"Over {n} the two samplers reached the same median best value.")
         return
     leader = min(SAMPLERS, key=lambda name: medians[name])
     other = next(name for name in SAMPLERS if name != leader)
     print(
-        f"On these {len(seeds)} seeds {leader} reached the lower median best value, and the lower "
-        f"best value on {wins[leader]} seeds ({other}: {wins[other]})."
+        f"Over {n} {leader} reached the lower median best value, and the lower best value on "
+        f"{wins[leader]} of them ({other}: {wins[other]})."
     )
 
 

@@ -7,9 +7,9 @@ Each sampler runs one study of N_TRIALS trials per seed. All the studies live in
 most one per study), which load their study from the file by name; the studies' results are read
 back from the file at the end. A study's trials run one after another in one process, so its values
 depend on its seed only, not on timing; the run time is about that of one EGPTSSampler study times
-the studies per core. The script
-prints each seed's best value per sampler, the medians, how many seeds each sampler won, and which
-sampler these numbers favour. The journal file is written to a temporary folder and removed.
+the studies per core. The script prints each seed's best value per sampler, the medians, how many
+seeds each sampler won, and which sampler these numbers favour. The journal file is written to a
+temporary folder and removed.
 """
 
 from __future__ import annotations

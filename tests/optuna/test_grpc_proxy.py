@@ -57,15 +57,6 @@ def _sampler(name: str, worker: int) -> optuna.samplers.BaseSampler:
     return sampler_class(seed=worker, n_startup_trials=N_STARTUP)
 
 
-def _serve(url: str, port: int) -> None:
-    """The proxy server's process: serves until it is terminated."""
-    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    # get_storage, not RDBStorage: the server then caches finished trials (Optuna's advice)
-    storage = optuna.storages.get_storage(url)
-    optuna.storages.run_grpc_proxy_server(storage, host="localhost", port=port)
-
-
 def _work(port: int, names: dict[str, str], worker: int) -> None:
     """A worker process: one worker of each sampler's study in turn (the processes start together,
     so each study has N_WORKERS workers at the same time), all through the proxy. Counts its
@@ -115,7 +106,14 @@ def test_worker_processes_of_every_sampler_through_the_grpc_proxy(postgres_study
         url = postgres_study(name)  # a new, empty study on the PostgreSQL server
     port = _free_port()
     ctx = mp.get_context("spawn")  # a fresh interpreter: no state of the test process
-    server = ctx.Process(target=_serve, args=(url, port), daemon=True)
+    # get_storage, not RDBStorage: the server then caches finished trials (Optuna's advice). The
+    # server's process runs Optuna's function, so it does not import this module and optuna_egp.
+    server = ctx.Process(
+        target=optuna.storages.run_grpc_proxy_server,
+        args=(optuna.storages.get_storage(url),),
+        kwargs={"host": "localhost", "port": port},
+        daemon=True,
+    )
     server.start()
     try:
         workers = [ctx.Process(target=_work, args=(port, names, w)) for w in range(N_WORKERS)]

@@ -1,6 +1,6 @@
 """Quickstart: EGPTSSampler versus Optuna's TPESampler on Hartmann-6, over several seeds.
 
-Run:  python examples/quickstart.py [first seed] [seeds]      (defaults 0 and 5: seeds 0-4)
+Run:  python examples/quickstart.py [first seed] [seeds]      (defaults 0 and 4: seeds 0-3)
 
 Each sampler runs one study of N_TRIALS trials per seed. All the studies live in one Journal file
 (an embedded storage: no server) and are run by a pool of worker processes, one per CPU core (at
@@ -28,7 +28,7 @@ from optuna.storages.journal import JournalFileBackend
 
 from optuna_egp import EGPTSSampler
 
-N_TRIALS, N_SEEDS = 40, 5
+N_TRIALS, N_SEEDS = 40, 4
 SAMPLERS = ("EGPTSSampler", "TPESampler")
 H6_A = [
     [10, 3, 17, 3.5, 1.7, 8],

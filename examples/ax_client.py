@@ -16,11 +16,12 @@ import tempfile
 import warnings
 
 from ax import ChoiceParameterConfig, Client, RangeParameterConfig
+from ax.utils.common.logger import set_ax_logger_levels
 
 import ax_egp
 
 warnings.filterwarnings("ignore")  # Ax and pandas deprecation chatter
-logging.disable(logging.INFO)  # Ax logs every trial at INFO level
+set_ax_logger_levels(logging.WARNING)  # Ax logs every trial at INFO level; show warnings only
 
 
 def branin(p: dict) -> float:
@@ -72,9 +73,10 @@ def run_batches(client: Client, batches: list[int]) -> None:
 if __name__ == "__main__":
     client = make_client()
     run_batches(client, [1] * 12)  # sequential: 5 Sobol, then EGP-TS
-    path = os.path.join(tempfile.mkdtemp(), "ax_client.json")
-    client.save_to_json_file(path)
-    client = Client.load_from_json_file(path)  # the egp-ts strategy comes back with the experiment
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "ax_client.json")
+        client.save_to_json_file(path)
+        client = Client.load_from_json_file(path)  # the egp-ts strategy comes back with it
     run_batches(client, [4] * 5)  # batches of 4: pending arms keep the batch diverse
     print(client.summarize().tail(8).to_string())
     params, values, index, _ = client.get_best_parameterization()

@@ -30,18 +30,8 @@ def branin(trial: optuna.Trial) -> float:
     )
 
 
-if __name__ == "__main__":
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = "sqlite:///" + os.path.join(tempfile.mkdtemp(), "bore.db")
-    study = optuna.create_study(study_name="bore", storage=storage, sampler=BORESampler(seed=0))
-    study.optimize(branin, n_trials=50, n_jobs=4)
-    print(
-        f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret "
-        f"{study.best_value - BRANIN_MIN:.4f})"
-    )
-    print("best params:", {k: round(v, 4) for k, v in study.best_params.items()})
-
-    # Ask/tell: four trials asked before any is told are four SVGD particles of one batch.
+def ask_tell_batch(study: optuna.Study) -> None:
+    """Four trials asked before any is told are four SVGD particles of one batch."""
     batch = [study.ask() for _ in range(4)]
     points = np.array(
         [[t.suggest_float("x1", -5.0, 10.0), t.suggest_float("x2", 0.0, 15.0)] for t in batch]
@@ -51,3 +41,21 @@ if __name__ == "__main__":
     gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(4, 1)]
     print("ask/tell batch of 4:", np.round(points, 3).tolist())
     print(f"smallest distance between two points of the batch: {gaps.min():.3f}")
+
+
+def main() -> None:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with tempfile.TemporaryDirectory() as folder:  # the SQLite file goes with the folder
+        storage = "sqlite:///" + os.path.join(folder, "bore.db")
+        study = optuna.create_study(study_name="bore", storage=storage, sampler=BORESampler(seed=0))
+        study.optimize(branin, n_trials=50, n_jobs=4)
+        print(
+            f"Branin, 50 trials, 4 threads: best value {study.best_value:.4f} (regret "
+            f"{study.best_value - BRANIN_MIN:.4f})"
+        )
+        print("best params:", {k: round(v, 4) for k, v in study.best_params.items()})
+        ask_tell_batch(study)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,7 @@
 """Distributed Thompson sampling: M worker processes, one agent each, on a communication graph.
 
 Run:  python examples/distributed.py [storage URL] [graph] [agents]
-      defaults: a Journal file in a temporary folder, "ring", 6 agents.
+      defaults: a Journal file in a temporary folder (removed at the end), "ring", 6 agents.
       e.g.  python examples/distributed.py postgresql://user:password@host/db star 8
 
 Each worker is a separate process with its agent in the environment variable OPTUNA_EGP_AGENT_ID, as
@@ -57,9 +57,16 @@ def worker(url: str, agent: int, graph: str, n_agents: int) -> None:
 
 
 def main() -> None:
-    url = sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.mkdtemp(), "dts.log")
     graph = sys.argv[2] if len(sys.argv) > 2 else "ring"
     n_agents = int(sys.argv[3]) if len(sys.argv) > 3 else 6
+    if len(sys.argv) > 1:
+        run(sys.argv[1], graph, n_agents)
+        return
+    with tempfile.TemporaryDirectory() as folder:  # the journal file goes with the folder
+        run(os.path.join(folder, "dts.log"), graph, n_agents)
+
+
+def run(url: str, graph: str, n_agents: int) -> None:
     optuna.create_study(study_name="dts", storage=storage(url), load_if_exists=True)
     ctx = mp.get_context("spawn")
     procs = [

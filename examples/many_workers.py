@@ -1,8 +1,8 @@
 """Many worker processes on one RDB storage, one of which gets killed mid-trial.
 
 Run:  python examples/many_workers.py [storage URL]
-      (default: an SQLite file in a temporary folder; for several machines pass a PostgreSQL URL,
-      e.g. postgresql://user:password@host/db)
+      (default: an SQLite file in a temporary folder, removed at the end; for several machines
+      pass a PostgreSQL URL, e.g. postgresql://user:password@host/db)
 
 What it shows:
   * Optuna's heartbeat (``heartbeat_interval``, ``grace_period``): the trial of the killed worker is
@@ -71,7 +71,15 @@ def worker(url: str, seed: int, die_after: int | None) -> None:
 
 
 def main() -> None:
-    url = sys.argv[1] if len(sys.argv) > 1 else f"sqlite:///{tempfile.mkdtemp()}/many_workers.db"
+    if len(sys.argv) > 1:
+        run(sys.argv[1])
+        return
+    with tempfile.TemporaryDirectory() as folder:  # the SQLite file goes with the folder
+        run(f"sqlite:///{os.path.join(folder, 'many_workers.db')}")
+
+
+def run(url: str) -> None:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     optuna.create_study(study_name="demo", storage=storage(url))
     ctx = mp.get_context("spawn")
     procs = [

@@ -4,8 +4,10 @@ Run:  python examples/model_plot.py [out.png]
       (needs Matplotlib: python -m pip install -e ".[plot]")
 A 4-parameter objective in which ``noise`` does not matter. EGPTSSampler records its ensemble in the
 study (share_model=True, the default); plot_model reads it back: the left panel shows how the
-posterior weight moves between kernels as trials come in, the right one how relevant each parameter
-is to the ARD kernel (its inverse lengthscale, normalised): ``noise`` should get almost none.
+posterior weight moves between kernels as trials come in (on a log scale, so the kernels that lost
+show how far behind they are), the right one how relevant each parameter is to the ARD kernel (its
+inverse lengthscale, normalised): ``noise`` should get almost none. The picture goes to out.png
+(default ``model.png`` in the current folder).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def main() -> None:
 
     history = model_history(study)  # the numbers behind the picture (no Matplotlib needed)
     final = zip(history.kernel_names, history.weights[-1])  # weights after the last trial, (M,)
-    print("final kernel weights: " + ", ".join(f"{k} {w:.3f}" for k, w in final))
+    print("final kernel weights: " + ", ".join(f"{k} {w:.2g}" for k, w in final))
     for kernel, shares in history.relevance().items():
         print(f"relevance ({kernel}): " + ", ".join(f"{p} {s:.3f}" for p, s in shares.items()))
 

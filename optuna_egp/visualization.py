@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ModelHistory", "Refit", "model_history", "plot_model"]
 
+# A kernel whose final weight exceeds this is named in the weight panel's title.
+_DOMINANT = 0.99
+
 
 class Refit(NamedTuple):
     """One recorded model (:data:`~optuna_egp.sampler.MODEL_KEY`):
@@ -165,7 +168,11 @@ def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure | Su
     """Plot what the ensemble of ``EGPTSSampler(share_model=True)`` learned, with Matplotlib.
 
     Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after
-    each model-based trial, stacked, with the refits as dotted lines. Right: the relevance
+    each model-based trial, one line per kernel on a log scale, with the refits as dotted
+    lines; the legend gives each kernel's final weight, and the title names a kernel that
+    holds more than 0.99 of it. On the log scale the kernels that lost show how far behind
+    they are (a weight of 1e-12 is a marginal likelihood 1e12 times smaller), and whether
+    they keep falling or recover. A weight that underflowed to 0 is not drawn. Right: the relevance
     of each parameter to the newest model, the normalised inverse lengthscales of each ARD
     kernel (see :meth:`ModelHistory.relevance`; a categorical parameter's columns are
     combined by their maximum). When the dictionary has no ARD kernel the right panel shows
@@ -210,16 +217,34 @@ def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure | Su
 
 # ----------------------------------------------------------------------------------- drawing
 def _plot_weights(ax: Axes, history: ModelHistory) -> None:
+    """One line per kernel on a log scale: when one kernel holds nearly all the weight, the others'
+    weights (how many times less probable they are, e.g. 1e-12) still show and keep falling or
+    recover, which a linear or stacked plot would flatten into 0 and 1."""
     from matplotlib.ticker import MaxNLocator
 
     labels = _unique(history.kernel_names)
+    weights = history.weights  # (n, M)
     if len(history.trial_numbers):
-        # kernel m has the same colour in both panels
-        colors = [_color(m) for m in range(len(labels))]
-        # M rows (n,)
-        ax.stackplot(
-            history.trial_numbers, history.weights.T, labels=labels, colors=colors, alpha=0.85
-        )
+        final = weights[-1]  # (M,)
+        for m, label in enumerate(labels):
+            # a weight that underflowed to 0 has no logarithm: left out of the line
+            shown = np.where(weights[:, m] > 0.0, weights[:, m], np.nan)  # (n,)
+            ax.plot(
+                history.trial_numbers,
+                shown,
+                color=_color(m),  # kernel m has the same colour in both panels
+                marker="." if len(history.trial_numbers) < 60 else None,
+                label=f"{label} ({final[m]:.2g})",
+            )
+        positive = weights[weights > 0.0]
+        ax.set_yscale("log")
+        ax.set_ylim(positive.min() / 3.0 if positive.size else 1e-3, 1.5)
+        top = int(np.argmax(final))
+        rest = float(np.delete(final, top).sum())  # not 1 - final[top], which rounds to 0
+        title = "Kernel weights (log scale)"
+        if final[top] > _DOMINANT:
+            title += f"\n{labels[top]} holds all the weight but {rest:.2g}"
+        ax.set_title(title, fontsize="medium")
     for i, refit in enumerate(history.refits):
         ax.axvline(
             refit.trial_number,
@@ -231,9 +256,7 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Trial")
     ax.set_ylabel("Kernel weight")
-    ax.set_ylim(0.0, 1.0)
-    ax.set_title("Kernel weights")
-    ax.legend(loc="lower left", fontsize="small", framealpha=0.8)
+    ax.legend(loc="lower left", fontsize="small", framealpha=0.8, title="kernel (final weight)")
 
 
 def _plot_relevance(ax: Axes, history: ModelHistory) -> None:

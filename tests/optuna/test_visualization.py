@@ -85,7 +85,8 @@ def test_plot_model_draws_weights_and_relevance(study):
         assert isinstance(fig, matplotlib.figure.Figure)
         ax_w, ax_r = fig.axes
         legend = [t.get_text() for t in ax_w.get_legend().get_texts()]
-        assert legend[:2] == ["rbf", "rbf-ard"]
+        final = model_history(study).weights[-1]
+        assert legend == [f"rbf ({final[0]:.2g})", f"rbf-ard ({final[1]:.2g})", "refit"]
         assert [t.get_text() for t in ax_r.get_yticklabels()] == ["c", "x", "y"]
         bars = [p.get_width() for p in ax_r.patches]
         assert bars == pytest.approx(list(model_history(study).relevance()["rbf-ard"].values()))
@@ -165,6 +166,40 @@ def test_relevance_combines_a_categorical_by_max_and_normalises():
     # inverse lengthscales: x 2, c max(0.5, 4, 0.25) = 4, y 1; normalised by 7
     assert history.relevance() == {"rbf-ard": pytest.approx({"x": 2 / 7, "c": 4 / 7, "y": 1 / 7})}
     assert history.relevance(0) == {"rbf-ard": pytest.approx({"x": 1 / 3, "c": 1 / 3, "y": 1 / 3})}
+
+
+def test_weights_are_lines_on_a_log_scale_that_show_the_kernels_a_dominant_one_outweighs():
+    """Stacked on a linear scale, rbf-ard's weights from the second trial on would fill the
+    panel and rbf's (1e-6 down to 0) would not show at all."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    model = _record(["rbf", "rbf-ard"], [[0.3], [0.5, 2.0]], ["x", "y"])
+    weights = [[0.5, 0.5], [1e-6, 1.0 - 1e-6], [1e-12, 1.0], [0.0, 1.0]]
+    study = _study_with([{MODEL_KEY: model, WEIGHTS_KEY: w} for w in weights])
+    fig = plot_model(study)
+    try:
+        ax_w = fig.axes[0]
+        assert ax_w.get_yscale() == "log"
+        lines = [line for line in ax_w.get_lines() if line.get_label() != "refit"]
+        assert [line.get_label() for line in lines] == ["rbf (0)", "rbf-ard (1)"]
+        np.testing.assert_array_equal(lines[0].get_xdata(), [0, 1, 2, 3])
+        # the weight that underflowed to 0 has no logarithm: a gap in the line
+        np.testing.assert_allclose(lines[0].get_ydata(), [0.5, 1e-6, 1e-12, np.nan])
+        np.testing.assert_allclose(lines[1].get_ydata(), [0.5, 1.0 - 1e-6, 1.0, 1.0])
+        bottom, top = ax_w.get_ylim()
+        assert bottom < 1e-12 and top >= 1.0  # every positive weight is inside the panel
+        assert "rbf-ard holds all the weight but 0" in ax_w.get_title()
+    finally:
+        plt.close(fig)
+    # no kernel above 0.99: the title names none
+    study = _study_with([{MODEL_KEY: model, WEIGHTS_KEY: [0.3, 0.7]}])
+    fig = plot_model(study)
+    try:
+        assert fig.axes[0].get_title() == "Kernel weights (log scale)"
+    finally:
+        plt.close(fig)
 
 
 def test_plot_without_ard_kernel_shows_shared_lengthscales():

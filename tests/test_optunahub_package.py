@@ -1,0 +1,69 @@
+"""The OptunaHub package ``hub/egp_ts``: the registry's layout, loaded with
+``optunahub.load_local_module`` as the registry loads it, and a short study."""
+
+import runpy
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+import yaml
+
+from optuna_egp import WEIGHTS_KEY, EGPTSSampler
+
+optunahub = pytest.importorskip("optunahub")
+
+REPO = Path(__file__).resolve().parent.parent
+REGISTRY_ROOT = REPO / "hub"
+PACKAGE = "egp_ts"
+MODULE_NAME = f"optunahub_registry.package.{PACKAGE}"  # the name load_local_module gives it
+
+
+@pytest.fixture
+def unload():
+    """Forget the loaded package afterwards, so that each test loads it afresh."""
+    yield
+    sys.modules.pop(MODULE_NAME, None)
+
+
+def test_the_folder_has_the_registry_template_files_and_front_matter():
+    folder = REGISTRY_ROOT / PACKAGE
+    assert {"README.md", "LICENSE", "__init__.py", "example.py"} <= {
+        p.name for p in folder.iterdir()
+    }
+    readme = (folder / "README.md").read_text()
+    assert readme.startswith("---\n")
+    front = yaml.safe_load(readme.split("---\n")[1])
+    assert set(front) == {"author", "title", "description", "tags", "optuna_versions", "license"}
+    assert all(isinstance(front[k], str) for k in ("author", "title", "description", "license"))
+    assert "sampler" in front["tags"]  # the registry's rule for a package under samplers/
+    assert all(isinstance(v, str) and v.count(".") == 2 for v in map(str, front["optuna_versions"]))
+    assert front["license"] == "MIT License"
+    assert (folder / "LICENSE").read_text() == (REPO / "LICENSE").read_text()
+
+
+def test_the_folder_does_not_shadow_the_installed_optunahub():
+    assert not (REGISTRY_ROOT / "optunahub").exists()
+    assert REPO not in Path(optunahub.__file__).resolve().parents
+
+
+def test_loads_the_installed_sampler_and_runs_a_study(unload):
+    module = optunahub.load_local_module(package=PACKAGE, registry_root=str(REGISTRY_ROOT))
+    assert module.__name__ == MODULE_NAME
+    assert module.EGPTSSampler is EGPTSSampler  # re-exported, not a copy
+    study = optuna.create_study(sampler=module.EGPTSSampler(seed=0, n_startup_trials=3))
+    study.optimize(lambda t: (t.suggest_float("x", -2, 2) - 0.5) ** 2, n_trials=6)
+    assert len(study.trials) == 6
+    # the last three trials were suggested by the ensemble, which recorded its weights
+    assert all(WEIGHTS_KEY in t.system_attrs for t in study.trials[3:])
+
+
+def test_without_egp_samplers_the_error_says_what_to_install(monkeypatch, unload):
+    monkeypatch.setitem(sys.modules, "optuna_egp", None)  # import optuna_egp fails
+    with pytest.raises(ImportError, match=r"pip install egp-samplers.*pip install -e \."):
+        optunahub.load_local_module(package=PACKAGE, registry_root=str(REGISTRY_ROOT))
+
+
+def test_example_runs(capsys, unload):
+    runpy.run_path(str(REGISTRY_ROOT / PACKAGE / "example.py"), run_name="__main__")
+    assert capsys.readouterr().out.startswith("best value ")

@@ -6,13 +6,11 @@
     python -m benchmarks.run_all --only suite_seq,ax --list
 
 Each benchmark is a ``Benchmark``: a module of ``benchmarks`` and its arguments for the full
-run and for ``--quick`` (``{results}`` stands for the results folder). Each runs as
-``python -m benchmarks.<module> ...`` in its own process. Resuming: a benchmark finished at the
-current commit is recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it
-again); inside a benchmark, the scripts skip the cells already in their results file.
-
-``ported=False`` marks the scripts not yet on the harness (``benchmarks.harness``): they are run
-as they are, with the repository root on ``PYTHONPATH`` for the worker processes they start.
+run and for ``--quick`` (``{results}`` stands for the results folder). They run one after the
+other in this process, each through its module's ``main(argv)`` (the same as
+``python -m benchmarks.<module> ...``). Resuming: a benchmark finished at the current commit is
+recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it again); inside a
+benchmark, the scripts skip the cells already in their results file.
 """
 
 from __future__ import annotations
@@ -22,16 +20,13 @@ import importlib
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.workers import worker_env
 
 RESULTS = ROOT / "benchmarks" / "results"
 STATE = "run_all_state.json"
@@ -46,7 +41,6 @@ class Benchmark:
         module: ``python -m benchmarks.<module>`` runs it.
         full: its arguments for the full run (``{results}``: the results folder).
         quick: its arguments for ``--quick``; ``None``: left out of it, ``why`` says why.
-        ported: whether the module is on the harness.
         why: why a benchmark has no quick mode.
     """
 
@@ -54,7 +48,6 @@ class Benchmark:
     module: str
     full: str
     quick: str | None
-    ported: bool = True
     why: str = ""
 
     def arguments(self, results: pathlib.Path, *, quick: bool) -> list[str]:
@@ -65,58 +58,59 @@ class Benchmark:
 def _run(out: str, args: str, quick: str) -> tuple[str, str]:
     """(full, quick) arguments of ``benchmarks.run`` writing ``{results}/<out>``."""
     dest = f"--out {{results}}/{out} --cache {{results}}/peers.jsonl"
-    tiny = "--seeds 1 --trials 6 --functions branin --procs 1"
+    tiny = "--seeds 1 --trials 12 --functions branin --procs 1"  # 2 model-based asks
     return f"{args} {dest}", f"{args.split()[0]} {tiny} {quick} {dest}"
 
 
-def _ported(name: str, args: str, quick: str) -> Benchmark:
+def _suite(name: str, args: str, quick: str) -> Benchmark:
+    """A ``benchmarks.run`` benchmark writing ``{results}/<name>.jsonl``."""
     return Benchmark(name, "run", *_run(f"{name}.jsonl", args, quick))
 
 
 PG_URL = os.environ.get("EGP_TEST_POSTGRES_URL", "postgresql+psycopg2://egp:egp@127.0.0.1:5432/egp")
 OURS_SEQ = "egp-auto,egp-ts,bore++,gp,tpe,cmaes,random"
-OURS_PAR = "egp-ts,egp-ts-nofant,bore++,gp,tpe"
+OURS_PAR = "egp-auto,egp-ts,egp-ts-nofant,bore++,gp,tpe"
 BORE_VARIANTS = "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore"
 BENCHMARKS: list[Benchmark] = [
-    _ported("suite_seq", f"suite --seeds 10 --samplers {OURS_SEQ}", "--samplers egp-auto,tpe"),
-    _ported(
+    _suite("suite_seq", f"suite --seeds 10 --samplers {OURS_SEQ}", "--samplers egp-auto,tpe"),
+    _suite(
         "suite_async4",
         f"suite --seeds 5 --mode async --workers 4 --samplers {OURS_PAR}",
         "--mode async --workers 4 --samplers egp-ts,tpe",
     ),
-    _ported(
+    _suite(
         "suite_async8",
         f"suite --seeds 5 --mode async --workers 8 --samplers {OURS_PAR}",
         "--mode async --workers 8 --samplers egp-ts-nofant",
     ),
-    _ported(
+    _suite(
         "suite_threads4",
         "suite --seeds 5 --mode threads --workers 4 --procs 3 --samplers egp-auto,gp,tpe",
         "--mode threads --workers 2 --samplers random",
     ),
-    _ported(
+    _suite(
         "suite_threads8",
         "suite --seeds 5 --mode threads --workers 8 --procs 3 --samplers egp-auto,gp,tpe",
         "--mode threads --workers 2 --samplers tpe",
     ),
-    _ported(
+    _suite(
         "ablation",
         "ablation --seeds 5 --functions ackley5,zakharov2,dropwave,eggholder",
         "--samplers gp-ts-rbf",
     ),
-    _ported(
+    _suite(
         "bore_rosenbrock",
         "suite --mode batch --workers 5 --seeds 5 --trials 60 --functions "
         f"rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --samplers {BORE_VARIANTS}",
         "--mode batch --workers 3 --samplers random",
     ),
-    _ported(
+    _suite(
         "bore_sharpness_async8",
         "suite --seeds 3 --mode async --workers 8 --samplers bore++-sharp1 "
         "--functions hartmann6,ackley5,branin,zakharov2",
         "--mode async --workers 2 --samplers egp-ts",
     ),
-    _ported("ax", "ax --seeds 5 --trials 40 --functions branin,hartmann6", "--samplers ax-egp-ts"),
+    _suite("ax", "ax --seeds 5 --trials 40 --functions branin,hartmann6", "--samplers ax-egp-ts"),
     Benchmark(
         "overhead",
         "run",
@@ -124,7 +118,6 @@ BENCHMARKS: list[Benchmark] = [
         "overhead --sizes 12 --suggestions 1 --samplers egp-ei --procs 1 "
         "--out {results}/overhead.jsonl --cache {results}/peers.jsonl",
     ),
-    # ---------------------------------------------------------------- not yet on the harness
     *(
         Benchmark(
             f"speed_{cmd}",
@@ -207,25 +200,14 @@ def _state(results: pathlib.Path) -> dict:
 
 
 def run_benchmark(b: Benchmark, results: pathlib.Path, *, quick: bool) -> tuple[str, float, str]:
-    """Run ``b``: a ported one in this process (``main(argv)``), the others as ``python -m``
-    in a process of their own. Return (name, seconds, the error if it failed else "")."""
+    """Run ``b`` in this process (its module's ``main(argv)``).
+    Return (name, seconds, the error if it failed else "")."""
     t0 = time.perf_counter()
-    args = b.arguments(results, quick=quick)
-    if b.ported:
-        try:
-            importlib.import_module(f"benchmarks.{b.module}").main(args)
-            error = ""
-        except Exception:  # reported with the others at the end
-            error = traceback.format_exc()
-    else:
-        done = subprocess.run(
-            [sys.executable, "-m", f"benchmarks.{b.module}", *args],
-            cwd=ROOT,
-            env=worker_env(),
-            capture_output=True,
-            text=True,
-        )
-        error = "" if done.returncode == 0 else (done.stderr or done.stdout)[-3000:]
+    try:
+        importlib.import_module(f"benchmarks.{b.module}").main(b.arguments(results, quick=quick))
+        error = ""
+    except Exception:  # reported with the others at the end
+        error = traceback.format_exc()
     return b.name, time.perf_counter() - t0, error
 
 
@@ -242,7 +224,6 @@ def main(argv=None) -> None:
         help=f"results folder (default {RESULTS}; with --quick a new temporary folder)",
     )
     p.add_argument("--only", default=None, help="comma-separated benchmark names")
-    p.add_argument("--procs", type=int, default=2, help="--quick: benchmarks run at once")
     p.add_argument("--force", action="store_true", help="run again benchmarks already finished")
     p.add_argument("--list", action="store_true", help="print the benchmarks and exit")
     p.add_argument("--no-report", action="store_true", help="do not write the report")
@@ -250,9 +231,7 @@ def main(argv=None) -> None:
     chosen = [b for b in BENCHMARKS if a.only is None or b.name in a.only.split(",")]
     if a.list:
         for b in chosen:
-            flags = ("" if b.ported else " [not yet on the harness]") + (
-                "" if b.quick else f" [no quick mode: {b.why}]"
-            )
+            flags = "" if b.quick else f" [no quick mode: {b.why}]"
             print(f"{b.name}: python -m benchmarks.{b.module} {b.full}{flags}")
         return
     if a.results:
@@ -267,26 +246,16 @@ def main(argv=None) -> None:
         if (b.quick is not None or not a.quick) and (a.force or state.get(b.name) != code)
     ]
     print(f"{len(todo)} benchmarks to run into {results}", flush=True)
-    # Ported benchmarks one after the other in this process (one thread), the others as
-    # subprocesses, ``--procs`` at a time with --quick (one at a time otherwise).
-    ported = [b for b in todo if b.ported]
-    others = [b for b in todo if not b.ported]
     failed = []
-    with ThreadPoolExecutor(1) as inproc, ThreadPoolExecutor(a.procs if a.quick else 1) as pool:
-        futures = [
-            inproc.submit(lambda: [run_benchmark(b, results, quick=a.quick) for b in ported])
-        ]
-        futures += [pool.submit(run_benchmark, b, results, quick=a.quick) for b in others]
-        for future in futures:
-            outcome = future.result()
-            for name, seconds, error in outcome if isinstance(outcome, list) else [outcome]:
-                print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
-                if error:
-                    failed.append(name)
-                    print(error, file=sys.stderr)
-                elif not a.quick:
-                    state[name] = code
-                    (results / STATE).write_text(json.dumps(state, indent=1) + "\n")
+    for b in todo:
+        name, seconds, error = run_benchmark(b, results, quick=a.quick)
+        print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
+        if error:
+            failed.append(name)
+            print(error, file=sys.stderr)
+        elif not a.quick:
+            state[name] = code
+            (results / STATE).write_text(json.dumps(state, indent=1) + "\n")
     if not a.no_report and not failed:
         from benchmarks import report
 

@@ -9,7 +9,7 @@ What it shows:
     failed by Optuna at the start of a later trial, and ``RetryHeartbeatStaleTrialCallback`` (Optuna
     >= 4.9; ``failed_trial_callback=RetryFailedTrialCallback(...)`` before) enqueues it again.
     Without heartbeats (e.g. a Journal file) ``EGPTSSampler``'s ``running_trial_timeout="auto"``
-    stops counting such a trial as pending instead (README, "Many workers per machine").
+    stops counting such a trial as pending instead (docs/running-at-scale.md, "Dead workers").
   * ``max_threads=1`` (the default): each process computes its suggestions with one BLAS thread, so
     4 processes on 2 cores do not run 8 BLAS threads.
   * ``share_model=True`` (the default): the replacement worker starts from the model the others

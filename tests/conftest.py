@@ -4,7 +4,7 @@ PyTorch runs BORE's tiny 2x32 network. With its default intra-op thread pool (2 
 machines) small ops wait on the other thread, and as soon as another process is busy the network
 is several times slower (the BORE seed test: 91 s with 2 threads next to a second test run,
 11 s with 1 thread alone; a whole CI run next to one benchmark process took 29.5 min instead of
-~6). Users get the same advice in the README.
+~6). Users get the same advice on the BORE page of the docs (docs/samplers/bore.md).
 """
 
 import logging

@@ -42,7 +42,7 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
         assert row["threads"]["OMP_NUM_THREADS"] == "1"
     assert all(r["peer_version"]["optuna"] for r in peers)
     for name in ("speed_dims", "threads", "cold_start", "dts_reproduce", "ax"):
-        assert _rows(tmp_path / f"{name}.jsonl"), name  # a script not on the harness, and Ax
+        assert _rows(tmp_path / f"{name}.jsonl"), name  # scripts with worker processes, and Ax
 
     docs = tmp_path / "docs"
     for page in PAGES:

@@ -33,6 +33,6 @@ Writing a benchmark ``benchmarks/<name>.py``:
    ``PeerCache`` instead, so that a change of our code does not run them again.
 4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
    sub-command started with ``run_worker`` (never Python code kept in strings).
-5. Give ``benchmarks/report.py`` a section function ``rows -> list[str]`` (Markdown lines, built
+5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built
    with ``tables``) and put it on the page where it belongs (``PAGES``).
 """

@@ -1,4 +1,4 @@
-"""EGP-TS and EGP-EI (Lu, Ding, Zhang, Giannakis, "Surrogate modeling for Bayesian optimization
+"""EGP-TS and EGP-EI (Lu, Polyzos, Li, Giannakis, "Surrogate modeling for Bayesian optimization
 beyond a single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs.
 
 Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):

@@ -63,20 +63,20 @@ class DistributedTSSampler(CoreSampler):
         surrogate: ``"gp"`` (default: one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (EGP-TS's
             ensemble).
         kernels: kernel dictionary of ``surrogate="egp"``.
-        seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same
-            seed draw different points.
-        n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
-        independent_sampler: as in :class:`~optuna_egp.EGPTSSampler`; one other than
-            ``RandomSampler`` learns from the whole study (a warning says so).
-        share_model: as in :class:`~optuna_egp.EGPTSSampler`; a shared model is read only from
-            records of this agent.
         n_features: surrogate option as in ``EGPTSSampler``.
         fantasize_pending: surrogate option as in ``EGPTSSampler``.
         warp_outputs: surrogate option as in ``EGPTSSampler``.
-        constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.EGPTSSampler`.
+        seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same
+            seed draw different points.
+        n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
+        independent_sampler: as in :class:`~optuna_egp.CoreSampler`; one other than
+            ``RandomSampler`` learns from the whole study (a warning says so).
+        share_model: as in :class:`~optuna_egp.CoreSampler`; a shared model is read only from
+            records of this agent.
+        constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.CoreSampler`.
 
-    ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are as in
-    :class:`~optuna_egp.EGPTSSampler`.
+    ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are
+    :class:`~optuna_egp.CoreSampler`'s.
     """
 
     def __init__(

@@ -67,6 +67,24 @@ def test_lines_and_plot_use_the_table_seeds(tmp_path, monkeypatch):
     assert "- egp-ts has a lower median than tpe on 1 of 1 functions" in lines
 
 
+def test_wins_and_ratios_pair_their_rows_themselves():
+    # gp lacks seed 1: on seed 0 alone egp-ts (3) loses to tpe (2); on both seeds it would win.
+    rows = [
+        _row("egp-ts", "branin", 0, 3.0),
+        _row("egp-ts", "branin", 1, 0.0),
+        _row("tpe", "branin", 0, 2.0),
+        _row("tpe", "branin", 1, 10.0),
+        _row("gp", "branin", 0, 1.0),
+    ]
+    assert "- egp-ts has a lower median than tpe on 0 of 1 functions" in report.wins_lines(rows)
+    seq = [{**_row("egp-auto", "branin", s, 1.5), "mode": "seq"} for s in (0, 1)]
+    assert report.sequential_ratios(rows, seq)[0] == (
+        "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
+    )
+    spread = report.spread_table([{**r, "pending_spread": 0.5} for r in rows])
+    assert "| branin | 0.500 (1) | 0.500 (1) | 0.500 (1) |" in spread
+
+
 def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
     old = [{**_row("egp-ts", "branin", 0, 5.0), "n_trials": 2}]
     new = [_row("egp-ts", "branin", 0, 1.0)]

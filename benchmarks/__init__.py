@@ -9,7 +9,7 @@ Modules:
                  tables, plots); its docstring is the guide for writing a benchmark
     functions    test functions with their known minima
     run          regret benchmarks: ``suite`` (sequential, async, threads, batch), ``ablation``,
-                 ``overhead``, ``ax``
+                 ``ax``
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
     speed        seconds per suggestion by dimension and study size, imports, encoding (its

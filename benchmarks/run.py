@@ -1,11 +1,10 @@
-"""Regret and overhead benchmarks: samplers x functions x seeds, sequential or with workers.
+"""Regret benchmarks: samplers x functions x seeds, sequential or with workers.
 
 Sub-commands:
     suite     regret on the test functions (``--mode``, ``--workers``)
     ablation  EGP-TS against GP-TS with each kernel of its dictionary alone (Lu et al., "Surrogate
               modeling for Bayesian optimization beyond a single Gaussian process", TPAMI 2023,
               Fig. 1)
-    overhead  seconds per suggestion with 100 / 1000 / 5000 random completed trials (Hartmann-6)
     ax        Ax ``Client`` loop: Ax's default generation strategy against ours
 
 Modes: ``seq``; ``threads`` (``study.optimize(n_jobs=workers)``, objectives sleeping 0.05-0.3 s);
@@ -45,7 +44,6 @@ MODES = ("seq", "threads", "async", "batch")
 RESULTS = ROOT / "benchmarks" / "results"
 # The fields of a suite cell: with the sampler (and the commit or the peer version) they key a run.
 SUITE_CELL = ("function", "seed", "mode", "workers", "n_trials")
-OVERHEAD_CELL = ("bench", "n_complete")
 
 
 def _suggest(trial, bounds):
@@ -158,45 +156,8 @@ def run_ax(job: dict) -> dict:
     }
 
 
-def run_overhead(job: dict) -> dict:
-    """Seconds per suggestion on Hartmann-6 with ``n_complete`` random completed trials."""
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    bounds, f, _ = FUNCTIONS["hartmann6"]
-    n_complete, n_suggest = job["n_complete"], job["n_suggest"]
-    rng = np.random.default_rng(0)
-    study = optuna.create_study(sampler=make_sampler(job["sampler"], seed=0))
-    dists = {
-        f"x{i}": optuna.distributions.FloatDistribution(lo, hi) for i, (lo, hi) in enumerate(bounds)
-    }
-    X = rng.uniform(bounds[:, 0], bounds[:, 1], (n_complete, len(bounds)))  # (n_complete, 6)
-    study.add_trials(
-        [
-            optuna.trial.create_trial(
-                params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=dists, value=f(x)
-            )
-            for x in X
-        ]
-    )
-    times = []
-    for _ in range(n_suggest):
-        t0 = time.perf_counter()
-        trial = study.ask()
-        x = _suggest(trial, bounds)
-        times.append(time.perf_counter() - t0)
-        study.tell(trial, f(x))
-    return {
-        **job,
-        "seconds": times,
-        "first": times[0],
-        "mean": float(np.mean(times)),
-        "median": float(np.median(times)),
-    }
-
-
 def run_job(job: dict) -> dict:
     """The worker entry point of the pool (module-level, so spawned processes can import it)."""
-    if job["bench"] == "overhead":
-        return run_overhead(job)
     return run_ax(job) if job["sampler"] in AX_METHODS else run_suite(job)
 
 
@@ -207,42 +168,25 @@ def default_samplers(what: str) -> list[str]:
         from shared_core import default_dictionary
 
         return ["egp-ts"] + [f"gp-ts-{k.name}" for k in default_dictionary()]
-    if what == "overhead":
-        return ["egp-ts", "egp-ei", "gp"]
     return ["egp-auto", "egp-ts", "bore++", "gp", "tpe", "cmaes", "random"]
-
-
-def cell_fields(job: dict) -> tuple[str, ...]:
-    """The fields of ``job`` that define its cell (with the sampler, and the commit or the peer
-    version, they key a run)."""
-    return OVERHEAD_CELL if job["bench"] == "overhead" else SUITE_CELL
 
 
 def jobs(a: argparse.Namespace, samplers: list[str]) -> list[dict]:
     """Every run the arguments ask for, seeds outermost (partial results cover every cell)."""
-    if a.what == "overhead":
-        cells = [{"bench": "overhead", "n_complete": n} for n in map(int, a.sizes.split(","))]
-    else:
-        cells = [
-            {
-                "bench": a.what,
-                "function": fn,
-                "seed": seed,
-                "mode": a.mode,
-                "workers": a.workers,
-                "n_trials": a.trials,
-            }
-            for seed in range(a.first_seed, a.first_seed + a.seeds)
-            for fn in a.functions.split(",")
-        ]
-    out = []
-    for cell in cells:
-        for s in samplers:
-            if s == "gp" and cell.get("n_complete", 0) > 1000:
-                continue  # GPSampler is measured up to 1000 trials (its cost grows as n^3)
-            extra = {"n_suggest": a.suggestions} if a.what == "overhead" else {}
-            out.append({**cell, "sampler": s, **extra})
-    return out
+    return [
+        {
+            "bench": a.what,
+            "function": fn,
+            "seed": seed,
+            "mode": a.mode,
+            "workers": a.workers,
+            "n_trials": a.trials,
+            "sampler": s,
+        }
+        for seed in range(a.first_seed, a.first_seed + a.seeds)
+        for fn in a.functions.split(",")
+        for s in samplers
+    ]
 
 
 def main(argv=None) -> None:
@@ -251,7 +195,7 @@ def main(argv=None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("what", choices=["suite", "ablation", "overhead", "ax"])
+    p.add_argument("what", choices=["suite", "ablation", "ax"])
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None, help="comma-separated names (harness.samplers)")
     p.add_argument("--seeds", type=int, default=10)
@@ -259,8 +203,6 @@ def main(argv=None) -> None:
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--mode", choices=MODES, default="seq")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--sizes", default="100,1000,5000", help="overhead: completed trials")
-    p.add_argument("--suggestions", type=int, default=5, help="overhead: timed suggestions")
     p.add_argument("--procs", type=int, default=2, help="runs in parallel processes")
     p.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
     p.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
@@ -270,12 +212,12 @@ def main(argv=None) -> None:
         if s not in AX_METHODS:
             make_sampler(s, seed=0)
     out, cache = ResultsFile(a.out), PeerCache(a.cache)
-    ours_key = ("sampler", "commit", "bench", *SUITE_CELL, "n_complete")
+    ours_key = ("sampler", "commit", "bench", *SUITE_CELL)
     done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
     todo = []
     for job in jobs(a, samplers):
         if is_peer(job["sampler"]):
-            cell = {f: job.get(f) for f in cell_fields(job)}
+            cell = {f: job.get(f) for f in SUITE_CELL}
             if cache.key(job["sampler"], **cell) not in done_peers:
                 todo.append(job)
         elif tuple({**job, "commit": code}.get(f) for f in ours_key) not in done_ours:
@@ -283,12 +225,13 @@ def main(argv=None) -> None:
     print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
     for row in pool_map(run_job, todo, procs=a.procs):
         if is_peer(row["sampler"]):
-            cache.put(row, cell_fields(row))
+            cache.put(row, SUITE_CELL)
         else:
             out.append(row)
-        last = row["regret"][-1] if "regret" in row else row["mean"]
-        where = row.get("function", f"n_complete={row.get('n_complete')}")
-        print(f"{where} {row['sampler']} seed={row.get('seed')} -> {last:.4g}", flush=True)
+        print(
+            f"{row['function']} {row['sampler']} seed={row['seed']} -> {row['regret'][-1]:.4g}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

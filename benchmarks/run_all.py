@@ -1,8 +1,8 @@
 """Every benchmark, then the report; resumable; ``--quick`` smoke-tests them all in seconds.
 
     python -m benchmarks.run_all                 # hours on 2 cores; results in benchmarks/results
-    python -m benchmarks.run_all --quick         # tiny settings, a temporary folder, no report
-                                                 # files in the repository
+    python -m benchmarks.run_all --quick         # tiny settings, in a temporary folder that is
+                                                 # removed at the end (kept with --results DIR)
     python -m benchmarks.run_all --only suite_seq,ax --list
 
 Each benchmark is a ``Benchmark``: a module of ``benchmarks`` and its arguments for the full
@@ -11,6 +11,10 @@ other in this process, each through its module's ``main(argv)`` (the same as
 ``python -m benchmarks.<module> ...``). Resuming: a benchmark finished at the current commit is
 recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it again); inside a
 benchmark, the scripts skip the cells already in their results file.
+
+The report (``benchmarks.report``) goes to the repository's ``docs/benchmarks`` and README headline
+only when the results are the repository's (``benchmarks/results``); with ``--results DIR`` (and
+with ``--quick``) it goes to ``DIR/docs``.
 """
 
 from __future__ import annotations
@@ -20,13 +24,14 @@ import importlib
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
 import traceback
 from dataclasses import dataclass
 
-from benchmarks.harness.provenance import ROOT, commit
+from benchmarks.harness.provenance import ROOT, check_code, commit
 
 RESULTS = ROOT / "benchmarks" / "results"
 STATE = "run_all_state.json"
@@ -111,13 +116,6 @@ BENCHMARKS: list[Benchmark] = [
         "--mode async --workers 2 --samplers egp-ts",
     ),
     _suite("ax", "ax --seeds 5 --trials 40 --functions branin,hartmann6", "--samplers ax-egp-ts"),
-    Benchmark(
-        "overhead",
-        "run",
-        "overhead --out {results}/overhead.jsonl --cache {results}/peers.jsonl",
-        "overhead --sizes 12 --suggestions 1 --samplers egp-ei --procs 1 "
-        "--out {results}/overhead.jsonl --cache {results}/peers.jsonl",
-    ),
     *(
         Benchmark(
             f"speed_{cmd}",
@@ -211,60 +209,98 @@ def run_benchmark(b: Benchmark, results: pathlib.Path, *, quick: bool) -> tuple[
     return b.name, time.perf_counter() - t0, error
 
 
+def chosen(only: str | None) -> list[Benchmark]:
+    """The benchmarks named in ``only`` (comma-separated; ``None``: all); ``SystemExit`` naming
+    the known ones if a name is unknown."""
+    if only is None:
+        return list(BENCHMARKS)
+    names = [n for n in only.split(",") if n]
+    known = [b.name for b in BENCHMARKS]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown benchmarks {', '.join(unknown)}; known: {', '.join(known)}")
+    return [b for b in BENCHMARKS if b.name in names]
+
+
+def report_targets(results: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path | None]:
+    """(docs folder, README or ``None``) of the report of ``results``: the repository's only for
+    the repository's results."""
+    if results.resolve() == RESULTS.resolve():
+        return ROOT / "docs" / "benchmarks", ROOT / "README.md"
+    return results / "docs", None
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.run_all",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--quick", action="store_true", help="tiny settings, a temporary folder")
+    p.add_argument(
+        "--quick", action="store_true", help="tiny settings, a temporary folder removed at the end"
+    )
     p.add_argument(
         "--results",
         default=None,
-        help=f"results folder (default {RESULTS}; with --quick a new temporary folder)",
+        help=f"results folder (default {RESULTS}; with --quick a temporary folder)",
     )
     p.add_argument("--only", default=None, help="comma-separated benchmark names")
     p.add_argument("--force", action="store_true", help="run again benchmarks already finished")
     p.add_argument("--list", action="store_true", help="print the benchmarks and exit")
     p.add_argument("--no-report", action="store_true", help="do not write the report")
     a = p.parse_args(argv)
-    chosen = [b for b in BENCHMARKS if a.only is None or b.name in a.only.split(",")]
+    benchmarks = chosen(a.only)
     if a.list:
-        for b in chosen:
+        for b in benchmarks:
             flags = "" if b.quick else f" [no quick mode: {b.why}]"
             print(f"{b.name}: python -m benchmarks.{b.module} {b.full}{flags}")
         return
+    check_code()  # before hours of runs, not at the first row
+    temporary = a.quick and not a.results
     if a.results:
         results = pathlib.Path(a.results)
     else:
         results = pathlib.Path(tempfile.mkdtemp(prefix="egp-bench-")) if a.quick else RESULTS
     results.mkdir(parents=True, exist_ok=True)
+    try:
+        failed = run(benchmarks, results, quick=a.quick, force=a.force, report=not a.no_report)
+    finally:
+        if temporary:
+            shutil.rmtree(results, ignore_errors=True)
+            print(f"removed {results} (keep the results with --results DIR)", flush=True)
+    if failed:
+        raise SystemExit(f"failed: {', '.join(failed)}")
+
+
+def run(
+    benchmarks: list[Benchmark], results: pathlib.Path, *, quick: bool, force: bool, report: bool
+) -> list[str]:
+    """Run ``benchmarks`` not yet finished at this commit into ``results``, then the report if
+    ``report`` and none failed; return the names of those that failed."""
     state, code = _state(results), commit()
     todo = [
         b
-        for b in chosen
-        if (b.quick is not None or not a.quick) and (a.force or state.get(b.name) != code)
+        for b in benchmarks
+        if (b.quick is not None or not quick) and (force or state.get(b.name) != code)
     ]
     print(f"{len(todo)} benchmarks to run into {results}", flush=True)
     failed = []
     for b in todo:
-        name, seconds, error = run_benchmark(b, results, quick=a.quick)
+        name, seconds, error = run_benchmark(b, results, quick=quick)
         print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
         if error:
             failed.append(name)
             print(error, file=sys.stderr)
-        elif not a.quick:
+        elif not quick:
             state[name] = code
             (results / STATE).write_text(json.dumps(state, indent=1) + "\n")
-    if not a.no_report and not failed:
-        from benchmarks import report
+    if report and not failed:
+        from benchmarks import report as pages
 
-        docs = results / "docs" if a.quick else ROOT / "docs" / "benchmarks"
-        readme = None if a.quick else ROOT / "README.md"
-        report.write(results, docs, readme)
-        print(f"report written to {docs}", flush=True)
-    if failed:
-        raise SystemExit(f"failed: {', '.join(failed)}")
+        docs, readme = report_targets(results)
+        pages.write(results, docs, readme)
+        print(f"report written to {docs}" + (f" and {readme}" if readme else ""), flush=True)
+    return failed
 
 
 if __name__ == "__main__":

@@ -7,20 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.results import latest
+from benchmarks.harness.provenance import SAMPLER_PACKAGES
+from benchmarks.harness.results import latest, same_setting
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
 SPEED_LABELS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler", "gp": "GPSampler"}
 SPEED_FUNCTIONS = {"levy": "Levy", "hartmann6": "Hartmann-6"}
 
 
-def _same(rows: list[dict], fields) -> list[dict]:
-    """The rows whose settings ``fields`` equal those of the last row."""
-    return [r for r in rows if all(r.get(f) == rows[-1].get(f) for f in fields)]
+SPEED_CODE = (*SAMPLER_PACKAGES, "benchmarks/speed.py")
 
 
 def _provenance(rows) -> str:
-    return f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip()
+    return f"{provenance_line(rows, code=SPEED_CODE)} {threads_line(rows, legacy=1)}".strip()
 
 
 def _speed_samplers(rows) -> list[str]:
@@ -53,7 +52,8 @@ def speed_dims_section(records: list[dict], peers: PeerCache) -> list[str]:
     if not records:
         return []
     ours = latest(
-        _same(records, ("n_complete", "asks", "function", "bounds", "order")), ("d", "sampler")
+        same_setting(records, ("n_complete", "asks", "function", "bounds", "order")),
+        ("d", "sampler"),
     )
     rows = _with_peer(ours, peers, "n_complete", "asks", "function", "seed")
     samplers, dims = _speed_samplers(rows), sorted({r["d"] for r in rows})
@@ -98,7 +98,7 @@ def speed_many_section(records: list[dict], peers: PeerCache) -> list[str]:
     """``speed many``: large studies with rounds of concurrent asks."""
     if not records:
         return []
-    ours = latest(_same(records, ("rounds", "batch", "function")), ("n_complete", "sampler"))
+    ours = latest(same_setting(records, ("rounds", "batch", "function")), ("n_complete", "sampler"))
     rows = _with_peer(ours, peers, "rounds", "batch", "function", "seed")
     samplers, sizes = _speed_samplers(rows), sorted({r["n_complete"] for r in rows})
     by = {(r["n_complete"], r["sampler"]): r for r in rows}
@@ -240,7 +240,7 @@ def speed_encoding_section(records: list[dict]) -> list[str]:
     """``speed encoding``: encode + decode round trip of a 100-parameter search space."""
     if not records:
         return []
-    rows = latest(_same(records, ("rows",)), ("api",))
+    rows = latest(same_setting(records, ("rows",)), ("api",))
     api_text = {
         "columns": "`encode_columns` + `decode_columns`",
         "rows": "`encode_many` + `[decode(x) for x in X]`",

@@ -9,7 +9,8 @@ module              role
                     names; ``make_agents`` for one sampler per worker slot; ``is_peer``,
                     ``peer_version``, ``names``
 ``provenance``      ``provenance()``: commit (``+dirty``), UTC date, machine, Python and
-                    package versions, thread settings of a row
+                    package versions, thread settings and code folder of a row;
+                    ``recorded(path)``: the commit that added each line; ``same_code``
 ``results``         ``read_rows(path)``, ``ResultsFile(path)`` (``append`` adds provenance,
                     ``done`` for resuming), ``latest(rows, fields)``
 ``cache``           ``PeerCache(path)``: runs of peers keyed by cell and peer version

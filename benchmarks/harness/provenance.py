@@ -8,6 +8,16 @@
 ``python``    the interpreter's version
 ``versions``  the installed versions of the packages in ``PACKAGES`` (missing ones left out)
 ``threads``   the thread settings (``threads.thread_settings``)
+``code``      the folder of the imported ``optuna_egp`` (the code measured)
+
+:func:`check_code` refuses to record rows when the imported ``shared_core`` or ``optuna_egp``
+are not those of the checkout the commit is taken from (e.g. an editable install of another
+checkout): the rows would name a commit whose code was not measured.
+
+Rows written before provenance was recorded have no ``commit``: :func:`recorded` gives, for each
+line of a results file, the commit that added the line to the file and that commit's date, an
+upper bound of when the row was measured. :func:`same_code` says whether a commit's sampler code
+(``SAMPLER_PACKAGES``; ``SAMPLER_CODE`` with the regret runner) is that of HEAD.
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib.metadata
+import importlib.util
 import os
 import pathlib
 import platform
@@ -22,7 +33,20 @@ import subprocess
 
 from benchmarks.harness.threads import thread_settings
 
-__all__ = ["PACKAGES", "ROOT", "commit", "machine", "provenance", "utc_now", "versions"]
+__all__ = [
+    "PACKAGES",
+    "ROOT",
+    "SAMPLER_CODE",
+    "SAMPLER_PACKAGES",
+    "check_code",
+    "commit",
+    "machine",
+    "provenance",
+    "recorded",
+    "same_code",
+    "utc_now",
+    "versions",
+]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Distribution names: ours, and those of the peers and of the numerics under both.
@@ -37,27 +61,36 @@ PACKAGES = (
     "botorch",
     "gpytorch",
 )
+# The paths (relative to ROOT) whose changes change what our samplers' rows measure: the
+# packages and test functions, and with them the regret runner for the regret tables.
+SAMPLER_PACKAGES = ("shared_core", "optuna_egp", "ax_egp", "benchmarks/functions.py")
+SAMPLER_CODE = (*SAMPLER_PACKAGES, "benchmarks/run.py")
 
 
-def _git(*args: str) -> str:
+def _git(*args: str, cwd: pathlib.Path = ROOT) -> subprocess.CompletedProcess | None:
     try:
         return subprocess.run(
             ["git", "--no-optional-locks", *args],
-            cwd=ROOT,
+            cwd=cwd,
             capture_output=True,
             text=True,
-            timeout=30,
-        ).stdout.strip()
+            timeout=60,
+        )
     except (OSError, subprocess.SubprocessError):
-        return ""
+        return None
+
+
+def _git_out(*args: str) -> str:
+    done = _git(*args)
+    return done.stdout.strip() if done is not None and done.returncode == 0 else ""
 
 
 @functools.lru_cache(maxsize=1)
 def commit() -> str:
     """Short HEAD, ``+dirty`` if tracked or untracked files outside ``benchmarks/results/``
     changed (computed once per process: rows written by one run share it)."""
-    head = _git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = _git("status", "--porcelain", "--", ".", ":(exclude)benchmarks/results")
+    head = _git_out("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = _git_out("status", "--porcelain", "--", ".", ":(exclude)benchmarks/results")
     return head + ("+dirty" if dirty else "")
 
 
@@ -84,6 +117,29 @@ def versions(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     return out
 
 
+def _code_folder(module: str) -> pathlib.Path | None:
+    """The folder of ``module`` as it is (or would be) imported, without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
+    return pathlib.Path(spec.origin).resolve().parent
+
+
+@functools.lru_cache(maxsize=1)
+def check_code() -> str:
+    """The folder of the imported ``optuna_egp``; raise ``RuntimeError`` if ``shared_core`` or
+    ``optuna_egp`` is imported from outside ``ROOT`` (the checkout whose commit rows record)."""
+    for module in ("shared_core", "optuna_egp"):
+        folder = _code_folder(module)
+        if folder is None or not folder.is_relative_to(ROOT):
+            raise RuntimeError(
+                f"{module} is imported from {folder}, not from {ROOT}, whose commit the results "
+                "would record: run the benchmarks from the root of the checkout that holds the "
+                f"code to measure (or install it with pip install -e {ROOT})"
+            )
+    return str(_code_folder("optuna_egp"))
+
+
 def provenance() -> dict:
     return {
         "commit": commit(),
@@ -92,4 +148,51 @@ def provenance() -> dict:
         "python": platform.python_version(),
         "versions": versions(),
         "threads": thread_settings(),
+        "code": check_code(),
     }
+
+
+def recorded(path: str | pathlib.Path) -> list[dict | None]:
+    """For each line of ``path``: ``{"commit", "date"}`` of the git commit that added the line
+    (short hash, UTC date of the commit), or ``None`` if the line is not committed or the file
+    is not in a git repository. One ``git blame`` per version of the file."""
+    path = pathlib.Path(path).resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return _blame(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _blame(path: pathlib.Path, mtime_ns: int, size: int) -> list[dict | None]:
+    done = _git("blame", "--line-porcelain", "--", path.name, cwd=path.parent)
+    if done is None or done.returncode != 0:
+        return []
+    out: list[dict | None] = []
+    sha, when = "", 0
+    for line in done.stdout.split("\n"):
+        if line.startswith("\t"):  # the line's content ends its entry
+            committed = sha.strip("0") != ""
+            out.append({"commit": sha[:7], "date": _utc_date(when)} if committed else None)
+            sha = ""
+        elif not sha:
+            sha = line.split(" ", 1)[0]
+        elif line.startswith("committer-time "):
+            when = int(line.split()[1])
+    return out
+
+
+def _utc_date(seconds: int) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).date().isoformat()
+
+
+@functools.cache
+def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
+    """Whether ``paths`` are the same at ``commit`` (``+dirty`` stripped) as at HEAD; ``False``
+    for a commit git does not know."""
+    base = commit.removesuffix("+dirty")
+    if not base or base == "unknown":
+        return False
+    done = _git("diff", "--quiet", base, "HEAD", "--", *paths)
+    return done is not None and done.returncode == 0

@@ -3,7 +3,9 @@
 A row holds the cell that was run (e.g. ``function``, ``sampler``, ``seed``, ``mode``,
 ``workers``, ``n_trials``), what was measured, and the provenance fields added by
 :meth:`ResultsFile.append` (``provenance.provenance``). Rows written before provenance was
-recorded lack some or all of those fields: readers use ``row.get``.
+recorded lack some or all of those fields: readers use ``row.get``; :func:`read_rows` gives
+those without a ``commit`` a ``recorded`` field, ``{"commit", "date"}`` of the git commit that
+added the row to its file (``provenance.recorded``), when there is one.
 """
 
 from __future__ import annotations
@@ -12,17 +14,28 @@ import json
 import pathlib
 from collections.abc import Iterable, Sequence
 
-from benchmarks.harness.provenance import provenance
+from benchmarks.harness.provenance import provenance, recorded
 
-__all__ = ["ResultsFile", "key", "latest", "read_rows"]
+__all__ = ["ResultsFile", "key", "latest", "read_rows", "same_setting"]
 
 
 def read_rows(path: str | pathlib.Path) -> list[dict]:
-    """The rows of a JSONL file in the order written; ``[]`` if it does not exist."""
+    """The rows of a JSONL file in the order written; ``[]`` if it does not exist. Rows without
+    a ``commit`` get ``recorded``: the commit that added them to the file, if committed."""
     path = pathlib.Path(path)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows, added = [], None
+    for number, line in enumerate(path.read_text().split("\n")):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not row.get("commit"):
+            added = recorded(path) if added is None else added
+            if number < len(added) and added[number] is not None:
+                row["recorded"] = added[number]
+        rows.append(row)
+    return rows
 
 
 def key(row: dict, fields: Sequence[str]) -> tuple:
@@ -35,6 +48,15 @@ def latest(rows: Iterable[dict], fields: Sequence[str]) -> list[dict]:
     for row in rows:
         out[key(row, fields)] = row
     return list(out.values())
+
+
+def same_setting(rows: Sequence[dict], fields: Sequence[str]) -> list[dict]:
+    """The rows whose settings ``fields`` equal those of the last row (the latest run), so that
+    a file holding runs of two settings does not mix them in one table."""
+    if not rows:
+        return []
+    last = rows[-1]
+    return [r for r in rows if all(r.get(f) == last.get(f) for f in fields)]
 
 
 class ResultsFile:

@@ -1,12 +1,24 @@
-"""Markdown tables, and the line under each table saying which rows it shows."""
+"""Markdown tables, and the lines under each table saying which rows it shows and whether our
+samplers' rows were measured at the current code."""
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["fmt", "markdown_table", "provenance_line", "threads_line"]
+from benchmarks.harness.provenance import SAMPLER_PACKAGES, same_code
+from benchmarks.harness.samplers import is_peer
+
+__all__ = [
+    "current_line",
+    "earlier_code",
+    "fmt",
+    "markdown_table",
+    "provenance_line",
+    "row_commit",
+    "threads_line",
+]
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -22,20 +34,72 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list
     return lines + [""]
 
 
-def provenance_line(rows: Sequence[dict]) -> str:
-    """``Rows: commit abc1234 (60), def5678+dirty (12); measured 2026-11-26 (UTC).`` Rows without
-    a recorded commit or date are counted as ``unrecorded``."""
-    counts = Counter(r.get("commit") or "unrecorded" for r in rows)
-    commits = ", ".join(f"`{c}` ({n})" for c, n in sorted(counts.items()))
-    dates = sorted({r["date"][:10] for r in rows if r.get("date")})
-    when = "" if not dates else dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
-    undated = sum(1 for r in rows if not r.get("date"))
-    out = f"Rows ({len(rows)}) by commit: {commits}"
-    if when:
-        out += f"; measured {when} (UTC)"
-    if undated:
-        out += f"; {undated} rows without a recorded date"
-    return out + "."
+def row_commit(row: dict) -> tuple[str, str, str]:
+    """``(how, commit, date)``: ``("measured at", ...)`` from the row's own provenance,
+    ``("recorded with", ...)`` from the commit that added it to its file (``results.read_rows``),
+    else ``("unrecorded", "", "")``."""
+    if row.get("commit"):
+        return "measured at", row["commit"], (row.get("date") or "")[:10]
+    if row.get("recorded"):
+        return "recorded with", row["recorded"]["commit"], row["recorded"]["date"]
+    return "unrecorded", "", ""
+
+
+def provenance_line(rows: Sequence[dict], *, code: tuple[str, ...] = SAMPLER_PACKAGES) -> str:
+    """``Rows (90): 60 measured at commit `abc1234` (2026-11-26), 30 recorded with commit
+    `def5678` (2026-11-25).`` Dates are UTC; "recorded with": rows without their own commit, named
+    by the commit that added them to their file. Followed by :func:`current_line` (``code``: the
+    paths whose changes change what the rows measure) when our samplers' rows are not current."""
+    dates: dict = defaultdict(list)
+    for r in rows:
+        how, commit, date = row_commit(r)
+        dates[(how, commit)].append(date)
+    parts = []
+    for (how, commit), ds in sorted(dates.items(), key=lambda kv: (max(kv[1]), kv[0])):
+        if how == "unrecorded":
+            parts.append(f"{len(ds)} without a recorded commit or date")
+            continue
+        known = sorted(d for d in ds if d)
+        when = (
+            "" if not known else known[0] if known[0] == known[-1] else f"{known[0]} to {known[-1]}"
+        )
+        parts.append(f"{len(ds)} {how} commit `{commit}`" + (f" ({when})" if when else ""))
+    return f"Rows ({len(rows)}): {', '.join(parts)}. {current_line(rows, code)}".strip()
+
+
+def earlier_code(
+    rows: Iterable[dict],
+    paths: tuple[str, ...] = SAMPLER_PACKAGES,
+    same: Callable[[str, tuple[str, ...]], bool] = same_code,
+) -> list[str]:
+    """The commits of our samplers' rows (peers left out) whose ``paths`` differ from HEAD's
+    (``same(commit, paths)`` false; unrecorded rows count as differing)."""
+    out = set()
+    for r in rows:
+        if is_peer(r.get("sampler", "")):
+            continue
+        _, commit, _ = row_commit(r)
+        if not commit or not same(commit, paths):
+            out.add(commit or "unrecorded")
+    return sorted(out)
+
+
+def current_line(
+    rows: Iterable[dict],
+    paths: tuple[str, ...] = SAMPLER_PACKAGES,
+    same: Callable[[str, tuple[str, ...]], bool] = same_code,
+) -> str:
+    """The note under a table whose rows of our samplers were measured at sampler code other
+    than HEAD's; ``""`` if all are current."""
+    commits = earlier_code(rows, paths, same)
+    if not commits:
+        return ""
+    return (
+        "**Not current:** our samplers' rows were measured at an earlier version of the sampler "
+        f"code ({'commit' if len(commits) == 1 else 'commits'} "
+        + ", ".join(f"`{c}`" for c in commits)
+        + "); re-run with `python -m benchmarks.run_all` to update."
+    )
 
 
 def threads_line(rows: Sequence[dict], *, legacy: int | None = None) -> str:

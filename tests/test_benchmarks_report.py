@@ -180,5 +180,17 @@ def test_run_all_checks_names_and_writes_the_repository_report_only_for_its_resu
 
 
 def test_same_code_compares_with_head():
-    assert provenance.same_code("HEAD") and provenance.same_code("HEAD+dirty")
+    assert provenance.same_code("HEAD")
+    assert not provenance.same_code("HEAD+dirty")  # uncommitted edits: unknown code
     assert not provenance.same_code("0000000") and not provenance.same_code("unknown")
+
+
+def test_code_comparison_ignores_docstrings_and_comments_only():
+    code = provenance.code_without_docstrings
+    before = 'def f(x):\n    """Old words."""\n    return x + 1  # one\n'
+    reworded = 'def f(x):\n    """New words,\n    on two lines."""\n\n    return x + 1\n'
+    assert code(before) == code(reworded)
+    assert code(before) != code('def f(x):\n    """Old words."""\n    return x + 2\n')
+    attribute = 'KEY = "a"\n"""What KEY holds."""\n'
+    assert code(attribute) == code('KEY = "a"  # what it holds\n') != code('KEY = "b"\n')
+    assert code("def f(:\n") is None

@@ -17,11 +17,12 @@ checkout): the rows would name a commit whose code was not measured.
 Rows written before provenance was recorded have no ``commit``: :func:`recorded` gives, for each
 line of a results file, the commit that added the line to the file and that commit's date, an
 upper bound of when the row was measured. :func:`same_code` says whether a commit's sampler code
-(``SAMPLER_PACKAGES``; ``SAMPLER_CODE`` with the regret runner) is that of HEAD.
+(``SAMPLER_PACKAGES``; ``SAMPLER_CODE`` with the regret runner) is that of HEAD, docstrings aside.
 """
 
 from __future__ import annotations
 
+import ast
 import datetime
 import functools
 import importlib.metadata
@@ -39,6 +40,7 @@ __all__ = [
     "SAMPLER_CODE",
     "SAMPLER_PACKAGES",
     "check_code",
+    "code_without_docstrings",
     "commit",
     "machine",
     "provenance",
@@ -63,7 +65,14 @@ PACKAGES = (
 )
 # The paths (relative to ROOT) whose changes change what our samplers' rows measure: the
 # packages and test functions, and with them the regret runner for the regret tables.
-SAMPLER_PACKAGES = ("shared_core", "optuna_egp", "ax_egp", "benchmarks/functions.py")
+# The plotting module draws what the samplers recorded; it takes no part in a suggestion.
+SAMPLER_PACKAGES = (
+    "shared_core",
+    "optuna_egp",
+    "ax_egp",
+    "benchmarks/functions.py",
+    ":(exclude)optuna_egp/visualization.py",
+)
 SAMPLER_CODE = (*SAMPLER_PACKAGES, "benchmarks/run.py")
 
 
@@ -189,10 +198,42 @@ def _utc_date(seconds: int) -> str:
 
 @functools.cache
 def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
-    """Whether ``paths`` are the same at ``commit`` (``+dirty`` stripped) as at HEAD; ``False``
-    for a commit git does not know."""
-    base = commit.removesuffix("+dirty")
-    if not base or base == "unknown":
+    """Whether the code in ``paths`` at ``commit`` is HEAD's: no file added, removed or renamed,
+    and every changed file a Python file whose syntax tree, docstrings left out, is HEAD's (so an
+    edit of docstrings or comments keeps rows current). ``False`` for a ``+dirty`` commit (its
+    uncommitted edits are unknown) and for a commit git does not know."""
+    if not commit or commit == "unknown" or commit.endswith("+dirty"):
         return False
-    done = _git("diff", "--quiet", base, "HEAD", "--", *paths)
-    return done is not None and done.returncode == 0
+    done = _git("diff", "--name-status", "--no-renames", commit, "HEAD", "--", *paths)
+    if done is None or done.returncode != 0:
+        return False
+    for line in done.stdout.splitlines():
+        status, path = line.split("\t", 1)
+        if status != "M" or not path.endswith(".py"):
+            return False
+        if _code_tree(commit, path) != _code_tree("HEAD", path):
+            return False
+    return True
+
+
+def _code_tree(commit: str, path: str) -> str | None:
+    """:func:`code_without_docstrings` of ``path`` at ``commit``; ``None`` if it cannot be read."""
+    done = _git("show", f"{commit}:{path}")
+    return None if done is None or done.returncode != 0 else code_without_docstrings(done.stdout)
+
+
+def code_without_docstrings(source: str) -> str | None:
+    """The syntax tree of Python ``source`` without its docstrings (every statement that is only a
+    string: module, class, function and attribute docstrings), dumped; comments, blank lines and
+    line numbers are not in it. ``None`` if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    return ast.dump(_DropDocstrings().visit(tree))
+
+
+class _DropDocstrings(ast.NodeTransformer):
+    def visit_Expr(self, node: ast.Expr) -> ast.Expr | None:
+        is_string = isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        return None if is_string else node

@@ -21,8 +21,8 @@ def objective(trial: optuna.Trial) -> float:
 
 
 if __name__ == "__main__":
-    registry_root = Path(__file__).resolve().parents[2]  # the folder that holds samplers/
-    module = optunahub.load_local_module(package="samplers/egp_ts", registry_root=str(registry_root))
+    registry_root = str(Path(__file__).resolve().parents[2])  # the folder that holds samplers/
+    module = optunahub.load_local_module(package="samplers/egp_ts", registry_root=registry_root)
     study = optuna.create_study(sampler=module.EGPTSSampler(seed=0))
     study.optimize(objective, n_trials=30)
     print(f"best value {study.best_value:.5f} at {study.best_params}")

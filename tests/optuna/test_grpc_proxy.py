@@ -122,7 +122,7 @@ def _start(ctx, url: str, names: dict[str, str], processes: list) -> list:
         deadline = time.monotonic() + SERVER_READY_SECONDS
         while not started.wait(0.05) and server.is_alive():
             if time.monotonic() > deadline:
-                pytest.fail(f"the gRPC proxy server did not start in {SERVER_READY_SECONDS} s")
+                pytest.fail(f"the gRPC proxy server did not start in {SERVER_READY_SECONDS:.0f} s")
         if started.is_set() and server.is_alive():
             return workers
         # e.g. a port taken since _free_port: "Failed to bind" (the traceback is in stderr)

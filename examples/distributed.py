@@ -14,6 +14,7 @@ the last one conditioned on (trial system attribute ``egp_samplers:view``) and i
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import sys
@@ -29,10 +30,7 @@ TRIALS_PER_AGENT = 12
 
 
 def objective(trial: optuna.Trial) -> float:
-    """Negated 2-D Ackley as in the paper, here minimised
-    in its usual form (minimum 0 at the origin)."""
-    import math
-
+    """2-D Ackley in its usual form, minimised (minimum 0 at the origin)."""
     x, y = trial.suggest_float("x", -5, 5), trial.suggest_float("y", -5, 5)
     return (
         -20 * math.exp(-0.2 * math.sqrt(0.5 * (x * x + y * y)))
@@ -57,6 +55,7 @@ def worker(url: str, agent: int, graph: str, n_agents: int) -> None:
 
 
 def main() -> None:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no INFO line per study and trial
     graph = sys.argv[2] if len(sys.argv) > 2 else "ring"
     n_agents = int(sys.argv[3]) if len(sys.argv) > 3 else 6
     if len(sys.argv) > 1:

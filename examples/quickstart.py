@@ -2,14 +2,15 @@
 
 Run:  python examples/quickstart.py [first seed] [seeds]      (defaults 0 and 4: seeds 0-3)
 
-Each sampler runs one study of N_TRIALS trials per seed. All the studies live in one Journal file
-(an embedded storage: no server) and are run by a pool of worker processes, one per CPU core (at
-most one per study), which load their study from the file by name; the studies' results are read
-back from the file at the end. A study's trials run one after another in one process, so its values
-depend on its seed only, not on timing; the run time is about that of one EGPTSSampler study times
-the studies per core. The script prints each seed's best value per sampler, the medians, how many
-seeds each sampler won, and which sampler these numbers favour. The journal file is written to a
-temporary folder and removed.
+Each sampler, at its default settings, runs one study of N_TRIALS trials per seed. A study's best
+value is the lowest objective value it found (lower is better). All the studies live in one
+Journal file (an embedded storage: no server) and are run by a pool of worker processes, one per
+CPU core this process may use (at most one per study), which load their study from the file by
+name; the studies' results are read back from the file at the end. A study's trials run one after
+another in one process, so its values depend on its seed only, not on timing; the run time is
+about that of one EGPTSSampler study times the studies per core. The script prints each seed's
+best value per sampler, the medians, how many seeds each sampler won, and which sampler these
+numbers favour. The journal file is written to a temporary folder and removed.
 """
 
 from __future__ import annotations
@@ -123,17 +124,49 @@ def report(seeds: list[int], best: dict[str, list[float]]) -> None:
     )
 
 
+def parse_args(args: list[str]) -> tuple[int, int]:
+    """``[first seed] [seeds]`` -> (first seed, number of seeds); ValueError naming a bad value."""
+    if len(args) > 2:
+        raise ValueError(f"at most 2 arguments (first seed, seeds), got {len(args)}: {args}")
+    values = []
+    for name, text, lowest in zip(("first seed", "seeds"), args, (0, 1)):
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{name} must be an integer, got {text!r}") from None
+        if value < lowest:
+            raise ValueError(f"{name} must be at least {lowest}, got {value}")
+        values.append(value)
+    first_seed, n_seeds = values + [0, N_SEEDS][len(values) :]  # the defaults for the rest
+    if first_seed + n_seeds > 2**32:  # TPESampler takes seeds below 2**32
+        raise ValueError(f"seeds must stay below 2**32, got {first_seed} + {n_seeds}")
+    return first_seed, n_seeds
+
+
+def usable_cpus() -> int:
+    """The CPU cores this process may run on (its affinity, e.g. under a batch scheduler)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def main() -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    first_seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    n_seeds = int(sys.argv[2]) if len(sys.argv) > 2 else N_SEEDS
+    try:
+        first_seed, n_seeds = parse_args(sys.argv[1:])
+    except ValueError as err:
+        sys.exit(f"{err}\nusage: python examples/quickstart.py [first seed] [seeds]")
     seeds = list(range(first_seed, first_seed + n_seeds))
     n_studies = len(SAMPLERS) * n_seeds
-    n_workers = min(n_studies, os.cpu_count() or 1)
+    n_workers = min(n_studies, usable_cpus())
     print(
         f"Hartmann-6 (6 continuous parameters, minimised; minimum {H6_MIN}), {N_TRIALS} trials per "
         f"study, seeds {seeds[0]}-{seeds[-1]}: {n_studies} studies (one per sampler and seed) on "
         f"one Journal file, run by {n_workers} worker processes"
+    )
+    print(
+        f"best value = the lowest objective value a study found in its {N_TRIALS} trials (lower is "
+        "better); both samplers at their default settings"
     )
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:

@@ -38,6 +38,8 @@ __all__ = ["ModelHistory", "Refit", "model_history", "plot_model"]
 
 # A kernel whose final weight exceeds this is named in the weight panel's title.
 _DOMINANT = 0.99
+# The weight panel's log axis stops here: a weight of 1e-300 would spread it over 300 decades.
+_FLOOR = 1e-30
 
 
 class Refit(NamedTuple):
@@ -167,18 +169,19 @@ def plot_model(study: Study, *, ax: Sequence[Axes]) -> Figure | SubFigure: ...
 def plot_model(study: Study, *, ax: Sequence[Axes] | None = None) -> Figure | SubFigure:
     """Plot what the ensemble of ``EGPTSSampler(share_model=True)`` learned, with Matplotlib.
 
-    Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after
-    each model-based trial, one line per kernel on a log scale, with the refits as dotted
-    lines; the legend gives each kernel's final weight, and the title names a kernel that
-    holds more than 0.99 of it. On the log scale the kernels that lost show how far behind
-    they are (a weight of 1e-12 is a marginal likelihood 1e12 times smaller), and whether
-    they keep falling or recover. A weight that underflowed to 0 is not drawn. Right: the relevance
-    of each parameter to the newest model, the normalised inverse lengthscales of each ARD
-    kernel (see :meth:`ModelHistory.relevance`; a categorical parameter's columns are
-    combined by their maximum). When the dictionary has no ARD kernel the right panel shows
-    each isotropic kernel's shared lengthscale instead (in unit-cube units; a short one
-    means a rapidly varying objective), and its title says that per-parameter relevance is
-    unavailable; add ``"rbf-ard"`` to ``kernels`` to get it.
+    Left: the kernel weights (the ensemble's posterior over the kernel dictionary) after each
+    model-based trial, one line per kernel on a log scale, with the refits as dotted lines; the
+    legend gives each kernel's final weight, and the title names a kernel that holds more than 0.99
+    of it. On the log scale the kernels that lost show how far behind they are (a weight of 1e-12 is
+    a marginal likelihood 1e12 times smaller), and whether they keep falling or recover. The axis
+    stops at 1e-30 (its label names the floor when a smaller weight runs off the bottom), and a
+    weight that underflowed to 0 is not drawn. Right: the relevance of each parameter to the newest
+    model, the normalised inverse lengthscales of each ARD kernel (see
+    :meth:`ModelHistory.relevance`; a categorical parameter's columns are combined by their
+    maximum). When the dictionary has no ARD kernel the right panel shows each isotropic kernel's
+    shared lengthscale instead (in unit-cube units; a short one means a rapidly varying objective),
+    and its title says that per-parameter relevance is unavailable; add ``"rbf-ard"`` to ``kernels``
+    to get it.
 
     Args:
         study: a study optimised with ``EGPTSSampler(share_model=True)`` (the default).
@@ -224,6 +227,7 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
 
     labels = _unique(history.kernel_names)
     weights = history.weights  # (n, M)
+    ylabel = "Kernel weight"
     if len(history.trial_numbers):
         final = weights[-1]  # (M,)
         for m, label in enumerate(labels):
@@ -237,13 +241,18 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
                 label=f"{label} ({final[m]:.2g})",
             )
         positive = weights[weights > 0.0]
+        lowest = positive.min() / 3.0 if positive.size else 1e-3
         ax.set_yscale("log")
-        ax.set_ylim(positive.min() / 3.0 if positive.size else 1e-3, 1.5)
+        ax.set_ylim(max(lowest, _FLOOR), 1.5)
+        if lowest < _FLOOR:
+            ylabel = f"Kernel weight (axis floor {_FLOOR:.0e})"  # smaller ones run off it
         top = int(np.argmax(final))
         rest = float(np.delete(final, top).sum())  # not 1 - final[top], which rounds to 0
         title = "Kernel weights (log scale)"
-        if final[top] > _DOMINANT:
-            title += f"\n{labels[top]} holds all the weight but {rest:.2g}"
+        if final[top] > _DOMINANT and rest > 0.0:
+            title += f"\n{labels[top]} holds all but {rest:.2g} of the weight"
+        elif final[top] > _DOMINANT:
+            title += f"\n{labels[top]} holds all the weight (the others' underflowed to 0)"
         ax.set_title(title, fontsize="medium")
     for i, refit in enumerate(history.refits):
         ax.axvline(
@@ -255,8 +264,8 @@ def _plot_weights(ax: Axes, history: ModelHistory) -> None:
         )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Trial")
-    ax.set_ylabel("Kernel weight")
-    ax.legend(loc="lower left", fontsize="small", framealpha=0.8, title="kernel (final weight)")
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="best", fontsize="small", framealpha=0.8, title="kernel (final weight)")
 
 
 def _plot_relevance(ax: Axes, history: ModelHistory) -> None:
@@ -280,7 +289,7 @@ def _plot_relevance(ax: Axes, history: ModelHistory) -> None:
         ax.set_yticks(np.arange(len(params)), params)
         ax.set_xlabel("Relevance (1 / lengthscale, normalised per kernel)")
         ax.set_title(f"Parameter relevance (model of trial {newest.trial_number})")
-        ax.legend(loc="lower right", fontsize="small", framealpha=0.8)
+        ax.legend(loc="best", fontsize="small", framealpha=0.8)
     else:
         # (M,) one shared lengthscale each
         lengthscales = [float(ls[0]) for ls in newest.lengthscales]

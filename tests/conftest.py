@@ -5,6 +5,10 @@ machines) small ops wait on the other thread, and as soon as another process is 
 is several times slower (the BORE seed test: 91 s with 2 threads next to a second test run,
 11 s with 1 thread alone; a whole CI run next to one benchmark process took 29.5 min instead of
 ~6). Users get the same advice on the BORE page of the docs (docs/samplers/bore.md).
+
+With ``EGP_TEST_FORBID_SKIPS=1`` in the environment (as in CI) a run that skipped any test fails,
+and its summary lists the skipped tests with their reasons: a missing server or package then
+shows as a failure instead of a green run that did not test it.
 """
 
 import logging
@@ -20,6 +24,51 @@ except ImportError:  # pragma: no cover - torch is in the test extra
 
 if torch is not None:
     torch.set_num_threads(1)
+
+FORBID_SKIPS = "EGP_TEST_FORBID_SKIPS"
+
+
+class ForbidSkips:
+    """Fails a session that skipped a test (at collection or at run time): a session that would
+    have passed exits with ``ExitCode.TESTS_FAILED``, and the terminal summary names each skipped
+    test with its reason."""
+
+    def __init__(self) -> None:
+        self.skipped: list[tuple[str, str]] = []  # (node id, reason)
+
+    def _record(self, report: pytest.CollectReport | pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):  # an xfail is reported skipped
+            longrepr = report.longrepr  # (path, line, reason) for a skip
+            reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+            self.skipped.append((report.nodeid, reason))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self._record(report)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._record(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        passing = (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)  # all were skipped
+        if self.skipped and session.exitstatus in passing:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.skipped:
+            return
+        terminalreporter.section(f"{FORBID_SKIPS}=1: skipped tests fail the run", red=True)
+        for nodeid, reason in self.skipped:
+            terminalreporter.line(f"{nodeid}: {reason}", red=True)
+        n = len(self.skipped)
+        terminalreporter.line(
+            f"{n} skipped test{'s' if n > 1 else ''}: provide what they need (packages, "
+            f"servers), or unset {FORBID_SKIPS} to allow skips"
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get(FORBID_SKIPS) == "1":
+        config.pluginmanager.register(ForbidSkips(), "egp-forbid-skips")
 
 
 @pytest.fixture

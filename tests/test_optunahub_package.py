@@ -1,7 +1,9 @@
-"""The OptunaHub package ``hub/egp_ts``: the registry's layout, loaded with
-``optunahub.load_local_module`` as the registry loads it, and a short study."""
+"""The OptunaHub package ``hub/samplers/egp_ts``: laid out as in the registry (``hub/`` stands for
+the registry's ``package/`` folder), loaded with ``optunahub.load_local_module`` as the registry
+loads it, and a short study."""
 
 import runpy
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,9 +16,9 @@ from optuna_egp import WEIGHTS_KEY, EGPTSSampler
 optunahub = pytest.importorskip("optunahub")
 
 REPO = Path(__file__).resolve().parent.parent
-REGISTRY_ROOT = REPO / "hub"
-PACKAGE = "egp_ts"
-MODULE_NAME = f"optunahub_registry.package.{PACKAGE}"  # the name load_local_module gives it
+REGISTRY_ROOT = REPO / "hub"  # as the registry's package/ folder
+PACKAGE = "samplers/egp_ts"  # as in the registry: package/<category>/<name>
+MODULE_NAME = "optunahub_registry.package.samplers.egp_ts"  # the name load_local_module gives it
 
 
 @pytest.fixture
@@ -35,9 +37,11 @@ def test_the_folder_has_the_registry_template_files_and_front_matter():
     assert readme.startswith("---\n")
     front = yaml.safe_load(readme.split("---\n")[1])
     assert set(front) == {"author", "title", "description", "tags", "optuna_versions", "license"}
+    # the registry's template: every value is a string (a bare 4.2 would be read as a float)
     assert all(isinstance(front[k], str) for k in ("author", "title", "description", "license"))
+    assert all(isinstance(v, str) for v in front["tags"])
     assert "sampler" in front["tags"]  # the registry's rule for a package under samplers/
-    assert all(isinstance(v, str) and v.count(".") == 2 for v in map(str, front["optuna_versions"]))
+    assert all(isinstance(v, str) and v.count(".") == 2 for v in front["optuna_versions"])
     assert front["license"] == "MIT License"
     assert (folder / "LICENSE").read_text() == (REPO / "LICENSE").read_text()
 
@@ -60,10 +64,19 @@ def test_loads_the_installed_sampler_and_runs_a_study(unload):
 
 def test_without_egp_samplers_the_error_says_what_to_install(monkeypatch, unload):
     monkeypatch.setitem(sys.modules, "optuna_egp", None)  # import optuna_egp fails
-    with pytest.raises(ImportError, match=r"pip install egp-samplers.*pip install -e \."):
+    with pytest.raises(ImportError, match=r"not on PyPI.*checkout.*python -m pip install -e \. "):
         optunahub.load_local_module(package=PACKAGE, registry_root=str(REGISTRY_ROOT))
 
 
-def test_example_runs(capsys, unload):
-    runpy.run_path(str(REGISTRY_ROOT / PACKAGE / "example.py"), run_name="__main__")
+def test_no_install_instruction_names_a_distribution_that_is_not_on_pypi():
+    for path in (REGISTRY_ROOT / PACKAGE).iterdir():
+        assert "pip install egp-samplers" not in path.read_text(), path.name
+
+
+def test_example_runs_in_a_copy_of_the_registry_layout(tmp_path, capsys, unload):
+    """A copy of the folder into a registry's ``package/samplers/`` works as it is."""
+    copy = tmp_path / "package" / PACKAGE
+    shutil.copytree(REGISTRY_ROOT / PACKAGE, copy)
+    runpy.run_path(str(copy / "example.py"), run_name="__main__")
     assert capsys.readouterr().out.startswith("best value ")
+    assert Path(sys.modules[MODULE_NAME].__file__).parent == copy  # loaded from the copy

@@ -190,7 +190,21 @@ def test_weights_are_lines_on_a_log_scale_that_show_the_kernels_a_dominant_one_o
         np.testing.assert_allclose(lines[1].get_ydata(), [0.5, 1.0 - 1e-6, 1.0, 1.0])
         bottom, top = ax_w.get_ylim()
         assert bottom < 1e-12 and top >= 1.0  # every positive weight is inside the panel
-        assert "rbf-ard holds all the weight but 0" in ax_w.get_title()
+        assert ax_w.get_ylabel() == "Kernel weight"  # above the floor: nothing left out
+        assert ax_w.get_title().endswith(
+            "\nrbf-ard holds all the weight (the others' underflowed to 0)"
+        )
+    finally:
+        plt.close(fig)
+    # a dominant kernel with the others' weights above 0, one of them below the axis floor
+    weights = [[0.5, 0.5], [1e-40, 1.0], [4.2e-18, 1.0 - 4.2e-18]]
+    study = _study_with([{MODEL_KEY: model, WEIGHTS_KEY: w} for w in weights])
+    fig = plot_model(study)
+    try:
+        ax_w = fig.axes[0]
+        assert ax_w.get_title().endswith("\nrbf-ard holds all but 4.2e-18 of the weight")
+        assert ax_w.get_ylim()[0] == 1e-30  # not 1e-40 / 3: 40 decades would flatten the rest
+        assert ax_w.get_ylabel() == "Kernel weight (axis floor 1e-30)"
     finally:
         plt.close(fig)
     # no kernel above 0.99: the title names none

@@ -7,17 +7,19 @@ module              role
                     ``benchmarks`` (before numpy); ``thread_settings()`` for the rows
 ``samplers``        ``make_sampler(name, *, seed, **options)``: the one registry of sampler
                     names; ``make_agents`` for one sampler per worker slot; ``is_peer``,
-                    ``peer_version``, ``names``
+                    ``peer_version``, ``names``; ``LABELS`` and ``ordered`` for tables
 ``provenance``      ``provenance()``: commit (``+dirty``), UTC date, machine, Python and
                     package versions, thread settings of a row
 ``results``         ``read_rows(path)``, ``ResultsFile(path)`` (``append`` adds provenance,
                     ``done`` for resuming), ``latest(rows, fields)``
-``cache``           ``PeerCache(path)``: runs of peers keyed by cell and peer version
+``cache``           ``PeerCache(path, protocol=)``: runs of peers keyed by cell, peer version
+                    and protocol; ``machine_key()`` for the cells of timing benchmarks
 ``workers``         ``pool_map(fn, jobs, procs=)`` (spawn pool, module-level ``fn``) and
                     ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
 ``tables``          Markdown tables and the provenance line under each table
 ``plots``           regret-vs-trials plots
-``probes``          ``RelativeProbe``: counts and times ``sample_relative``
+``probes``          ``ModelProbe``: which asks the model answered, and their seconds
+``studies``         studies that start with random completed trials
 ==================  ===================================================================
 
 Writing a benchmark ``benchmarks/<name>.py``:

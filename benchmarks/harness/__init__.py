@@ -28,11 +28,14 @@ Writing a benchmark ``benchmarks/<name>.py``:
    ``benchmarks.functions``, never set thread variables (``benchmarks/__init__`` did; a worker
    process that needs other counts gets them through ``workers.worker_env(threads=...)``).
 2. Give it ``main(argv=None)`` with ``--out`` (a JSONL file) and, for ``run_all --quick``, settings
-   small enough to finish in a few seconds. Register it in ``benchmarks/run_all.py``
+   small enough to finish in a few seconds yet past the samplers' random start-up (record
+   ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/run_all.py``
    (``BENCHMARKS``: the full command and the quick command).
 3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance); skip what is
    done with ``ResultsFile(out).done(fields)``. Runs of peers (``is_peer(name)``) go to
-   ``PeerCache`` instead, so that a change of our code does not run them again.
+   ``PeerCache(path, protocol=PROTOCOL)`` instead, so that a change of our code does not run them
+   again; the module's ``PROTOCOL`` goes up when what it measures changes, and a timing
+   benchmark puts ``machine_key()`` in its peers' cells.
 4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
    sub-command started with ``run_worker`` (never Python code kept in strings).
 5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built

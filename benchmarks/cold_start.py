@@ -28,7 +28,8 @@ What runs, for each ``--n-complete`` n (default 1000):
      cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the cheapest a
      suggestion gets: no new observation to condition on). Each ask's seconds include the storage
      reads and writes and the whole suggestion (Optuna samples the relative parameters inside
-     ``ask``; the script checks ``sample_relative`` ran once per ask). ``sample_relative_seconds``
+     ``ask``; ``harness.probes.ModelProbe`` checks that ``sample_relative`` ran once per ask and
+     that the model made the suggestion: ``model_asks``). ``sample_relative_seconds``
      is the part spent in the sampler's ``sample_relative`` (model and acquisition, without Optuna's
      search-space intersection, which is slower on the first call, and the parameter writes).
   The row records whether the first suggestion built its model from the record (``n_adopted``) or by
@@ -50,17 +51,18 @@ import warnings
 
 import numpy as np
 import optuna
-from optuna.distributions import FloatDistribution
-from optuna.trial import TrialState, create_trial
+from optuna.trial import TrialState
 
 from benchmarks.functions import hartmann6
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.studies import H6_BOUNDS, distributions, random_study
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 from benchmarks.harness.workers import run_worker
 
-DIST = {f"x{i}": FloatDistribution(0, 1) for i in range(6)}
+DIST = distributions(H6_BOUNDS)
 CELL = ("n_complete", "share_model", "repeat", "asks", "seed")
 
 
@@ -73,18 +75,7 @@ def build_study(url: str, n: int, seed: int) -> None:
     """The big study: n random completed Hartmann-6 trials, then one sampler that records its
     model (its trial told FAIL)."""
     _quiet()
-    X = np.random.default_rng(seed + 1000).random((n, 6))
-    study = optuna.create_study(study_name="s", storage=url)
-    study.add_trials(
-        [
-            create_trial(
-                params=dict(zip(DIST, map(float, x))),
-                distributions=DIST,
-                value=float(hartmann6(x)),
-            )
-            for x in X
-        ]
-    )
+    random_study(None, hartmann6, H6_BOUNDS, n, seed=seed + 1000, study_name="s", storage=url)
     recorder = optuna.load_study(
         study_name="s", storage=url, sampler=make_sampler("egp-auto", seed=seed, share_model=True)
     )
@@ -108,16 +99,7 @@ def worker(url: str, seed: int, share: bool, asks: int) -> dict:
     warm_up.optimize(objective, n_trials=12)  # loads what the first suggestion imports lazily
 
     sampler = make_sampler("egp-auto", seed=seed, share_model=share)
-    calls: list[float] = []  # seconds of each sample_relative call (the model's part of an ask)
-    inner = sampler.sample_relative
-
-    def timed_sample_relative(*args):
-        t0 = time.perf_counter()
-        out = inner(*args)
-        calls.append(time.perf_counter() - t0)
-        return out
-
-    sampler.sample_relative = timed_sample_relative
+    probe = ModelProbe(sampler)  # sample_relative: the model's part of an ask
     study = optuna.load_study(study_name="s", storage=url, sampler=sampler)
     t0 = time.perf_counter()
     study.get_trials(deepcopy=False)  # Optuna's first read of the trials (then cached)
@@ -128,14 +110,18 @@ def worker(url: str, seed: int, share: bool, asks: int) -> dict:
         trial = study.ask(DIST)
         seconds.append(time.perf_counter() - t0)
         study.tell(trial, state=TrialState.FAIL)
-        if len(trial.params) != 6:
-            raise RuntimeError("the suggestion did not come from the model")
+    if probe.asks != asks or probe.model_asks != asks:
+        raise RuntimeError(
+            f"{probe.model_asks} of {asks} asks came from the model ({probe.asks} "
+            "sample_relative calls)"
+        )
     model = sampler.algorithm.model
     return {
         "seconds": seconds,
         "first_read_seconds": first_read,
-        "sample_relative_calls": len(calls),
-        "sample_relative_seconds": calls,
+        "sample_relative_calls": probe.asks,
+        "sample_relative_seconds": probe.relative_seconds,
+        "model_asks": probe.model_asks,
         "n_adopted": model.n_adopted,
         "n_refits": model.n_refits,
     }
@@ -238,7 +224,7 @@ def main(argv=None) -> None:
     r.add_argument(
         "--share-model", default="true,false", help="share_model values, alternated by repeat"
     )
-    r.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cold_start.jsonl"))
+    r.add_argument("--out", default=str(RESULTS / "cold_start.jsonl"))
     w = sub.add_parser("worker", help="one worker process (prints one JSON line)")
     w.add_argument("url")
     w.add_argument("seed", type=int)

@@ -40,7 +40,8 @@ of its condition. Seeds ``--first-seed`` .. ``--first-seed + --seeds - 1`` (defa
 
 Recorded per run (one JSON line appended to ``--out``): ``regret`` after each trial (best value so
 far - known minimum), ``final_regret``, ``distance`` of each evaluated point to the minimiser,
-``wall_seconds`` of ``study.optimize``, ``sampler_seconds`` (time inside ``sample_relative``);
+``wall_seconds`` of ``study.optimize``, ``sampler_seconds`` (time inside ``sample_relative``),
+``model_asks`` (asks whose suggestion came from the model, ``harness.probes``);
 ``dead_pending``, per ask, whether the sampler's rule still counted the dead trial as pending at
 that moment (its age <= ``stale_after_seconds(trials, timeout)``); at the end ``dead_age_seconds``,
 ``stale_after_seconds`` under the sampler's rule and under "auto", and ``dead_pending_at_end``;
@@ -67,12 +68,11 @@ from optuna.distributions import FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
 
 from benchmarks.functions import FUNCTIONS, hartmann6
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
-from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile
+from benchmarks.harness.samplers import LABELS, make_sampler, ordered
 from benchmarks.harness.tables import provenance_line
-
-optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 BENCH = "dead_trials"
 F_MIN = FUNCTIONS["hartmann6"][2]  # -3.32237
@@ -84,38 +84,18 @@ DEAD_AGE_SECONDS = 60.0
 
 # condition -> (dead trial added?, running_trial_timeout)
 CONDITIONS = {"clean": (False, "auto"), "dead-none": (True, None), "dead-auto": (True, "auto")}
-SAMPLER_LABELS = {
-    "egp-auto": "EGPTSSampler",
-    "egp-ts": "EGPTSSampler (TS)",
-    "egp-ei": "EGPTSSampler (EI)",
-    "bore++": "BORESampler",
-    "bore": "BORESampler (BORE)",
-}
 DEFAULT_SAMPLERS = "egp-auto,bore++"
 KEY_FIELDS = ("sampler", "condition", "seed", "commit", "n_trials", "sleep", "dead_age_at_start")
 
 
-# ----------------------------------------------------------------------------- probe
-class DeadTrialProbe:
-    """Wraps ``sampler.sample_relative`` (once per ask) to time it and to record whether the
-    sampler's rule counts the dead trial as pending at that moment."""
+# ----------------------------------------------------------------------------- the rule
+def stale_after(trials: list[FrozenTrial], timeout) -> float:
+    """Seconds after which the samplers' ``running_trial_timeout`` rule stops counting a running
+    trial as pending (``math.inf``: never). The package has no public API for the rule itself,
+    so this is the one place that imports it from its private module."""
+    from optuna_egp._timeouts import stale_after_seconds
 
-    def __init__(self, sampler, dead: FrozenTrial | None, timeout) -> None:
-        from optuna_egp._timeouts import stale_after_seconds
-
-        self.seconds, self.pending = 0.0, []
-        inner = sampler.sample_relative
-
-        def sample_relative(study, trial, search_space):
-            if dead is not None:
-                limit = stale_after_seconds(study.get_trials(deepcopy=False), timeout)
-                self.pending.append(_age(dead) <= limit)
-            t0 = time.perf_counter()
-            params = inner(study, trial, search_space)
-            self.seconds += time.perf_counter() - t0
-            return params
-
-        sampler.sample_relative = sample_relative
+    return stale_after_seconds(trials, timeout)
 
 
 def _age(trial: FrozenTrial) -> float:
@@ -165,13 +145,17 @@ def run_one(
     sleep: float,
     dead_age: float = DEAD_AGE_SECONDS,
 ) -> dict:
-    from optuna_egp._timeouts import stale_after_seconds
-
     with_dead, timeout = CONDITIONS[condition]
     sampler = make_sampler(sampler_name, seed=seed, running_trial_timeout=timeout)
     study = optuna.create_study(sampler=sampler, direction="minimize")
     dead = add_dead_trial(study, dead_age) if with_dead else None
-    probe = DeadTrialProbe(sampler, dead, timeout)
+    pending: list[bool] = []  # at each ask: does the rule count the dead trial as pending?
+
+    def on_ask(study: optuna.Study) -> None:
+        if dead is not None:
+            pending.append(_age(dead) <= stale_after(study.get_trials(deepcopy=False), timeout))
+
+    probe = ModelProbe(sampler, on_ask=on_ask)
     t0 = time.perf_counter()
     study.optimize(make_objective(sleep), n_trials=n_trials, n_jobs=1)
     wall = time.perf_counter() - t0
@@ -188,14 +172,15 @@ def run_one(
         **_trajectory(study),
         "wall_seconds": wall,
         "seconds_per_trial": wall / n_trials,
-        "sampler_seconds": probe.seconds,
+        "sampler_seconds": sum(probe.relative_seconds),
+        **({"model_asks": probe.model_asks} if probe.model_asks is not None else {}),
     }
     if dead is not None:
         trials = study.get_trials(deepcopy=False)
-        rule, auto = stale_after_seconds(trials, timeout), stale_after_seconds(trials, "auto")
+        rule, auto = stale_after(trials, timeout), stale_after(trials, "auto")
         age = _age(dead)
         row.update(
-            dead_pending=probe.pending,
+            dead_pending=pending,
             dead_age_seconds=age,
             stale_after_seconds=_finite(rule),
             stale_after_seconds_auto=_finite(auto),
@@ -247,7 +232,7 @@ def summarise(rows: list[dict]) -> list[str]:
     for (sampler, condition, _), r in sorted(latest.items(), key=lambda kv: kv[0][2]):  # by seed
         cells[(sampler, condition)].append(r)
     lines = _intro(last)
-    for sampler in _ordered(s for s, _ in cells):
+    for sampler in ordered(s for s, _ in cells):
         lines += _sampler_table(
             sampler, [(c, cells[(sampler, c)]) for c in CONDITIONS if (sampler, c) in cells]
         )
@@ -270,7 +255,7 @@ def _intro(last: dict) -> list[str]:
 
 
 def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[str]:
-    label = SAMPLER_LABELS.get(sampler, sampler)
+    label = LABELS.get(sampler, sampler)
     lines = [
         f"#### {label} (`{sampler}`)",
         "",
@@ -294,11 +279,6 @@ def _sampler_table(sampler: str, cells: list[tuple[str, list[dict]]]) -> list[st
         )
     all_rows = [r for _, rs in cells for r in rs]
     return lines + ["", provenance_line(all_rows), ""]
-
-
-def _ordered(names) -> list[str]:
-    names = set(names)
-    return [s for s in SAMPLER_LABELS if s in names] + sorted(names - set(SAMPLER_LABELS))
 
 
 # ----------------------------------------------------------------------------- main
@@ -326,9 +306,10 @@ def main(argv=None) -> None:
         default=DEAD_AGE_SECONDS,
         help="seconds between the worker's death and the study's start (default 60)",
     )
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "dead_trials.jsonl"))
+    p.add_argument("--out", default=str(RESULTS / "dead_trials.jsonl"))
     p.add_argument("--force", action="store_true", help="run again the runs already in --out")
     a = p.parse_args(argv)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     samplers = [n for n in a.samplers.split(",") if n]
     conditions = [n for n in a.conditions.split(",") if n]
     for name in samplers:  # a bad name fails now, not after minutes of other runs

@@ -87,10 +87,12 @@ names of ``harness/samplers.py``, one per slot from ``make_agents``):
 Defaults: ``dts-complete,dts-star,dts-ring,egp-ts,tpe``; all with their default ``n_startup_trials``
 (10 completed trials). Row per run: ``regret`` (best so far - f_min, in trial order),
 ``instant_regret``, ``agent`` of each trial, ``ask_seconds`` (``study.ask()`` plus the
-``suggest_float`` calls, per ask) and ``complete_at_ask`` (completed trials at that ask; the
-summary's seconds per suggestion use the asks with at least 10), ``seconds`` (wall). Resumable as
-``reproduce`` (key: function, sampler, seed, workers, evaluations, commit; peers: the peer
-version instead of the commit). Default ``--seeds 5``.
+``suggest_float`` calls, per ask), ``complete_at_ask`` (completed trials at that ask),
+``model_at_ask`` (did the model make the suggestion: ``harness.probes``; peers: at least 10
+completed trials; the summary's seconds per suggestion use these asks), ``model_asks`` (their
+number), ``seconds`` (wall). Resumable as ``reproduce`` (key: function, sampler, seed, workers,
+evaluations, commit; peers: the peer version and ``PROTOCOL`` instead of the commit). Default
+``--seeds 5``.
 
 summarise(rows)
 ---------------
@@ -118,12 +120,16 @@ import numpy as np
 
 from benchmarks.functions import FUNCTIONS, SUITE, ackley, rosenbrock
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile, key, latest
-from benchmarks.harness.samplers import is_peer, make_agents
+from benchmarks.harness.plots import pyplot
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile, key, latest
+from benchmarks.harness.samplers import is_peer, make_agents, ordered
 from benchmarks.harness.tables import provenance_line
 
-RESULTS = ROOT / "benchmarks" / "results"
+# The peer cache's protocol version of the async runs: bump it when what a run measures changes
+# (the functions, the completion order's random generator).
+PROTOCOL = 1
 BENCH_REPRODUCE = "dts_reproduce"
 BENCH_ASYNC = "dts_async"
 SHARED = "shared-egp"  # the "everyone sees everything" reference configuration
@@ -299,36 +305,33 @@ def run_async(
 ) -> dict:
     import optuna
 
-    from optuna_egp import CoreSampler
-
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     bounds, f, f_min = FUNCTIONS[function]
     samplers = make_async_samplers(sampler_name, seed, workers)
+    distinct = {id(s): s for s in samplers}  # W agents, or one sampler for every slot
+    probes = {i: ModelProbe(s) for i, s in distinct.items()}
     study = optuna.create_study(sampler=samplers[0])
     rng = np.random.default_rng(seed + 1000)  # completion order, as run.py's async mode
     pending: list[tuple] = []  # (trial, x, slot)
     ask_seconds: list[float] = []
     complete_at_ask: list[int] = []
-    # did the ask's suggestion come from the model (not the start-up sampler)?
+    # did the ask's suggestion come from the model (not the start-up)?
     model_at_ask: list[bool] = []
-    modelled: list[bool] = []
-    for sampler in set(samplers):
-        _probe_relative(sampler, modelled)
     agent_of: dict[int, int] = {}
     told = 0
 
     def ask(slot: int) -> None:
         study.sampler = samplers[slot]  # the free slot's agent asks
-        modelled.clear()
+        probe = probes[id(samplers[slot])]
+        probe.reset()
         t0 = time.perf_counter()
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
         ask_seconds.append(time.perf_counter() - t0)
         complete_at_ask.append(told)
-        # CoreSampler subclasses return {} from sample_relative during their start-up; others (TPE,
-        # random) sample independently: count them as modelled once STARTUP_TRIALS trials completed
+        # peers (TPE, random: no core algorithm to probe): once STARTUP_TRIALS trials completed
         model_at_ask.append(
-            any(modelled) if isinstance(samplers[slot], CoreSampler) else told >= STARTUP_TRIALS
+            bool(probe.model_asks) if probe.model_asks is not None else told >= STARTUP_TRIALS
         )
         agent_of[trial.number] = slot
         pending.append((trial, x, slot))
@@ -362,22 +365,10 @@ def run_async(
         "ask_seconds": ask_seconds,
         "complete_at_ask": complete_at_ask,
         "model_at_ask": model_at_ask,
+        "model_asks": sum(model_at_ask),
         "seconds": seconds,
         "seconds_per_trial": seconds / n_evaluations,
     }
-
-
-def _probe_relative(sampler, modelled: list[bool]) -> None:
-    """Append to ``modelled`` whether each ``sample_relative``
-    call returned parameters (public API)."""
-    inner = sampler.sample_relative
-
-    def sample_relative(study, trial, search_space):
-        out = inner(study, trial, search_space)
-        modelled.append(bool(out))
-        return out
-
-    sampler.sample_relative = sample_relative
 
 
 # ============================================================================= summary
@@ -529,7 +520,7 @@ def _summarise_async(rows: list[dict]) -> list[str]:
         groups[(r["workers"], r["n_evaluations"])].append(r)
     lines = []
     for (workers, n_eval), rs in sorted(groups.items()):
-        samplers = _sampler_order({r["sampler"] for r in rs})
+        samplers = ordered({r["sampler"] for r in rs}, ASYNC_ORDER)
         functions = [fn for fn in FUNCTIONS if any(r["function"] == fn for r in rs)]
         final = defaultdict(list)
         for r in rs:
@@ -642,19 +633,18 @@ def _model_ask_seconds(row: dict) -> float:
     return float(np.mean(s)) if s else float("nan")
 
 
-def _sampler_order(names) -> list[str]:
-    known = [
-        "dts-complete",
-        "dts-star",
-        "dts-ring",
-        "dts-line",
-        "dts-disconnected",
-        "egp-ts",
-        "tpe",
-        "tpe-cl",
-        "random",
-    ]
-    return [s for s in known if s in names] + sorted(set(names) - set(known))
+# the samplers' order in the async tables and plots (others after them, sorted)
+ASYNC_ORDER = (
+    "dts-complete",
+    "dts-star",
+    "dts-ring",
+    "dts-line",
+    "dts-disconnected",
+    "egp-ts",
+    "tpe",
+    "tpe-cl",
+    "random",
+)
 
 
 def _ratio(a, b):
@@ -679,11 +669,7 @@ def plot(
     """PNGs: R_A/R_B/R_W against rounds for the star sweep and for the topology comparison
     (median over seeds; one row of panels per function; the setting of the last row), and
     async regret curves."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     rows = _latest([r for r in reproduce_rows if r.get("bench") == BENCH_REPRODUCE], REPRODUCE_KEY)
@@ -767,7 +753,7 @@ def _plot_async(plt, rows, path, workers) -> None:
     fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.5 * nrows), squeeze=False)
     for k, fn in enumerate(functions):
         ax = axes[k // cols][k % cols]
-        for s in _sampler_order({r["sampler"] for r in rows if r["function"] == fn}):
+        for s in ordered({r["sampler"] for r in rows if r["function"] == fn}, ASYNC_ORDER):
             curves = np.array(
                 [r["regret"] for r in rows if r["function"] == fn and r["sampler"] == s]
             )
@@ -854,7 +840,7 @@ def _async(a, out: ResultsFile, seeds) -> None:
     samplers = _names(a.samplers, None, "sampler")
     for s in samplers:  # a bad name fails here
         make_async_samplers(s, 0, a.workers)
-    cache = PeerCache(a.cache)
+    cache = PeerCache(a.cache, protocol=PROTOCOL)
     done = set() if a.force else out.done(ASYNC_KEY) | cache.done()
     n = 0
     for seed in seeds:

@@ -32,57 +32,37 @@ import warnings
 
 import numpy as np
 import optuna
-from optuna.distributions import FloatDistribution
-from optuna.trial import create_trial
 
 from benchmarks.functions import hartmann6
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.studies import H6_BOUNDS, random_study
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
-DIST = {f"x{i}": FloatDistribution(0, 1) for i in range(6)}
 SAMPLERS = ("dts-ring", "egp-ts", "gp-ts-matern52-ard")
 LEGACY_NAMES = {"gp-ts": "gp-ts-matern52-ard"}  # the sampler names of older rows
 CELL = ("sampler", "n_complete", "repeat", "agents", "asks")
 
 
-def trials(n: int, agents: int, seed: int) -> list:
-    X = np.random.default_rng(1000 + seed).random((n, 6))
-    return [
-        create_trial(
-            params=dict(zip(DIST, map(float, x))),
-            distributions=DIST,
-            value=float(hartmann6(x)),
-            user_attrs={"agent_id": i % agents},
-        )
-        for i, x in enumerate(X)
-    ]
-
-
-def run(name: str, n: int, agents: int, seed: int, asks: int) -> tuple[list[float], list[float]]:
-    """Seconds of each ask, and of the algorithm's ``suggest``
-    inside it (the model: fit, draw, optimise)."""
+def run(name: str, n: int, agents: int, seed: int, asks: int) -> dict:
+    """Seconds of each ask (``seconds``), and of the algorithm's ``suggest`` inside it
+    (``model_seconds``: the model's fit, draw and optimisation), and ``model_asks``."""
     sampler = make_sampler(name, seed=seed, agent=0, n_agents=agents)
-    study = optuna.create_study(sampler=sampler)
-    study.add_trials(trials(n, agents, seed))
-    seconds, model_seconds = [], []
-    suggest = sampler.algorithm.suggest
-
-    def timed_suggest(*args, **kwargs):
-        t0 = time.perf_counter()
-        try:
-            return suggest(*args, **kwargs)
-        finally:
-            model_seconds.append(time.perf_counter() - t0)
-
-    sampler.algorithm.suggest = timed_suggest
+    probe = ModelProbe(sampler)
+    study, dists = random_study(sampler, hartmann6, H6_BOUNDS, n, seed=1000 + seed, agents=agents)
+    seconds = []
     for _ in range(asks):
         t0 = time.perf_counter()
-        trial = study.ask(DIST)
+        trial = study.ask(dists)
         seconds.append(time.perf_counter() - t0)
-        study.tell(trial, float(hartmann6(np.array([trial.params[k] for k in DIST]))))
-    return seconds, model_seconds
+        study.tell(trial, float(hartmann6(np.array([trial.params[k] for k in dists]))))
+    return {
+        "seconds": seconds,
+        "model_seconds": probe.model_seconds,
+        "model_asks": probe.model_asks,
+    }
 
 
 def summarise(rows: list[dict]) -> list[str]:
@@ -156,7 +136,7 @@ def main(argv=None) -> None:
     ap.add_argument("--agents", type=int, default=16)
     ap.add_argument("--asks", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "dts_speed.jsonl"))
+    ap.add_argument("--out", default=str(RESULTS / "dts_speed.jsonl"))
     a = ap.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -169,9 +149,11 @@ def main(argv=None) -> None:
                 cell = {**base, "sampler": name, "n_complete": n, "repeat": repeat}
                 if (commit(), *(cell[f] for f in CELL)) in done:
                     continue
-                seconds, model_seconds = run(name, n, a.agents, repeat, a.asks)
-                out.append({**cell, "seconds": seconds, "model_seconds": model_seconds})
-                print(f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in seconds]}", flush=True)
+                row = out.append({**cell, **run(name, n, a.agents, repeat, a.asks)})
+                print(
+                    f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in row['seconds']]}",
+                    flush=True,
+                )
     print("\n".join(summarise(out.rows())))
 
 

@@ -15,7 +15,9 @@ at each ask, averaged over the asks with at least two pending points.
 
 Our samplers' rows go to ``--out``; a cell already there at the current commit is skipped. Peers'
 rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
-peer's packages is skipped. Example:
+peer's packages and at this script's ``PROTOCOL`` is skipped. Our samplers' rows record
+``model_asks``: how many suggestions came from the model (``harness.probes``), not from the
+random start-up. Example:
 
     python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
         --out benchmarks/results/suite_async4.jsonl
@@ -33,15 +35,18 @@ import optuna
 
 from benchmarks.functions import FUNCTIONS, SUITE
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import is_peer, make_sampler
 from benchmarks.harness.threads import pin_torch
 from benchmarks.harness.workers import pool_map
 
 AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
 MODES = ("seq", "threads", "async", "batch")
-RESULTS = ROOT / "benchmarks" / "results"
+# The peer cache's protocol version: bump it when what a run measures changes (the functions,
+# the modes, the completion order's random generator).
+PROTOCOL = 1
 # The fields of a suite cell: with the sampler (and the commit or the peer version) they key a run.
 SUITE_CELL = ("function", "seed", "mode", "workers", "n_trials")
 
@@ -55,7 +60,9 @@ def run_suite(job: dict) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     function, seed, mode, workers, n_trials = (job[f] for f in SUITE_CELL)
     bounds, f, f_min = FUNCTIONS[function]
-    study = optuna.create_study(sampler=make_sampler(job["sampler"], seed=seed))
+    sampler = make_sampler(job["sampler"], seed=seed)
+    probe = ModelProbe(sampler)
+    study = optuna.create_study(sampler=sampler)
     rng = np.random.default_rng(seed + 1000)
     spreads: list[float] = []
     t0 = time.perf_counter()
@@ -104,6 +111,7 @@ def run_suite(job: dict) -> dict:
         "seconds_per_trial": wall / n_trials,
         "instant_regret": (values - f_min).tolist(),
         "pending_spread": float(np.mean(spread)) if spread else None,
+        **({"model_asks": probe.model_asks} if probe.model_asks is not None else {}),
     }
 
 
@@ -211,7 +219,7 @@ def main(argv=None) -> None:
     for s in samplers:  # a bad name fails here, not inside a worker process
         if s not in AX_METHODS:
             make_sampler(s, seed=0)
-    out, cache = ResultsFile(a.out), PeerCache(a.cache)
+    out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
     ours_key = ("sampler", "commit", "bench", *SUITE_CELL)
     done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
     todo = []

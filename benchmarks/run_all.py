@@ -32,8 +32,8 @@ import traceback
 from dataclasses import dataclass
 
 from benchmarks.harness.provenance import ROOT, check_code, commit
+from benchmarks.harness.results import RESULTS
 
-RESULTS = ROOT / "benchmarks" / "results"
 STATE = "run_all_state.json"
 
 
@@ -63,7 +63,9 @@ class Benchmark:
 def _run(out: str, args: str, quick: str) -> tuple[str, str]:
     """(full, quick) arguments of ``benchmarks.run`` writing ``{results}/<out>``."""
     dest = f"--out {{results}}/{out} --cache {{results}}/peers.jsonl"
-    tiny = "--seeds 1 --trials 12 --functions branin --procs 1"  # 2 model-based asks
+    # The first 10 trials are the samplers' random start-up: 12 sequential trials end with 2
+    # model-based asks; the quick settings below reach the model in every mode.
+    tiny = "--seeds 1 --trials 12 --functions branin --procs 1"
     return f"{args} {dest}", f"{args.split()[0]} {tiny} {quick} {dest}"
 
 
@@ -76,27 +78,29 @@ PG_URL = os.environ.get("EGP_TEST_POSTGRES_URL", "postgresql+psycopg2://egp:egp@
 OURS_SEQ = "egp-auto,egp-ts,bore++,gp,tpe,cmaes,random"
 OURS_PAR = "egp-auto,egp-ts,egp-ts-nofant,bore++,gp,tpe"
 BORE_VARIANTS = "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore"
+# 2 workers, 13 trials: the last two asks come after 10 and 11 completed trials (the model's)
+ASYNC_QUICK = "--mode async --workers 2 --trials 13"
 BENCHMARKS: list[Benchmark] = [
     _suite("suite_seq", f"suite --seeds 10 --samplers {OURS_SEQ}", "--samplers egp-auto,tpe"),
     _suite(
         "suite_async4",
         f"suite --seeds 5 --mode async --workers 4 --samplers {OURS_PAR}",
-        "--mode async --workers 4 --samplers egp-ts,tpe",
+        f"{ASYNC_QUICK} --samplers egp-ts,tpe",
     ),
     _suite(
         "suite_async8",
         f"suite --seeds 5 --mode async --workers 8 --samplers {OURS_PAR}",
-        "--mode async --workers 8 --samplers egp-ts-nofant",
+        f"{ASYNC_QUICK} --samplers egp-ts-nofant",
     ),
     _suite(
         "suite_threads4",
         "suite --seeds 5 --mode threads --workers 4 --procs 3 --samplers egp-auto,gp,tpe",
-        "--mode threads --workers 2 --samplers random",
+        "--mode threads --workers 2 --samplers egp-auto",
     ),
     _suite(
         "suite_threads8",
         "suite --seeds 5 --mode threads --workers 8 --procs 3 --samplers egp-auto,gp,tpe",
-        "--mode threads --workers 2 --samplers tpe",
+        "--mode threads --workers 2 --samplers egp-ts",
     ),
     _suite(
         "ablation",
@@ -107,15 +111,21 @@ BENCHMARKS: list[Benchmark] = [
         "bore_rosenbrock",
         "suite --mode batch --workers 5 --seeds 5 --trials 60 --functions "
         f"rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8 --samplers {BORE_VARIANTS}",
-        "--mode batch --workers 3 --samplers random",
+        # batches of 2: the sixth starts at 10 completed trials
+        "--mode batch --workers 2 --functions rosenbrock2 --samplers bore++",
     ),
     _suite(
         "bore_sharpness_async8",
         "suite --seeds 3 --mode async --workers 8 --samplers bore++-sharp1 "
         "--functions hartmann6,ackley5,branin,zakharov2",
-        "--mode async --workers 2 --samplers egp-ts",
+        f"{ASYNC_QUICK} --samplers bore++-sharp1",
     ),
-    _suite("ax", "ax --seeds 5 --trials 40 --functions branin,hartmann6", "--samplers ax-egp-ts"),
+    # 5 Sobol trials, then 2 of the algorithm's
+    _suite(
+        "ax",
+        "ax --seeds 5 --trials 40 --functions branin,hartmann6",
+        "--trials 7 --samplers ax-egp-ts",
+    ),
     *(
         Benchmark(
             f"speed_{cmd}",
@@ -154,7 +164,8 @@ BENCHMARKS: list[Benchmark] = [
         "scale",
         "scale",
         "run --out {results}/scale.jsonl --cache {results}/peers.jsonl",
-        "run --samplers dts-ring --n 15 --dims 2 --asks 1 --out {results}/scale.jsonl "
+        # agent 0 of 16 on a ring sees agents 15, 0, 1: 12 of 64 trials, past its start-up
+        "run --samplers dts-ring --n 64 --dims 6 --asks 1 --out {results}/scale.jsonl "
         "--cache {results}/peers.jsonl",
     ),
     Benchmark(
@@ -178,10 +189,10 @@ BENCHMARKS: list[Benchmark] = [
             "distributed",
             f"async --workers {w} --out {{results}}/dts_async{w}.jsonl "
             "--cache {results}/peers.jsonl",
-            f"async --workers 2 --evaluations 6 --seeds 1 --functions branin --samplers "
+            f"async --workers 2 --evaluations 13 --seeds 1 --functions branin --samplers "
             f"{samplers} --out {{results}}/dts_async{w}.jsonl --cache {{results}}/peers.jsonl",
         )
-        for w, samplers in ((8, "dts-ring,egp-ts,tpe"), (16, "dts-complete-egp"))
+        for w, samplers in ((8, "dts-complete,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
     Benchmark(
         "dts_speed",
@@ -291,7 +302,7 @@ def run(
         if error:
             failed.append(name)
             print(error, file=sys.stderr)
-        elif not quick:
+        elif not quick and not code.endswith("+dirty"):  # uncommitted changes: never done
             state[name] = code
             (results / STATE).write_text(json.dumps(state, indent=1) + "\n")
     if report and not failed:

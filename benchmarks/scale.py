@@ -24,8 +24,10 @@ acquisition="ts")``, ``dts-ring`` = ``DistributedTSSampler(agent_id=0, graph="ri
 seed=0)`` (conditions on about 3n/16 trials), ``bore++`` and ``bore`` = ``BORESampler(seed=0,
 variant=...)`` (``max_points=500``: the classifier is fit on at most 500 trials, the best ones kept;
 documented cap), ``gp`` = ``optuna.samplers.GPSampler(seed=0)`` (a peer: its rows go to the peer
-cache, ``--cache``). Our samplers' rows go to ``--out``; a configuration already there at the
-current commit is skipped. GPSampler runs only where its previous size finished and its asks took at
+cache, ``--cache``, keyed by the kind of machine too: ``machine_key``). Rows record ``model_asks``:
+the asks whose suggestion came from the model (``harness.probes``), not the random start-up.
+Our samplers' rows go to ``--out``; a configuration already there at the current commit is
+skipped. GPSampler runs only where its previous size finished and its asks took at
 most ``--gp-limit`` seconds (600) each; a configuration whose child process exceeds ``--timeout`` is
 recorded as timed out.
 Targets: warm suggestions under 0.5 s at 10 000 trials (d = 6) for EGPTSSampler and
@@ -45,14 +47,15 @@ import warnings
 
 import numpy as np
 import optuna
-from optuna.distributions import FloatDistribution
-from optuna.trial import create_trial
 
 from benchmarks.functions import hartmann6, levy
-from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.cache import PeerCache, machine_key
+from benchmarks.harness.plots import pyplot
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile, latest
 from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.studies import random_study
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 from benchmarks.harness.workers import run_worker
 
@@ -67,7 +70,10 @@ TARGET_SECONDS = {
 TARGET_RSS_MB = 2048
 AGENTS = 16
 CELL = ("bench", "n", "d", "asks")
-RESULTS = ROOT / "benchmarks" / "results"
+CONFIGURATION = ("sampler", "n", "d")  # the report shows the latest row of each
+PEER_CELL = (*CELL, "machine_key")  # a peer's seconds hold on the machine that measured them
+# The peer cache's protocol version: bump it when what a configuration measures changes.
+PROTOCOL = 1
 
 
 # ------------------------------------------------------------------------------------------ worker
@@ -76,20 +82,9 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
     low, high, f = (0.0, 1.0, hartmann6) if d == 6 else (-10.0, 10.0, levy)
-    dist = {f"x{i}": FloatDistribution(low, high) for i in range(d)}
-    X = np.random.default_rng(n + d).uniform(low, high, size=(n, d))
-    trials = [
-        create_trial(
-            params=dict(zip(dist, map(float, x))),
-            distributions=dist,
-            value=float(f(x)),
-            user_attrs={"agent_id": i % AGENTS},
-        )
-        for i, x in enumerate(X)
-    ]
     sampler = make_sampler(sampler_name, seed=0, agent=0, n_agents=AGENTS)
-    study = optuna.create_study(sampler=sampler)
-    study.add_trials(trials)
+    probe = ModelProbe(sampler)
+    study, dist = random_study(sampler, f, [(low, high)] * d, n, seed=n + d, agents=AGENTS)
 
     def value(trial) -> float:
         return float(f(np.array([trial.params[k] for k in dist])))
@@ -113,26 +108,31 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
         "cold_seconds": cold,
         "seconds": seconds,
         "peak_rss_mb": rss_mb,
+        **({"model_asks": probe.model_asks} if probe.model_asks is not None else {}),
     }
 
 
 # ------------------------------------------------------------------------------------------ parent
 def run(a: argparse.Namespace) -> None:
-    out, cache = ResultsFile(a.out), PeerCache(a.cache)
+    out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
     ours, peers = out.done(("sampler", "commit", *CELL)), cache.done()
-    cached = {(r["sampler"], r["n"], r["d"], r["asks"]): r for r in cache.rows(bench="scale")}
+    here = machine_key()
+    cached = {
+        (r["sampler"], r["n"], r["d"], r["asks"]): r
+        for r in cache.rows(bench="scale", machine_key=here)
+    }
     for d in [int(v) for v in a.dims.split(",")]:
         for name in [s for s in a.samplers.split(",") if s]:
             for n in [int(v) for v in a.n.split(",")]:
                 cell = {"bench": "scale", "n": n, "d": d, "asks": a.asks}
-                if is_peer(name) and cache.key(name, **cell) in peers:
+                if is_peer(name) and cache.key(name, **cell, machine_key=here) in peers:
                     row = cached[(name, n, d, a.asks)]
                 elif not is_peer(name) and (name, commit(), *cell.values()) in ours:
                     continue
                 else:
                     row = {**cell, **_worker(name, n, d, a.asks, a.timeout)}
                     if is_peer(name):
-                        cache.put(row, CELL)
+                        cache.put({**row, "machine_key": here}, PEER_CELL)
                     else:
                         out.append(row)
                     print(_line(row), flush=True)
@@ -166,17 +166,10 @@ def _line(row: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------- report
-def _latest(rows: list[dict]) -> list[dict]:
-    latest = {}
-    for r in rows:  # the latest row of each configuration
-        latest[(r["sampler"], r["n"], r["d"])] = r
-    return list(latest.values())
-
-
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: cold and warm seconds and peak RSS of each configuration, and the targets;
     ``rows``: ours and GPSampler's (from the peer cache)."""
-    rows = _latest(rows)
+    rows = latest(rows, CONFIGURATION)
     if not rows:
         return []
     body = []
@@ -253,12 +246,8 @@ def _checks(rows: list[dict]) -> list[str]:
 
 def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
     """Warm seconds per suggestion and peak RSS against the number of trials, per dimension."""
-    rows = _latest(rows)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    rows = latest(rows, CONFIGURATION)
+    plt = pyplot()
     dims = sorted({r["d"] for r in rows})
     fig, axes = plt.subplots(2, len(dims), figsize=(5.5 * len(dims), 7), squeeze=False)
     for col, d in enumerate(dims):

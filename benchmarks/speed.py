@@ -10,8 +10,9 @@ dims      Levy function on [-5, 5]^d (d = 20, 50, 100; float parameters x0..x{d-
           sampler. Each ask is ``study.ask(fixed_distributions)``: Optuna computes the trial's
           relative parameters (``infer_relative_search_space`` + ``sample_relative``, i.e. the model
           refit and the acquisition) on the first ``_suggest`` inside ``ask``, so the timed region
-          contains the whole suggestion; ``sample_relative`` is wrapped (``harness.probes``) to
-          check it ran once per ask and returned all d parameters, and to record its seconds.
+          contains the whole suggestion; ``harness.probes.ModelProbe`` checks that
+          ``sample_relative`` ran once per ask and that the model made the suggestion
+          (``model_asks``, per ask), and records their seconds.
           Samplers are interleaved: ask i of every sampler runs before ask i + 1 of any, so load
           drift on a shared machine hits all of them alike (``--order sequence`` runs them one after
           the other).
@@ -22,9 +23,10 @@ many      Hartmann-6 (d = 6), 1000 and 1100 random completed trials, then 5 roun
 imports   Fresh interpreters (``worker`` sub-command; median of 7, after one discarded warm-up):
           ``import optuna`` alone; ``import optuna`` then ``import optuna_egp`` (the extra
           seconds); and the first model-based suggestion (10 completed trials added,
-          ``n_startup_trials=10``, the 11th ask; the 12th for comparison), with the heavy modules
-          present before and after each step. This module imports nothing heavy at module level,
-          so a worker starts without numpy, scipy or optuna.
+          ``n_startup_trials=10``, the 11th ask; the 12th for comparison; ``ask<i>_model_asks``:
+          1 if the model made it, and ``ask<i>_relative_params``: the parameters it suggested),
+          with the heavy modules present before and after each step. This module imports
+          nothing heavy at module level, so a worker starts without numpy, scipy or optuna.
 encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpace`` (70 float:
           10 log, 20 stepped; 20 int: 5 log, 5 stepped; 10 categorical with 3-5 choices of mixed
           types), median of 20: ``encode_columns`` + ``decode_columns`` if the space has them, else
@@ -34,7 +36,8 @@ encoding  Encode + decode of 512 rows of a 100-parameter ``shared_core.SearchSpa
 Samplers (``--samplers``): names of ``harness.samplers`` (``egp-auto`` = ``EGPTSSampler``'s
 defaults, ``bore++``, ``gp`` = Optuna's ``GPSampler``, ...). Our samplers' rows go to ``--out``
 (a cell already there at the current commit is skipped); GPSampler's (a peer) go to the peer
-cache (``--cache``). The tables: ``benchmarks.speed_report``.
+cache (``--cache``), keyed by the kind of machine too (``machine_key``: timings of another machine
+are no reference). The tables: ``benchmarks.speed_report``.
 """
 
 from __future__ import annotations
@@ -46,12 +49,16 @@ import statistics
 import sys
 import time
 
-from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.probes import RelativeProbe
-from benchmarks.harness.provenance import ROOT, commit
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.cache import PeerCache, machine_key
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.studies import H6_BOUNDS, random_study
 from benchmarks.harness.workers import run_worker
+
+# The peer cache's protocol version: bump it when what a cell measures changes.
+PROTOCOL = 1
 
 DEFAULT_SAMPLERS = "egp-auto,bore++,gp"
 HEAVY_MODULES = (
@@ -66,8 +73,8 @@ HEAVY_MODULES = (
 # The fields that define a cell of each sub-command (with the sampler, and the commit or the
 # peer version, they key a run).
 CELLS = {
-    "dims": ("bench", "function", "d", "n_complete", "asks", "seed"),
-    "many": ("bench", "function", "n_complete", "rounds", "batch", "seed"),
+    "dims": ("bench", "function", "d", "n_complete", "asks", "seed", "machine_key"),
+    "many": ("bench", "function", "n_complete", "rounds", "batch", "seed", "machine_key"),
     "imports": ("bench", "kind", "runs", "n_startup_trials"),
     "encoding": ("bench", "api", "rows", "runs", "seed"),
 }
@@ -78,7 +85,7 @@ class Store:
 
     def __init__(self, a: argparse.Namespace) -> None:
         self.cell = CELLS[a.command]
-        self.out, self.cache = ResultsFile(a.out), PeerCache(a.cache)
+        self.out, self.cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
         self.ours = self.out.done(("sampler", "commit", *self.cell))
         self.peers = self.cache.done()
 
@@ -99,29 +106,13 @@ class Store:
 # ----------------------------------------------------------------------------- timing
 def make_study(name: str, seed: int, f, bounds, n_complete: int, **options):
     """A study with ``n_complete`` random completed trials (the same points for every sampler, by
-    seed), the probe on its sampler's ``sample_relative`` and its distributions."""
-    import numpy as np
+    seed), the probe on its sampler and its distributions."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     sampler = make_sampler(name, seed=seed, **options)
-    probe = RelativeProbe(sampler)
-    study = optuna.create_study(sampler=sampler)
-    dists = {
-        f"x{i}": optuna.distributions.FloatDistribution(float(lo), float(hi))
-        for i, (lo, hi) in enumerate(bounds)
-    }
-    X = np.random.default_rng(seed + 1000).uniform(
-        bounds[:, 0], bounds[:, 1], (n_complete, len(bounds))
-    )
-    study.add_trials(
-        [
-            optuna.trial.create_trial(
-                params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=dists, value=f(x)
-            )
-            for x in X
-        ]
-    )
+    probe = ModelProbe(sampler)
+    study, dists = random_study(sampler, f, bounds, n_complete, seed=seed + 1000)
     return study, probe, dists
 
 
@@ -135,20 +126,20 @@ class Timed:
         self.tell: list = []
         self.relative: list = []
         self.calls: list = []
-        self.n_params: list = []
+        self.model: list = []
 
     def round(self, batch: int) -> None:
         import numpy as np
 
-        asks, relative, calls, n_params, pending = [], [], [], [], []
+        asks, relative, calls, model, pending = [], [], [], [], []
         for _ in range(batch):
             self.probe.reset()
             t0 = time.perf_counter()
             trial = self.study.ask(self.dists)  # sample_relative runs here (first _suggest)
             asks.append(time.perf_counter() - t0)
-            relative.append(self.probe.seconds)
-            calls.append(self.probe.calls)
-            n_params.append(self.probe.n_params)
+            relative.append(sum(self.probe.relative_seconds))
+            calls.append(self.probe.asks)
+            model.append(self.probe.model_asks)
             pending.append(trial)
         tells = []
         for trial in pending:
@@ -161,7 +152,7 @@ class Timed:
             (self.tell, tells),
             (self.relative, relative),
             (self.calls, calls),
-            (self.n_params, n_params),
+            (self.model, model),
         ):
             store.append(values)  # one list per round
 
@@ -171,10 +162,10 @@ class Timed:
             problems.append(
                 f"{self.name}: sample_relative calls per ask {self.calls} (expected 1 each)"
             )
-        if any(n != self.d for r in self.n_params for n in r):
+        if any(m not in (1, None) for r in self.model for m in r):  # None: a peer, unknown
             problems.append(
-                f"{self.name}: sample_relative returned {self.n_params} params (expected "
-                f"{self.d}): not every parameter came from the model"
+                f"{self.name}: model suggestions per ask {self.model} (expected 1 each): not "
+                "every suggestion came from the model"
             )
         return problems
 
@@ -215,6 +206,7 @@ def cmd_dims(a) -> None:
             "asks": a.asks,
             "seed": a.seed,
             "function": "levy",
+            "machine_key": machine_key(),
         }
         todo = [s for s in names if not store.is_done({**base, "sampler": s})]
         if not todo:
@@ -239,7 +231,7 @@ def cmd_dims(a) -> None:
                 "tell_seconds": tell,
                 "relative_seconds": relative,
                 "relative_calls": [r[0] for r in c.calls],
-                "relative_params": [r[0] for r in c.n_params],
+                "model_asks": [r[0] for r in c.model],
                 "mean": float(np.mean(total)),
                 "first": total[0],
                 "median": float(np.median(total)),
@@ -273,6 +265,7 @@ def cmd_many(a) -> None:
             "batch": a.batch,
             "seed": a.seed,
             "function": "hartmann6",
+            "machine_key": machine_key(),
         }
         todo = [s for s in names if not store.is_done({**base, "sampler": s})]
         if not todo:
@@ -294,7 +287,7 @@ def cmd_many(a) -> None:
                 "tell_seconds": c.tell,
                 "relative_seconds": c.relative,
                 "relative_calls": c.calls,
-                "relative_params": c.n_params,
+                "model_asks": c.model,
                 "mean": float(np.mean(flat)),
                 "first": flat[0],
                 "later_median": float(np.median(later)) if later else None,
@@ -348,15 +341,17 @@ def imports_worker(kind: str, n_startup: int) -> dict:
         rec["modules_before_first_ask"] = mods()
         name = kind[len("first:") :]
         study, probe, dists = make_study(
-            name, 0, hartmann6, np.array([[0.0, 1.0]] * 6), n_startup, n_startup_trials=n_startup
+            name, 0, hartmann6, H6_BOUNDS, n_startup, n_startup_trials=n_startup
         )
         for i in (1, 2):
             probe.reset()
             t0 = time.perf_counter()
             trial = study.ask(dists)
             rec[f"ask{i}"] = time.perf_counter() - t0
-            rec[f"ask{i}_relative"] = probe.seconds
-            rec[f"ask{i}_relative_params"] = probe.n_params
+            rec[f"ask{i}_relative"] = sum(probe.relative_seconds)
+            rec[f"ask{i}_model_asks"] = probe.model_asks
+            # the parameters the model suggested (all or none)
+            rec[f"ask{i}_relative_params"] = len(dists) if probe.model_asks else 0
             study.tell(trial, hartmann6(np.array([trial.params[f"x{j}"] for j in range(6)])))
             rec[f"modules_after_ask{i}"] = mods()
     return rec
@@ -563,7 +558,7 @@ def main(argv=None) -> None:
     common.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
     common.add_argument(
         "--cache",
-        default=str(ROOT / "benchmarks" / "results" / "peers.jsonl"),
+        default=str(RESULTS / "peers.jsonl"),
         help="the peer cache (GPSampler's rows)",
     )
     common.add_argument("--seed", type=int, default=0)

@@ -19,7 +19,9 @@ the same time as another, how many of those pairs had the same point and the sma
 between two concurrent trials' points, and the best regret. ``check(...)`` is what the CI test
 asserts: every trial COMPLETE or FAIL, none RUNNING, FAIL count at most the number of kills, no
 two concurrent trials with the same point, and on the continuous space none closer than 1e-6.
-Rows (with provenance) go to ``--out``; ``summarise(rows)`` gives the report's table.
+Rows (with provenance) go to ``--out``; a study already there at the current commit (same
+sampler, space, repeat, kills on/off, workers and ``--trials``) is skipped, so an interrupted run
+resumes (``--force`` runs it again). ``summarise(rows)`` gives the report's table.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ import tempfile
 import time
 
 from benchmarks.functions import FUNCTIONS, hartmann6
-from benchmarks.harness.provenance import ROOT
-from benchmarks.harness.results import ResultsFile
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import make_sampler
 from benchmarks.harness.tables import provenance_line
 from benchmarks.harness.workers import start_worker
@@ -49,6 +51,8 @@ OLD_NAMES = {"egp-ts": "egp-auto", "dts": "dts-complete"}
 SPACES = ("continuous", "discrete")
 GRID = 4
 HEARTBEAT = {"heartbeat_interval": 1, "grace_period": 3}
+# A study of ``run``: with the commit, the key of its row.
+RUN_KEY = ("sampler", "space", "repeat", "with_kills", "workers", "target_trials", "commit")
 
 
 def worker(spec: dict) -> None:
@@ -266,7 +270,8 @@ def main(argv=None) -> None:
     rp.add_argument("--workers", type=int, default=8)
     rp.add_argument("--trials", type=int, default=60)
     rp.add_argument("--spaces", default=",".join(SPACES))
-    rp.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stress.jsonl"))
+    rp.add_argument("--out", default=str(RESULTS / "stress.jsonl"))
+    rp.add_argument("--force", action="store_true", help="run again the studies already in --out")
     op = sub.add_parser(
         "orphans", help="frequent kills, counting trials left RUNNING (no other checks)"
     )
@@ -279,25 +284,7 @@ def main(argv=None) -> None:
     if a.command == "worker":
         worker(json.loads(a.spec))
     elif a.command == "run":
-        out = ResultsFile(a.out)
-        for repeat in range(a.repeats):
-            for space in a.spaces.split(","):
-                for sampler in a.samplers.split(","):
-                    for kills in (True, False):
-                        kind = "kills" if kills else "clean"
-                        name = f"stress-{sampler}-{space}-{repeat}-{kind}-{time.time_ns()}"
-                        row = run_study(
-                            a.url,
-                            name,
-                            sampler,
-                            space=space,
-                            workers=a.workers,
-                            trials=a.trials,
-                            kills=kills,
-                            seed=repeat,
-                        )
-                        row.update(repeat=repeat, with_kills=kills, problems=check(row))
-                        print(json.dumps(out.append(row)), flush=True)
+        run(a)
     else:  # a kill every 0.2-0.5 s: how many trials does the heartbeat never fail?
         for seed in range(a.runs):
             row = run_study(
@@ -310,6 +297,40 @@ def main(argv=None) -> None:
                 kill_every=(0.2, 0.5),
             )
             print(json.dumps({"kills": row["kills"], "states": row["states"]}), flush=True)
+
+
+def run(a: argparse.Namespace) -> None:
+    """The ``run`` sub-command: every study not yet in ``a.out`` at the current commit."""
+    out = ResultsFile(a.out)
+    done = set() if a.force else out.done(RUN_KEY)
+    for repeat in range(a.repeats):
+        for space in a.spaces.split(","):
+            for sampler in a.samplers.split(","):
+                for kills in (True, False):
+                    cell = {
+                        "sampler": sampler,
+                        "space": space,
+                        "repeat": repeat,
+                        "with_kills": kills,
+                        "workers": a.workers,
+                        "target_trials": a.trials,
+                    }
+                    if key({**cell, "commit": commit()}, RUN_KEY) in done:
+                        continue
+                    kind = "kills" if kills else "clean"
+                    name = f"stress-{sampler}-{space}-{repeat}-{kind}-{time.time_ns()}"
+                    row = run_study(
+                        a.url,
+                        name,
+                        sampler,
+                        space=space,
+                        workers=a.workers,
+                        trials=a.trials,
+                        kills=kills,
+                        seed=repeat,
+                    )
+                    row.update(cell, problems=check(row))
+                    print(json.dumps(out.append(row)), flush=True)
 
 
 def summarise(rows: list[dict]) -> list[str]:

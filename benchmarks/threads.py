@@ -29,8 +29,8 @@ per core). Not timed, before the start barrier:
   2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit
      (``blas_threads``);
   3. a warm-up: one model-based ask on a separate 12-trial study with the same sampler class and
-     options, so that modules imported lazily at the first suggestion are loaded; the wrapped
-     ``sampler.algorithm.suggest`` reads ``threadpool_info()`` there, i.e. inside the sampler's
+     options, so that modules imported lazily at the first suggestion are loaded; the model's
+     suggestion (``probes.ModelProbe``) reads ``threadpool_info()`` there, i.e. inside the sampler's
      thread limit (``threadpools_in_sampler``; with ``max_threads=1`` every pool should say 1), and
      after the ask the pools must be back to their sizes (``threadpools_after``);
   4. an in-memory study (minimise Hartmann-6 on [0, 1]^6, float parameters x0..x5) with ``n``
@@ -45,12 +45,12 @@ together (``go_lag``: seconds from ``go`` to the worker's first ask).
 Timed: ``--asks`` K (3) consecutive ``study.ask(fixed_distributions)``, each followed by an untimed
 evaluation and a ``study.tell`` of the true value (timed separately, ``tell_seconds``). Optuna
 computes the relative parameters (``sample_relative``: the model fit and the acquisition) on the
-first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``sample_relative`` is
-wrapped (``probes.RelativeProbe``) to check it ran once per ask and returned all 6 parameters (else
-the row lists ``problems``). The first ask of the fresh sampler is ``cold`` (model fitted from
-scratch on ``n`` trials); the later ones are warm (one new trial since the last ask). ``concurrent``
-gives, for each ask, how many workers of the cell (itself included) were inside their timed asks at
-its midpoint.
+first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``probes.ModelProbe``
+checks that ``sample_relative`` ran once per ask and that the model made each suggestion
+(``model_asks``; else the row lists ``problems``). The first ask of the fresh sampler is ``cold``
+(model fitted from scratch on ``n`` trials); the later ones are warm (one new trial since the last
+ask). ``concurrent`` gives, for each ask, how many workers of the cell (itself included) were
+inside their timed asks at its midpoint.
 
 Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``,
 ``sampler``, ``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds``
@@ -75,15 +75,16 @@ import tempfile
 import time
 
 from benchmarks.functions import hartmann6
-from benchmarks.harness.probes import RelativeProbe
-from benchmarks.harness.provenance import ROOT, utc_now
-from benchmarks.harness.results import ResultsFile
-from benchmarks.harness.samplers import make_sampler
+from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.provenance import utc_now
+from benchmarks.harness.results import RESULTS, ResultsFile
+from benchmarks.harness.samplers import LABELS, make_sampler, ordered
+from benchmarks.harness.studies import H6_BOUNDS, random_study
 from benchmarks.harness.tables import provenance_line
 from benchmarks.harness.threads import THREAD_VARS
 from benchmarks.harness.workers import start_worker, worker_env
 
-SAMPLERS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler"}
+SAMPLERS = ("egp-auto", "bore++")
 D = 6
 TARGET_RATIO = 4.0
 
@@ -110,25 +111,8 @@ def _pool_strings(pools: list[dict]) -> list[str]:
 
 
 def _random_study(sampler, n: int, seed: int):
-    """In-memory study with ``n`` random completed
-    Hartmann-6 trials (same points for every seed user)."""
-    import numpy as np
-    import optuna
-
-    study = optuna.create_study(sampler=sampler)
-    dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(D)}
-    X = np.random.default_rng(seed + 1000).uniform(0.0, 1.0, (n, D))
-    study.add_trials(
-        [
-            optuna.trial.create_trial(
-                params={f"x{i}": float(v) for i, v in enumerate(x)},
-                distributions=dists,
-                value=hartmann6(x),
-            )
-            for x in X
-        ]
-    )
-    return study, dists
+    """In-memory study with ``n`` random completed Hartmann-6 trials (as ``speed``'s)."""
+    return random_study(sampler, hartmann6, H6_BOUNDS, n, seed=seed + 1000)
 
 
 def _value(trial) -> float:
@@ -142,18 +126,11 @@ def _warm_up(spec: dict) -> dict:
     imports), reading the pools inside the sampler."""
     sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
     seen: list[list[dict]] = []
-    algorithm = sampler.algorithm
-    inner = algorithm.suggest
-
-    def suggest(*args, **kwargs):
-        seen.append(_pools())  # inside sample_relative, i.e. inside the sampler's thread limit
-        return inner(*args, **kwargs)
-
-    algorithm.suggest = suggest
+    # in the model's suggest, i.e. inside the sampler's thread limit
+    ModelProbe(sampler, in_model=lambda: seen.append(_pools()))
     study, dists = _random_study(sampler, 12, spec["seed"] + 1)
     trial = study.ask(dists)
     study.tell(trial, _value(trial))
-    algorithm.suggest = inner
     return {
         "threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
         "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
@@ -199,7 +176,7 @@ def worker(spec: dict) -> None:
     rec["warm_up_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
-    probe = RelativeProbe(sampler)
+    probe = ModelProbe(sampler)
     study, dists = _random_study(sampler, spec["n_complete"], spec["seed"])
     rec["setup_seconds"] = time.perf_counter() - t0
 
@@ -207,7 +184,7 @@ def worker(spec: dict) -> None:
     (barrier / f"ready.{spec['index']}").touch()
     _wait_for(barrier / "go", spec["timeout"])
     rec["go_lag"] = time.time() - float((barrier / "go").read_text())
-    seconds, tells, relative, calls, n_params, windows = [], [], [], [], [], []
+    seconds, tells, relative, calls, model, windows = [], [], [], [], [], []
     for _ in range(spec["asks"]):
         probe.reset()
         start = time.time()
@@ -215,9 +192,9 @@ def worker(spec: dict) -> None:
         trial = study.ask(dists)  # sample_relative runs here (first _suggest)
         seconds.append(time.perf_counter() - t0)
         windows.append([start, start + seconds[-1]])
-        relative.append(probe.seconds)
-        calls.append(probe.calls)
-        n_params.append(probe.n_params)
+        relative.append(sum(probe.relative_seconds))
+        calls.append(probe.asks)
+        model.append(probe.model_asks)
         value = _value(trial)  # not timed
         t0 = time.perf_counter()
         study.tell(trial, value)
@@ -228,7 +205,7 @@ def worker(spec: dict) -> None:
         tell_seconds=tells,
         relative_seconds=relative,
         relative_calls=calls,
-        relative_params=n_params,
+        model_asks=model,
         ask_windows=windows,
     )
     print(json.dumps(rec), flush=True)
@@ -309,11 +286,8 @@ def _problems(rec: dict, max_threads) -> list[str]:
     out = []
     if any(c != 1 for c in rec["relative_calls"]):
         out.append(f"sample_relative calls per ask {rec['relative_calls']} (expected 1 each)")
-    if any(n != D for n in rec["relative_params"]):
-        out.append(
-            f"sample_relative returned {rec['relative_params']} parameters (expected {D}): "
-            "not all from the model"
-        )
+    if any(m != 1 for m in rec["model_asks"]):
+        out.append(f"model suggestions per ask {rec['model_asks']} (expected 1 each)")
     inside = rec.get("blas_threads_in_sampler")
     if max_threads is not None and inside is not None and inside > max_threads:
         out.append(f"max_threads={max_threads} but BLAS had {inside} threads inside the sampler")
@@ -335,7 +309,7 @@ def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
         "bench": "threads",
         **base,
         "sampler": sampler,
-        "sampler_class": SAMPLERS[sampler],
+        "sampler_class": LABELS[sampler],
         "max_threads": max_threads,
         "processes": processes,
         "n_complete": n,
@@ -410,10 +384,6 @@ def _latest_run(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["run_id"] == latest[(r["sampler"], r["max_threads"])]]
 
 
-def _sampler_order(name: str) -> tuple:
-    return (list(SAMPLERS).index(name) if name in SAMPLERS else len(SAMPLERS), name)
-
-
 def _asks(rows: list[dict], cold: bool) -> list[float]:
     return [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if c == cold]
 
@@ -426,9 +396,10 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
         return []
     procs = sorted({r["processes"] for r in rows})
     lo, hi = procs[0], procs[-1]
+    order = ordered(r["sampler"] for r in rows)
     groups = sorted(
         {(r["sampler"], r["max_threads"]) for r in rows},
-        key=lambda k: (_sampler_order(k[0]), k[1] is not None, k[1] or 0),
+        key=lambda k: (order.index(k[0]), k[1] is not None, k[1] or 0),
     )
 
     def p(n):
@@ -460,12 +431,12 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
             cells += [_med(a), _med(b), f"{ratio:.2f}" if ratio is not None else "–"]
             if ratio is not None and hi > lo:
                 checks.append(
-                    f"- {SAMPLERS.get(sampler, sampler)}, max_threads={m}, "
+                    f"- {LABELS.get(sampler, sampler)}, max_threads={m}, "
                     f"{'cold' if cold else 'warm'}: {p(hi)} / {p(lo)} = {ratio:.2f} (target: at "
                     f"most {target:g}): {'met' if ratio <= target else 'not met'}"
                 )
         lines.append(
-            f"| {SAMPLERS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
+            f"| {LABELS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
         )
     checks += _against_no_limit(rows, lo, hi, target)
     lines += ["", *_provenance(rows), ""] + checks
@@ -483,7 +454,7 @@ def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list
     """Each limit's most-process median against the
     fewest-process median without a limit (the old default)."""
     out = []
-    for sampler in sorted({r["sampler"] for r in rows}, key=_sampler_order):
+    for sampler in ordered(r["sampler"] for r in rows):
         base = [
             r
             for r in rows
@@ -506,7 +477,7 @@ def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list
                 if a and b and hi > lo:
                     ratio = statistics.median(b) / statistics.median(a)
                     out.append(
-                        f"- {SAMPLERS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} "
+                        f"- {LABELS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} "
                         f"processes with max_threads={m} / {lo} without a limit = {ratio:.2f} "
                         f"(at most {target:g}: {'yes' if ratio <= target else 'no'})"
                     )
@@ -556,11 +527,11 @@ def main(argv=None) -> None:
     )
     p.add_argument(
         "--out",
-        default=str(ROOT / "benchmarks" / "results" / "threads.jsonl"),
+        default=str(RESULTS / "threads.jsonl"),
         help="JSONL file rows are appended to",
     )
     p.add_argument(
-        "--samplers", default="egp-auto,bore++", type=lambda s: [x for x in s.split(",") if x]
+        "--samplers", default=",".join(SAMPLERS), type=lambda s: [x for x in s.split(",") if x]
     )
     p.add_argument(
         "--max-threads",
@@ -585,7 +556,7 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     unknown = [s for s in a.samplers if s not in SAMPLERS]
     if unknown:
-        p.error(f"unknown samplers {unknown}; choose from {list(SAMPLERS)}")
+        p.error(f"unknown samplers {unknown}; choose from {', '.join(SAMPLERS)}")
     if a.asks < 1 or a.repeats < 1 or min(a.processes) < 1:
         p.error("--asks, --repeats and --processes must be at least 1")
     rows = run(a)

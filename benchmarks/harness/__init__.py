@@ -7,18 +7,20 @@ module              role
                     ``benchmarks`` (before numpy); ``thread_settings()`` for the rows
 ``samplers``        ``make_sampler(name, *, seed, **options)``: the one registry of sampler
                     names; ``make_agents`` for one sampler per worker slot; ``is_peer``,
-                    ``peer_version``, ``names``
+                    ``peer_version``, ``names``; ``LABELS`` and ``ordered`` for tables
 ``provenance``      ``provenance()``: commit (``+dirty``), UTC date, machine, Python and
                     package versions, thread settings and code folder of a row;
                     ``recorded(path)``: the commit that added each line; ``same_code``
 ``results``         ``read_rows(path)``, ``ResultsFile(path)`` (``append`` adds provenance,
                     ``done`` for resuming), ``latest(rows, fields)``
-``cache``           ``PeerCache(path)``: runs of peers keyed by cell and peer version
+``cache``           ``PeerCache(path, protocol=)``: runs of peers keyed by cell, peer version
+                    and protocol; ``machine_key()`` for the cells of timing benchmarks
 ``workers``         ``pool_map(fn, jobs, procs=)`` (spawn pool, module-level ``fn``) and
                     ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
 ``tables``          Markdown tables and the provenance line under each table
 ``plots``           regret-vs-trials plots
-``probes``          ``RelativeProbe``: counts and times ``sample_relative``
+``probes``          ``ModelProbe``: which asks the model answered, and their seconds
+``studies``         studies that start with random completed trials
 ==================  ===================================================================
 
 Writing a benchmark ``benchmarks/<name>.py``:
@@ -27,11 +29,14 @@ Writing a benchmark ``benchmarks/<name>.py``:
    ``benchmarks.functions``, never set thread variables (``benchmarks/__init__`` did; a worker
    process that needs other counts gets them through ``workers.worker_env(threads=...)``).
 2. Give it ``main(argv=None)`` with ``--out`` (a JSONL file) and, for ``run_all --quick``, settings
-   small enough to finish in a few seconds. Register it in ``benchmarks/run_all.py``
+   small enough to finish in a few seconds yet past the samplers' random start-up (record
+   ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/run_all.py``
    (``BENCHMARKS``: the full command and the quick command).
 3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance); skip what is
    done with ``ResultsFile(out).done(fields)``. Runs of peers (``is_peer(name)``) go to
-   ``PeerCache`` instead, so that a change of our code does not run them again.
+   ``PeerCache(path, protocol=PROTOCOL)`` instead, so that a change of our code does not run them
+   again; the module's ``PROTOCOL`` goes up when what it measures changes, and a timing
+   benchmark puts ``machine_key()`` in its peers' cells.
 4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
    sub-command started with ``run_worker`` (never Python code kept in strings).
 5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built

@@ -8,16 +8,45 @@ results file, where they are keyed by commit.
 One cache file serves every benchmark (``benchmarks/results/peers.jsonl`` by default); its rows
 carry ``peer_version`` (``None`` for rows written before versions were recorded: they are shown
 by the report but never match a lookup, so the peer is run again under the current versions).
+
+Two more parts of a key:
+
+- ``protocol``: the version of the benchmark's protocol (its module's ``PROTOCOL``, given to
+  :class:`PeerCache`): what the objectives are, how trials complete (e.g. the completion order's
+  random generator), what is timed. Bump it when any of those changes: the peers then run again.
+  Rows without it were written under protocol 1.
+- ``machine_key`` (:func:`machine_key`), a cell field of the timing benchmarks: their peers'
+  seconds hold only on the kind of machine that measured them.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import pathlib
+import platform
 
 from benchmarks.harness.results import ResultsFile, latest, read_rows
 from benchmarks.harness.samplers import peer_version
 
-__all__ = ["PeerCache"]
+__all__ = ["PeerCache", "machine_key"]
+
+FIRST_PROTOCOL = 1  # the protocol of rows written before protocols were recorded
+
+
+@functools.lru_cache(maxsize=1)
+def machine_key() -> str:
+    """The kind of machine: CPU model, CPU count, operating system and architecture, e.g.
+    ``"Intel(R) Xeon(R) CPU @ 2.20GHz x2 Linux x86_64"``."""
+    model = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next(
+                (ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), model
+            )
+    except OSError:
+        pass
+    return f"{model or 'unknown CPU'} x{os.cpu_count()} {platform.system()} {platform.machine()}"
 
 
 class PeerCache:
@@ -25,10 +54,12 @@ class PeerCache:
 
     Args:
         path: the cache file.
+        protocol: the protocol version of the benchmark that looks runs up and stores them.
     """
 
-    def __init__(self, path: str | pathlib.Path) -> None:
+    def __init__(self, path: str | pathlib.Path, *, protocol: int = FIRST_PROTOCOL) -> None:
         self.file = ResultsFile(path)
+        self.protocol = protocol
         self._versions: dict[str, dict] = {}
 
     def _version(self, sampler: str) -> dict:
@@ -37,26 +68,40 @@ class PeerCache:
         return self._versions[sampler]
 
     @staticmethod
-    def _key(sampler: str, cell: dict, version: dict | None) -> tuple:
-        return (sampler, tuple(sorted(cell.items())), tuple(sorted((version or {}).items())))
+    def _key(sampler: str, cell: dict, version: dict | None, protocol: int) -> tuple:
+        return (
+            sampler,
+            tuple(sorted(cell.items())),
+            tuple(sorted((version or {}).items())),
+            protocol,
+        )
 
     def done(self) -> set[tuple]:
         """Keys of the cached runs (compare with :meth:`key`)."""
         return {
-            self._key(r["sampler"], {f: r.get(f) for f in r["cache_cell"]}, r.get("peer_version"))
+            self._key(
+                r["sampler"],
+                {f: r.get(f) for f in r["cache_cell"]},
+                r.get("peer_version"),
+                r.get("protocol", FIRST_PROTOCOL),
+            )
             for r in self.file.rows()
         }
 
     def key(self, sampler: str, **cell) -> tuple:
         """The key of a run of ``sampler`` on ``cell`` (the fields that define the run, e.g.
         ``bench="suite", function="branin", seed=0, mode="seq", workers=1, n_trials=100``) at
-        the current versions of its packages."""
-        return self._key(sampler, cell, self._version(sampler))
+        the current versions of its packages, under this benchmark's protocol."""
+        return self._key(sampler, cell, self._version(sampler), self.protocol)
 
     def put(self, row: dict, cell: tuple[str, ...]) -> dict:
         """Store a peer's row (with provenance and its ``peer_version``); ``cell``: the names
         of its fields that define the run, as given to :meth:`key`."""
-        extra = {"cache_cell": list(cell), "peer_version": self._version(row["sampler"])}
+        extra = {
+            "cache_cell": list(cell),
+            "peer_version": self._version(row["sampler"]),
+            "protocol": self.protocol,
+        }
         return self.file.append(row, extra=extra)
 
     def rows(self, *, samplers=None, **cell) -> list[dict]:

@@ -7,10 +7,11 @@ from collections import defaultdict
 
 import numpy as np
 
-__all__ = ["cumulative_regret_plot", "regret_plot"]
+__all__ = ["cumulative_regret_plot", "pyplot", "regret_plot"]
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -23,7 +24,7 @@ def regret_plot(rows: list[dict], path: pathlib.Path, title: str) -> None:
     """Median regret vs trials (IQR shaded), one panel per function, one line per sampler."""
     if not rows:
         return
-    plt = _pyplot()
+    plt = pyplot()
     fns = sorted({r["function"] for r in rows})
     ncol = min(3, len(fns))
     nrow = -(-len(fns) // ncol)
@@ -56,7 +57,7 @@ def regret_plot(rows: list[dict], path: pathlib.Path, title: str) -> None:
 def cumulative_regret_plot(curves: dict, panels: list[str], path: pathlib.Path, title) -> None:
     """Mean cumulative regret (95 % CI shaded); ``curves[panel][sampler]``: list of curves;
     ``title(panel)`` names a panel."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.3), squeeze=False)
     for ax, panel in zip(axes[0], panels):
         for s, cs in sorted(curves[panel].items()):

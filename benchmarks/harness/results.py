@@ -14,9 +14,11 @@ import json
 import pathlib
 from collections.abc import Iterable, Sequence
 
-from benchmarks.harness.provenance import provenance, recorded
+from benchmarks.harness.provenance import ROOT, provenance, recorded
 
-__all__ = ["ResultsFile", "key", "latest", "read_rows", "same_setting"]
+__all__ = ["RESULTS", "ResultsFile", "key", "latest", "read_rows", "same_setting"]
+
+RESULTS = ROOT / "benchmarks" / "results"  # the results of record (the scripts' default)
 
 
 def read_rows(path: str | pathlib.Path) -> list[dict]:
@@ -74,8 +76,9 @@ class ResultsFile:
 
     def done(self, fields: Sequence[str]) -> set[tuple]:
         """The cells ``fields`` already in the file (include ``"commit"`` in ``fields`` to run our
-        samplers again at each new commit)."""
-        return {key(r, fields) for r in self.rows()}
+        samplers again at each new commit). Rows of a tree with uncommitted changes (commit
+        ``...+dirty``) never count: the changes may differ from run to run."""
+        return {key(r, fields) for r in self.rows() if not str(r.get("commit")).endswith("+dirty")}
 
     def append(self, row: dict, *, extra: dict | None = None) -> dict:
         """Append ``row`` with provenance (``extra``: fields to record beside it); return it."""

@@ -27,12 +27,34 @@ Peers are the samplers whose runs do not change with our code: their rows are ca
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from benchmarks.harness.provenance import versions
 from benchmarks.harness.threads import pin_torch
 
-__all__ = ["PEERS", "is_peer", "make_agents", "make_sampler", "names", "peer_version"]
+__all__ = [
+    "LABELS",
+    "PEERS",
+    "is_peer",
+    "make_agents",
+    "make_sampler",
+    "names",
+    "ordered",
+    "peer_version",
+]
+
+# Display names of the samplers in tables, in the order tables list them (ours, then peers).
+LABELS = {
+    "egp-auto": "EGPTSSampler",
+    "egp-ts": "EGPTSSampler (TS)",
+    "egp-ei": "EGPTSSampler (EI)",
+    "bore++": "BORESampler",
+    "bore": "BORESampler (BORE)",
+    "dts-complete": "DistributedTSSampler",
+    "gp": "GPSampler",
+    "tpe": "TPE",
+}
 
 # Peer name -> the distributions its results depend on (its version key in the peer cache).
 PEERS: dict[str, tuple[str, ...]] = {
@@ -63,6 +85,12 @@ def names() -> list[str]:
         "dts-complete-egp",
         *PEERS,
     ]
+
+
+def ordered(names: Iterable[str], first: Iterable[str] = LABELS) -> list[str]:
+    """The distinct ``names``: those in ``first`` in its order, then the others sorted."""
+    names, first = set(names), list(first)
+    return [s for s in first if s in names] + sorted(names - set(first))
 
 
 def is_peer(name: str) -> bool:

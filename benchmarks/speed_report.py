@@ -205,7 +205,7 @@ def speed_imports_section(records: list[dict]) -> list[str]:
             [
                 f"first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
                 "Hartmann-6)"
-                + ("" if model else " (NOT model-based: sample_relative returned too few params)"),
+                + ("" if model else " (NOT model-based: the model suggested no parameters)"),
                 f"{r['median']['ask1']:.3f} ({r['runs']})",
                 mods(new1),
             ]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from benchmarks.harness.provenance import ROOT, check_code, commit
 from benchmarks.harness.results import RESULTS
+from benchmarks.harness.workers import pool_map
 
 STATE = "run_all_state.json"
 
@@ -233,6 +234,11 @@ def chosen(only: str | None) -> list[Benchmark]:
     return [b for b in BENCHMARKS if b.name in names]
 
 
+def _run_job(job: tuple[Benchmark, pathlib.Path, bool]) -> tuple[str, float, str]:
+    b, results, quick = job
+    return run_benchmark(b, results, quick=quick)
+
+
 def report_targets(results: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path | None]:
     """(docs folder, README or ``None``) of the report of ``results``: the repository's only for
     the repository's results."""
@@ -256,6 +262,13 @@ def main(argv=None) -> None:
         help=f"results folder (default {RESULTS}; with --quick a temporary folder)",
     )
     p.add_argument("--only", default=None, help="comma-separated benchmark names")
+    p.add_argument(
+        "--procs",
+        type=int,
+        default=None,
+        help="benchmarks run at once, each in a process of its own (default: 2 with --quick, "
+        "else 1: timings are measured alone)",
+    )
     p.add_argument("--force", action="store_true", help="run again benchmarks already finished")
     p.add_argument("--list", action="store_true", help="print the benchmarks and exit")
     p.add_argument("--no-report", action="store_true", help="do not write the report")
@@ -274,7 +287,10 @@ def main(argv=None) -> None:
         results = pathlib.Path(tempfile.mkdtemp(prefix="egp-bench-")) if a.quick else RESULTS
     results.mkdir(parents=True, exist_ok=True)
     try:
-        failed = run(benchmarks, results, quick=a.quick, force=a.force, report=not a.no_report)
+        procs = a.procs or (2 if a.quick else 1)
+        failed = run(
+            benchmarks, results, quick=a.quick, force=a.force, report=not a.no_report, procs=procs
+        )
     finally:
         if temporary:
             shutil.rmtree(results, ignore_errors=True)
@@ -284,10 +300,17 @@ def main(argv=None) -> None:
 
 
 def run(
-    benchmarks: list[Benchmark], results: pathlib.Path, *, quick: bool, force: bool, report: bool
+    benchmarks: list[Benchmark],
+    results: pathlib.Path,
+    *,
+    quick: bool,
+    force: bool,
+    report: bool,
+    procs: int = 1,
 ) -> list[str]:
-    """Run ``benchmarks`` not yet finished at this commit into ``results``, then the report if
-    ``report`` and none failed; return the names of those that failed."""
+    """Run ``benchmarks`` not yet finished at this commit into ``results`` (``procs`` at once, in
+    spawned processes, when ``procs > 1``), then the report if ``report`` and none failed; return
+    the names of those that failed."""
     state, code = _state(results), commit()
     todo = [
         b
@@ -296,8 +319,9 @@ def run(
     ]
     print(f"{len(todo)} benchmarks to run into {results}", flush=True)
     failed = []
-    for b in todo:
-        name, seconds, error = run_benchmark(b, results, quick=quick)
+    for name, seconds, error in pool_map(
+        _run_job, [(b, results, quick) for b in todo], procs=procs
+    ):
         print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
         if error:
             failed.append(name)

@@ -2,9 +2,10 @@
 
 Two ways, both inheriting the thread pinning of ``benchmarks/__init__``:
 
-- :func:`pool_map`: a ``multiprocessing`` pool with the ``spawn`` start method (a fresh
-  interpreter per worker, no state forked from the parent). ``fn`` must be a module-level
-  function of a ``benchmarks`` module so the children can import it; each job is one argument.
+- :func:`pool_map`: a process pool with the ``spawn`` start method (a fresh interpreter per
+  worker, no state forked from the parent; not daemonic, so a job may start processes of its
+  own). ``fn`` must be a module-level function of a ``benchmarks`` module so the children can
+  import it; each job is one argument.
 - :func:`start_worker` / :func:`run_worker`: ``python -m benchmarks.<module> <args>`` in the
   repository root, for workers that need a process of their own (timing cold starts, killing
   workers, default thread counts). The module gives itself a ``worker`` sub-command whose
@@ -20,6 +21,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from benchmarks.harness.provenance import ROOT
@@ -34,8 +36,10 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable[Any], *, procs: int) -> It
     if procs <= 1 or len(jobs) <= 1:
         yield from map(fn, jobs)
         return
-    with multiprocessing.get_context("spawn").Pool(min(procs, len(jobs))) as pool:
-        yield from pool.imap_unordered(fn, jobs)
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(procs, len(jobs)), mp_context=spawn) as pool:
+        for future in as_completed([pool.submit(fn, job) for job in jobs]):
+            yield future.result()
 
 
 def worker_env(*, threads: int | None = 0, extra: dict | None = None) -> dict:

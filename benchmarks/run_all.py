@@ -6,9 +6,11 @@
     python -m benchmarks.run_all --only suite_seq,ax --list
 
 Each benchmark is a ``Benchmark``: a module of ``benchmarks`` and its arguments for the full
-run and for ``--quick`` (``{results}`` stands for the results folder). They run one after the
-other in this process, each through its module's ``main(argv)`` (the same as
-``python -m benchmarks.<module> ...``). Resuming: a benchmark finished at the current commit is
+run and for ``--quick`` (``{results}`` stands for the results folder). Each runs through its
+module's ``main(argv)`` (the same as ``python -m benchmarks.<module> ...``): one after the other in
+this process, or ``--procs`` at a time in processes of their own (the default with ``--quick``:
+2; a full run measures timings, so one at a time). ``stress`` has no quick mode (it needs a
+PostgreSQL server). Resuming: a benchmark finished at the current commit is
 recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it again); inside a
 benchmark, the scripts skip the cells already in their results file.
 

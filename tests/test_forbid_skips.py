@@ -50,3 +50,11 @@ def test_with_the_variable_a_skip_fails_the_run_and_is_listed(tmp_path, capsys, 
     xfail = "import pytest\n@pytest.mark.xfail\ndef test_known_bug():\n    assert False\n"
     code, out = _run(tmp_path, capsys, monkeypatch, xfail, "test_ok")
     assert code == pytest.ExitCode.OK, out
+
+
+def test_a_skip_that_says_it_is_allowed_in_ci_does_not_fail_the_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(conftest.FORBID_SKIPS, "1")
+    skip = f'pytest.skip("other release {conftest.ALLOWED_SKIP}")'
+    allowed = f"import pytest\ndef test_other_release():\n    {skip}\n"
+    code, out = _run(tmp_path, capsys, monkeypatch, allowed, "test_allowed")
+    assert code == pytest.ExitCode.OK, out

@@ -36,10 +36,20 @@ def library_versions() -> dict[str, str]:
     out = {}
     for name in LIBRARIES:
         try:
-            out[name] = version(name)
+            out[name] = public_version(version(name))
         except PackageNotFoundError:
             out[name] = "absent"
     return out
+
+
+def public_version(v: str) -> str:
+    """``v`` without a local label: torch 2.13.0+cpu computes as torch 2.13.0 does."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(v).public
+    except InvalidVersion:
+        return v
 
 
 # --- Optuna objectives (deterministic) ------------------------------------------------------------

@@ -9,9 +9,10 @@ import numpy as np
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, same_setting
+from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
-SPEED_LABELS = {"egp-auto": "EGPTSSampler", "bore++": "BORESampler", "gp": "GPSampler"}
+SPEED_LABELS = LABELS  # display names of the samplers, in table order
 SPEED_FUNCTIONS = {"levy": "Levy", "hartmann6": "Hartmann-6"}
 
 

@@ -12,7 +12,6 @@ from benchmarks.harness.results import latest, same_setting
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
-SPEED_LABELS = LABELS  # display names of the samplers, in table order
 SPEED_FUNCTIONS = {"levy": "Levy", "hartmann6": "Hartmann-6"}
 
 
@@ -24,12 +23,12 @@ def _provenance(rows) -> str:
 
 
 def _speed_samplers(rows) -> list[str]:
-    known = [s for s in SPEED_LABELS if any(r["sampler"] == s for r in rows)]
+    known = [s for s in LABELS if any(r["sampler"] == s for r in rows)]
     return known + sorted({r["sampler"] for r in rows} - set(known))
 
 
 def _label(s: str) -> str:
-    return f"{SPEED_LABELS[s]} (`{s}`)" if s in SPEED_LABELS else f"`{s}`"
+    return f"{LABELS[s]} (`{s}`)" if s in LABELS else f"`{s}`"
 
 
 def _problems(rows) -> list[str]:
@@ -60,7 +59,7 @@ def speed_dims_section(records: list[dict], peers: PeerCache) -> list[str]:
     samplers, dims = _speed_samplers(rows), sorted({r["d"] for r in rows})
     by = {(r["d"], r["sampler"]): r for r in rows}
     ratios = [
-        (f"{SPEED_LABELS[a]} / GPSampler", a)
+        (f"{LABELS[a]} / GPSampler", a)
         for a in ("egp-auto", "bore++")
         if a in samplers and "gp" in samplers
     ]
@@ -129,7 +128,7 @@ def speed_many_section(records: list[dict], peers: PeerCache) -> list[str]:
             )
             if s != "gp" and later:
                 checks.append(
-                    f"- {n} trials, {SPEED_LABELS.get(s, s)}: asks 2-{b} of every round under 1 s: "
+                    f"- {n} trials, {LABELS.get(s, s)}: asks 2-{b} of every round under 1 s: "
                     f"{'yes' if max(later) < 1 else 'no'} (max {max(later):.2f} s); every ask "
                     f"under 1 s: {'yes' if max(flat) < 1 else 'no'} (max {max(flat):.2f} s)"
                 )

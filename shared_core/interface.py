@@ -11,6 +11,10 @@ Conventions:
       :func:`clean_targets` maps them to the worst/best finite value. NaN rows are dropped.
     * ``X_pending``: ``(p, d)`` encoded points of trials still running (or already suggested in
       the same batch); algorithms should keep new suggestions away from them.
+    * ``constraints``: ``(n, k)`` constraint values of the completed points, one column per name in
+      ``constraint_names``; a point is feasible when every value it has is ``<= 0`` (Optuna's
+      rule, so a point with no constraint values is feasible); NaN means the point has no value
+      for that constraint.
     * ``rng``: the caller's ``numpy.random.Generator``; algorithms draw every random number from it.
 
 The contract, in one place. Every algorithm is an :class:`Algorithm` (``suggest``). Optional
@@ -21,6 +25,8 @@ capabilities are the runtime-checkable protocols below; an adapter tests
   worker (``model_state``, ``wants_model_state``, ``offer_model_state``)
 * :class:`ReadsSources`: it is given each row's source label (``Observations.source``), read
   from the trial attribute ``source_attribute``
+* :class:`ModelsConstraints`: it uses ``Observations.constraints`` (``models_constraints`` is
+  True); an adapter refuses or warns about a constrained study given another algorithm
 * :class:`MultiAgent`: one agent of several (distributed TS; also :class:`ReadsSources`): it
   learns from the trials of some sources only (``known_sources``), names the agent whose records
   it adopts (``model_source``), reports what it conditioned on (``last_view``), and an adapter
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -45,12 +51,14 @@ __all__ = [
     "UNKNOWN_SOURCE",
     "Observations",
     "Algorithm",
+    "ModelsConstraints",
     "MultiAgent",
     "OneAtATimeAlgorithm",
     "ReadsSources",
     "SharesModelState",
     "check_capabilities",
     "clean_targets",
+    "models_constraints",
 ]
 
 
@@ -60,13 +68,15 @@ UNKNOWN_SOURCE = -1
 
 @dataclass(frozen=True)
 class Observations:
-    """Completed points, their values (minimised), the points
-    of trials still running, and where each row came from.
+    """Completed points, their values (minimised) and constraint values, the points of trials
+    still running, and where each row came from.
 
     ``source`` ``(n,)`` and ``pending_source`` ``(p,)`` are integer labels the adapter supplies (for
     distributed Thompson sampling: the agent that ran the trial); ``-1`` (:data:`UNKNOWN_SOURCE`)
-    means unknown, and is the default. Every filtering step (:meth:`cleaned`, :meth:`subset`,
-    :meth:`with_pending`) keeps them aligned with their rows.
+    means unknown, and is the default. ``constraints`` ``(n, k)`` holds the value of constraint
+    ``constraint_names[j]`` in column ``j`` (NaN: the point has no value for it); feasible means
+    every value a point has is ``<= 0``. Every filtering step (:meth:`cleaned`, :meth:`subset`,
+    :meth:`with_pending`) keeps sources and constraint values aligned with their rows.
     """
 
     X: np.ndarray  # (n, d)
@@ -74,6 +84,8 @@ class Observations:
     X_pending: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (p, d)
     source: np.ndarray | None = None  # (n,) int
     pending_source: np.ndarray | None = None  # (p,) int
+    constraints: np.ndarray | None = None  # (n, k), NaN where a point has no value
+    constraint_names: tuple[str, ...] = ()  # (k,)
 
     def __post_init__(self) -> None:
         y = np.asarray(self.y, dtype=np.float64).reshape(-1)
@@ -98,26 +110,61 @@ class Observations:
         object.__setattr__(
             self, "pending_source", _labels(self.pending_source, len(pending), "pending_source")
         )
+        names = tuple(self.constraint_names)
+        object.__setattr__(self, "constraint_names", names)
+        object.__setattr__(self, "constraints", _constraint_matrix(self.constraints, len(y), names))
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.constraint_names)
+
+    @property
+    def feasible(self) -> np.ndarray:
+        """``(n,)`` mask: every constraint value the point has is ``<= 0`` (no value: feasible)."""
+        assert self.constraints is not None  # __post_init__ fills it
+        return cast(np.ndarray, ~np.any(self.constraints > 0.0, axis=1))  # NaN > 0 is False
+
+    @property
+    def violation(self) -> np.ndarray:
+        """``(n,)`` total violation ``sum_j max(c_j, 0)`` (missing values count 0)."""
+        assert self.constraints is not None  # __post_init__ fills it
+        return cast(
+            np.ndarray, np.sum(np.maximum(np.nan_to_num(self.constraints, nan=0.0), 0.0), axis=1)
+        )
+
+    def best_first(self) -> np.ndarray:
+        """``(n,)`` row indices, best first: feasible rows by value, then infeasible rows by total
+        violation (ties by value)."""
+        feasible = self.feasible
+        key = np.where(feasible, 0.0, 1.0)
+        return cast(np.ndarray, np.lexsort((self.y, np.where(feasible, 0.0, self.violation), key)))
 
     def subset(self, rows: np.ndarray) -> Observations:
         """The completed rows selected by ``rows`` (a
         boolean mask or indices), pending points kept."""
-        assert self.source is not None  # __post_init__ fills it
-        return replace(self, X=self.X[rows], y=self.y[rows], source=self.source[rows])
+        assert self.source is not None and self.constraints is not None  # __post_init__ fills them
+        return replace(
+            self,
+            X=self.X[rows],
+            y=self.y[rows],
+            source=self.source[rows],
+            constraints=self.constraints[rows],
+        )
 
     def cleaned(self) -> Observations:
         """NaN rows dropped; ``+inf`` clipped to the worst and ``-inf`` to the best finite value.
 
         If no value is finite, infinite values become ``+1`` (inf) and ``-1`` (-inf) so that their
-        order is kept.
+        order is kept. Infinite constraint values are clipped the same way per constraint, but
+        never across 0: ``+inf`` stays infeasible and ``-inf`` feasible (:func:`_clip_infinities`).
+        NaN constraint values stay missing.
         """
         out = self.subset(~np.isnan(self.y))
-        y = out.y.copy()
-        finite = np.isfinite(y)
-        lo, hi = (y[finite].min(), y[finite].max()) if finite.any() else (-1.0, 1.0)
-        y[y == np.inf] = hi
-        y[y == -np.inf] = lo
-        return replace(out, y=y)
+        assert out.constraints is not None  # __post_init__ fills it
+        constraints = out.constraints.copy()
+        for j in range(constraints.shape[1]):
+            constraints[:, j] = _clip_infinities(constraints[:, j], keep_sign=True)
+        return replace(out, y=_clip_infinities(out.y), constraints=constraints)
 
     def with_pending(
         self, X_new: np.ndarray, source: int | np.ndarray = UNKNOWN_SOURCE
@@ -127,6 +174,41 @@ class Observations:
         pending = np.vstack([self.X_pending.reshape(-1, X_new.shape[1]), X_new])
         sources = np.concatenate([self.pending_source, np.broadcast_to(source, len(X_new))])
         return replace(self, X_pending=pending, pending_source=sources)
+
+
+def _clip_infinities(values: np.ndarray, keep_sign: bool = False) -> np.ndarray:
+    """``values`` ``(n,)`` with ``+inf`` set to the largest and ``-inf`` to the smallest finite
+    value (``+1``/``-1`` if none is finite; NaN kept). ``keep_sign``: ``+inf`` stays positive and
+    ``-inf`` negative (a constraint's sign decides feasibility): where the largest finite value is
+    not positive, ``+inf`` becomes the largest finite magnitude (``1`` if that is 0), and likewise
+    for ``-inf``."""
+    out = values.copy()
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (-1.0, 1.0)
+    if keep_sign:
+        magnitude = float(np.max(np.abs(finite), initial=0.0)) or 1.0
+        hi = hi if hi > 0 else magnitude
+        lo = lo if lo < 0 else -magnitude
+    out[out == np.inf] = hi
+    out[out == -np.inf] = lo
+    return out
+
+
+def _constraint_matrix(values: np.ndarray | None, n: int, names: tuple[str, ...]) -> np.ndarray:
+    """``(n, k)`` float64 constraint values, checked against the ``k`` names."""
+    if len(set(names)) != len(names) or not all(isinstance(name, str) for name in names):
+        raise ValueError(f"constraint_names must be distinct strings, got {names!r}")
+    if values is None:
+        if names:
+            raise ValueError(f"constraint_names {names!r} given without constraints")
+        return np.zeros((n, 0))
+    out = np.asarray(values, dtype=np.float64)
+    if out.shape != (n, len(names)):
+        raise ValueError(
+            f"constraints must have shape {(n, len(names))} (points, constraint_names), "
+            f"got {out.shape}"
+        )
+    return out
 
 
 def _labels(labels: np.ndarray | None, n: int, name: str) -> np.ndarray:
@@ -209,6 +291,20 @@ class MultiAgent(ReadsSources, Protocol):
     def known_sources(self) -> frozenset[int]:
         """The sources the current agent may learn from (always including ``UNKNOWN_SOURCE``)."""
         ...
+
+
+@runtime_checkable
+class ModelsConstraints(Protocol):
+    """An algorithm that models ``Observations.constraints``: its suggestions aim at the feasible
+    region (feasible: every constraint value ``<= 0``). Adapters give other algorithms a
+    constrained study only with a warning (Optuna) or refuse it (Ax)."""
+
+    models_constraints: bool  # True if constraint values steer the suggestions
+
+
+def models_constraints(algorithm: object) -> bool:
+    """Whether ``algorithm`` uses constraint values (:class:`ModelsConstraints`)."""
+    return isinstance(algorithm, ModelsConstraints) and bool(algorithm.models_constraints)
 
 
 # The members of each capability (MultiAgent's besides ReadsSources'), for check_capabilities.

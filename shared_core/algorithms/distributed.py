@@ -23,6 +23,7 @@ the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -137,13 +138,11 @@ class DistributedTSAlgorithm:
         assert obs.source is not None and obs.pending_source is not None  # filled by Observations
         rows = np.isin(obs.source, known)  # (n,)
         pending = np.isin(obs.pending_source, known)  # (p,)
-        visible = obs.subset(rows)
-        return Observations(
-            visible.X,
-            visible.y,
-            obs.X_pending[pending],
-            visible.source,
-            obs.pending_source[pending],
+        # subset keeps the constraint values and sources aligned with their rows
+        return replace(
+            obs.subset(rows),
+            X_pending=obs.X_pending[pending],
+            pending_source=obs.pending_source[pending],
         )
 
     def suggest(

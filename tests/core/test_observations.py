@@ -81,3 +81,60 @@ def test_pending_points_must_match_the_columns_of_x():
     # a single 1-D pending point
     one = Observations(np.zeros((0, 3)), np.zeros(0), X_pending=np.full(3, 0.5))
     assert one.X_pending.shape == (1, 3) and one.X.shape == (0, 3)
+
+
+def _constrained():
+    """Five points, two constraints; point 3 has no value for "b" (NaN), point 4 none at all."""
+    return Observations(
+        np.arange(10.0).reshape(5, 2) / 10,
+        np.array([1.0, 0.5, np.nan, 2.0, 3.0]),
+        constraints=[[0.0, -1.0], [0.5, 2.0], [-1.0, -1.0], [-0.2, np.nan], [np.nan, np.nan]],
+        constraint_names=("a", "b"),
+    )
+
+
+def test_feasibility_is_optunas_rule_every_value_a_point_has_is_at_most_zero():
+    obs = _constrained()
+    # a value of exactly 0 is feasible; a missing value does not make a point infeasible
+    np.testing.assert_array_equal(obs.feasible, [True, False, True, True, True])
+    np.testing.assert_array_equal(obs.violation, [0.0, 2.5, 0.0, 0.0, 0.0])
+    assert Observations(np.zeros((2, 1)), np.zeros(2)).feasible.tolist() == [True, True]
+
+
+def test_best_first_ranks_feasible_points_by_value_then_infeasible_ones_by_violation():
+    obs = Observations(
+        np.zeros((5, 1)),
+        np.array([5.0, 1.0, 0.0, 3.0, -9.0]),
+        constraints=[[-1.0], [0.0], [2.0], [-0.5], [0.5]],
+        constraint_names=("c",),
+    )
+    # feasible 1 (y=1), 3 (y=3), 0 (y=5); then infeasible 4 (violation 0.5), 2 (violation 2)
+    assert obs.best_first().tolist() == [1, 3, 0, 4, 2]
+
+
+def test_constraint_values_follow_their_rows_and_infinities_keep_their_sign():
+    obs = Observations(
+        np.arange(8.0).reshape(4, 2),
+        np.array([1.0, np.nan, 2.0, 3.0]),
+        constraints=[[np.inf, -np.inf], [1.0, 1.0], [-2.0, -3.0], [np.nan, -1.0]],
+        constraint_names=("a", "b"),
+    ).cleaned()
+    # the NaN-valued row 1 is gone; "a": +inf -> 2 (largest finite magnitude: its largest
+    # finite value, -2, is feasible); "b": -inf -> -3 (the smallest finite value)
+    np.testing.assert_array_equal(obs.constraints, [[2.0, -3.0], [-2.0, -3.0], [np.nan, -1.0]])
+    np.testing.assert_array_equal(obs.subset(np.array([2, 0])).constraints[:, 1], [-1.0, -3.0])
+    assert obs.with_pending(np.zeros((1, 2))).constraint_names == ("a", "b")
+
+
+@pytest.mark.parametrize(
+    "constraints, names, match",
+    [
+        (np.zeros((3, 1)), (), r"shape \(3, 0\)"),
+        (np.zeros((2, 1)), ("a",), r"shape \(3, 1\)"),
+        (None, ("a",), "without constraints"),
+        (np.zeros((3, 2)), ("a", "a"), "distinct"),
+    ],
+)
+def test_bad_constraint_values_are_refused_naming_the_argument(constraints, names, match):
+    with pytest.raises(ValueError, match=match):
+        Observations(np.zeros((3, 1)), np.zeros(3), constraints=constraints, constraint_names=names)

@@ -191,7 +191,7 @@ def _clip_infinities(values: np.ndarray, keep_sign: bool = False) -> np.ndarray:
         lo = lo if lo < 0 else -magnitude
     out[out == np.inf] = hi
     out[out == -np.inf] = lo
-    return out
+    return cast(np.ndarray, out)
 
 
 def _constraint_matrix(values: np.ndarray | None, n: int, names: tuple[str, ...]) -> np.ndarray:

@@ -94,10 +94,12 @@ def _corner_problem(seed=0):
 def test_classifier_is_refitted_when_only_the_constraint_values_change():
     obs = _corner_problem()
     alg = BOREAlgorithm(svgd_steps=10)
-    unconstrained = Observations(obs.X, obs.y)
-    alg.suggest(_space(), unconstrained, 1, np.random.default_rng(0))
+    # same X, y and constraint names; first every point feasible, then not
+    all_feasible = Observations(
+        obs.X, obs.y, constraints=obs.constraints - 10.0, constraint_names=obs.constraint_names
+    )
+    alg.suggest(_space(), all_feasible, 1, np.random.default_rng(0))
     np.testing.assert_array_equal(alg.classifier.post.y, quantile_labels(obs.y, 0.25))
-    # same X and y, now with constraint values: the labels, and so the fit, change
     alg.suggest(_space(), obs, 1, np.random.default_rng(0))
     np.testing.assert_array_equal(alg.classifier.post.y, constrained_labels(obs, 0.25))
     assert not np.array_equal(constrained_labels(obs, 0.25), quantile_labels(obs.y, 0.25))

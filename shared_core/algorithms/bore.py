@@ -150,7 +150,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             in 5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
         max_points: most observations the classifier is trained on (default 500): with more, the
-            ``max_points // 5`` best plus a random rest (labels always come from all observations).
+            ``max_points // 5`` best (in ``Observations.best_first`` order) plus a random rest
+            (labels always come from all observations).
             An exact GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++
             takes 1000 steps.
     """

@@ -105,6 +105,15 @@ def test_classifier_is_refitted_when_only_the_constraint_values_change():
     assert not np.array_equal(constrained_labels(obs, 0.25), quantile_labels(obs.y, 0.25))
 
 
+def test_beyond_max_points_the_best_feasible_row_is_kept():
+    obs = _corner_problem()
+    alg = BOREAlgorithm(max_points=5, svgd_steps=10)  # the best row plus 4 of the other 19
+    alg.suggest(_space(), obs, 1, np.random.default_rng(0))
+    best = obs.X[obs.best_first()[0]]  # feasible; the best value is infeasible
+    assert best.sum() <= 1.0 and obs.X[np.argmin(obs.y)].sum() > 1.0
+    assert np.any(np.all(alg.classifier.post.X == best, axis=1))
+
+
 def test_local_starts_are_the_good_points_best_first(monkeypatch):
     obs = _corner_problem()
     starts = []

@@ -17,10 +17,12 @@ Metrics are matched by signature (Ax's ``metric_signature`` column), as Ax's own
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import pandas as pd
+from ax.core.data import Data
 from ax.core.optimization_config import OptimizationConfig
 from ax.core.types import ComparisonOp
 
@@ -49,14 +51,17 @@ class Outcomes:
     def constraint_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.constraints)
 
-    def values(self, df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-        """The arms of ``df`` (Ax data, one row per trial, arm and metric) that have every
-        objective metric: their ``trial_index`` and ``arm_name`` ``(n, 2)``, ``y`` ``(n,)`` and
-        constraint values ``(n, k)`` (NaN where a metric of the constraint has no data)."""
+    def values(
+        self, data: Data, trials: Collection[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The arms of ``trials`` with data for every objective metric, sorted by trial and arm:
+        their trial indices ``(n,)`` and arm names ``(n,)``, ``y`` ``(n,)`` and constraint values
+        ``(n, k)`` (NaN where a metric of the constraint has no data)."""
         signatures = sorted(
             {s for s, _ in self.objective} | {s for c in self.constraints for s, _ in c.weights}
         )
-        rows = df[df["metric_signature"].isin(signatures)]
+        df = data.df
+        rows = df[df["metric_signature"].isin(signatures) & df["trial_index"].isin(list(trials))]
         means = (
             rows.groupby(["trial_index", "arm_name", "metric_signature"])["mean"]
             .last()
@@ -68,12 +73,14 @@ class Outcomes:
         constraints = np.zeros((len(means), len(self.constraints)))  # (n, k)
         for j, c in enumerate(self.constraints):
             constraints[:, j] = c.sign * (_weighted_sum(means, c.weights) - c.bound)
-        arms = means.index.to_frame(index=False)[keep]
-        return arms.reset_index(drop=True), y[keep], constraints[keep]
+        trial_index = means.index.get_level_values("trial_index").to_numpy(dtype=int)
+        arm_name = means.index.get_level_values("arm_name").to_numpy(dtype=object)
+        return trial_index[keep], arm_name[keep], y[keep], constraints[keep]
 
 
-def _weighted_sum(means: pd.DataFrame, weights: tuple[tuple[str, float], ...]) -> np.ndarray:
-    """``(n,)`` ``sum_i w_i * metric_i`` per arm, NaN if a metric has no data."""
+def _weighted_sum(means: Any, weights: tuple[tuple[str, float], ...]) -> np.ndarray:
+    """``(n,)`` ``sum_i w_i * metric_i`` per arm (``means``: a data frame, one column per metric
+    signature), NaN if a metric has no data."""
     total = np.zeros(len(means))
     for signature, w in weights:
         total = total + w * means[signature].to_numpy(dtype=float)

@@ -38,14 +38,16 @@ class _Evaluated(NamedTuple):
     trial_index: np.ndarray  # (n,) int
     constraints: np.ndarray  # (n, k), NaN where an arm has no value
     constraint_names: tuple[str, ...]  # (k,)
+    keys: frozenset[str]  # _key of each params
 
 
 class AlgorithmNode(ExternalGenerationNode):
     """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
 
     Completed and early-stopped trials are the observations; failed and abandoned trials are
-    ignored; the pending parameterizations Ax passes (running trials and the arms already generated
-    in the same ``get_next_trials`` call) are the algorithm's pending points. Every candidate is
+    ignored; the pending parameterizations Ax passes (running trials, the arms already generated
+    in the same ``get_next_trials`` call, and completed arms still without data for some metric)
+    are the algorithm's pending points, except the arms that are observations. Every candidate is
     checked against the search space (bounds, types, choices, constraints).
 
     The objective is one metric or a fixed weighted sum of metrics (Ax's scalarized objective),
@@ -93,7 +95,9 @@ class AlgorithmNode(ExternalGenerationNode):
         self.method, self.seed, self.options = method, seed, options
         self._rng = np.random.default_rng(seed)
         self._experiment: Experiment | None = None
-        self._observed = _Evaluated([], np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), ())
+        self._observed = _Evaluated(
+            [], np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), (), frozenset()
+        )
         # Multi-agent algorithms: the trial index of the
         # next candidate, and the agent of each pending arm.
         self._next_index = 0
@@ -131,17 +135,18 @@ class AlgorithmNode(ExternalGenerationNode):
         evaluated = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
         # Ax uses their data too
         evaluated |= set(experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED])
-        df = data.df
-        arms, y, constraints = found.values(df[df["trial_index"].isin(evaluated)])
+        trial_index, arm_names, y, constraints = found.values(data, evaluated)
         if self.seed is not None:
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
+        params = [experiment.arms_by_name[arm].parameters for arm in arm_names]
         self._observed = _Evaluated(
-            params=[experiment.arms_by_name[arm].parameters for arm in arms["arm_name"]],
+            params=params,
             y=y,
-            trial_index=arms["trial_index"].to_numpy(dtype=int),
+            trial_index=trial_index,
             constraints=constraints,
             constraint_names=found.constraint_names,
+            keys=frozenset(_key(p) for p in params),
         )
         self._prepared = None
 
@@ -169,6 +174,9 @@ class AlgorithmNode(ExternalGenerationNode):
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
         space, obs = self._space_and_observations()
+        # Ax also reports an observed arm as pending while it lacks data for some metric (e.g. a
+        # constraint's): it is an observation here, with NaN for that constraint.
+        pending_parameters = [p for p in pending_parameters if _key(p) not in self._observed.keys]
         obs = replace(
             obs,
             X_pending=space.encode(pending_parameters),

@@ -146,9 +146,15 @@ def test_json_storage_keeps_the_check_and_the_constraints(tmp_path):
     np.testing.assert_allclose(obs.constraints[:, 0], 3 * obs.X[:, 0] - 2)
 
 
-def test_egp_ts_keeps_most_trials_feasible_under_an_outcome_constraint():
-    """Minimise (x-2)^2 + (y-2)^2 on [0, 3]^2 subject to x + y <= 2 (optimum 2 at (1, 1)), the
-    constraint an outcome constraint on the metric ``c``."""
+def test_egp_ts_follows_an_outcome_constraint():
+    """Minimise (x-2)^2 + (y-2)^2 on [0, 3]^2 subject to x + y <= 2 (optimum 2 at (1, 1), on the
+    boundary), the constraint an outcome constraint on the metric ``c``.
+
+    Model-based trials stay at the boundary or inside: the median ``c`` of the 10 model-based
+    trials was 1.99-2.08 over seeds 0-9 with the constraint modelled, 3.90-4.19 with it ignored
+    (the unconstrained optimum has c = 4); the best feasible value 2.005 at seed 0 (3.05 ignored).
+    The bounds below leave room for other BLAS builds.
+    """
     client = Client(random_seed=0)
     client.configure_experiment(
         parameters=[
@@ -160,10 +166,11 @@ def test_egp_ts_keeps_most_trials_feasible_under_an_outcome_constraint():
     client.set_generation_strategy(
         generation_strategy("egp-ts", initialization_trials=5, seed=0, n_features=64)
     )
-    feasible = []
+    losses, cs = [], []
     for _ in range(15):
         for index, p in client.get_next_trials(max_trials=1).items():
-            loss, c = (p["x"] - 2) ** 2 + (p["y"] - 2) ** 2, p["x"] + p["y"]
-            client.complete_trial(index, raw_data={"loss": loss, "c": c})
-            feasible.append(c <= 2)
-    assert sum(feasible[5:]) >= 6, feasible  # most of the 10 model-based trials
+            losses.append((p["x"] - 2) ** 2 + (p["y"] - 2) ** 2)
+            cs.append(p["x"] + p["y"])
+            client.complete_trial(index, raw_data={"loss": losses[-1], "c": cs[-1]})
+    assert np.median(cs[5:]) <= 2.2, cs
+    assert min(loss for loss, c in zip(losses, cs) if c <= 2) <= 2.5, (losses, cs)

@@ -7,7 +7,7 @@ node would refuse (several objectives, relative outcome constraints, ...) is ref
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ax.adapter.registry import Generators
 from ax.core.experiment import Experiment
@@ -25,9 +25,6 @@ from ax.generation_strategy.transition_criterion import (
 from ax_egp.node import AlgorithmNode
 from shared_core.registry import algorithm_names
 from shared_core.validation import check_int
-
-if TYPE_CHECKING:
-    from ax.generation_strategy.generation_node import GenerationNode as _Node
 
 __all__ = ["NextNodeSupportsExperiment", "generation_strategy"]
 
@@ -60,7 +57,7 @@ class NextNodeSupportsExperiment(TransitionCriterion):
             transition_to=transition_to, continue_trial_generation=continue_trial_generation
         )
 
-    def is_met(self, experiment: Experiment, curr_node: _Node) -> bool:
+    def is_met(self, experiment: Experiment, curr_node: GenerationNode) -> bool:
         node = curr_node.generation_strategy.nodes_by_name.get(self.transition_to)
         if isinstance(node, AlgorithmNode):
             node.check_experiment(experiment)  # ValueError for an unsupported experiment

@@ -162,7 +162,7 @@ class CoreSampler(BaseSampler):
         self._in_flight: set[tuple[str, int]] = set()
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
-        self._constraints = CompletedTrialConstraints()
+        self._constraints = CompletedTrialConstraints()  # read once per completed trial
         # study name -> trials checked for constraints
         self._constraint_notice = ConstraintNotice(self._algorithm)
 

@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import log_ndtr
+from scipy.special import expit, log_ndtr
 
 from shared_core.acquisition.analytic import LogExpectedImprovement
 from shared_core.acquisition.base import Acquisition
@@ -38,19 +38,27 @@ __all__ = [
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
-# The merit L-BFGS-B follows for the Thompson rule is the l1 exact penalty
-# ``-f~ - PENALTY_WEIGHT * sum_j max(c~_j - t_j + PENALTY_MARGIN, 0)`` (Nocedal & Wright, "Numerical
-# optimization", 2006, Sec. 17.2): a local maximiser of the constrained problem is one of the
-# penalty once the weight exceeds the largest Lagrange multiplier |grad f~| / |grad c~_j| at it.
-# Objective and constraints are standardised on their GP scales, so that ratio is of order one
-# unless one function is far steeper than the other: a weight of 10 leaves a factor of ten. The
-# margin moves the penalty's kink a hundredth of a standard deviation inside the feasible set, so
-# that L-BFGS-B, which ends at the kink, ends on the feasible side where the rule ranks the point
-# among the feasible ones (an end a hair outside would rank below every feasible candidate). A
-# weight too small or a kink missed only costs the refinement: the rule picks the final point
+# The merit L-BFGS-B follows for the Thompson rule is the l1 exact penalty of the sampled problem
+# (Nocedal & Wright, "Numerical optimization", 2006, Sec. 17.2),
+#     -f~ - PENALTY_WEIGHT * sum_j max(c~_j - t_j + PENALTY_MARGIN, 0),
+# with the hinge smoothed as ``PENALTY_SMOOTHING * log(1 + exp(u / PENALTY_SMOOTHING))``.
+# * Weight: a maximiser of the constrained problem is one of the penalty once the weight exceeds
+#   its Lagrange multipliers, ``|grad f~| / |grad c~_j|`` at it. Objective and constraints are
+#   standardised on their GP scales, so that ratio is of order one unless one function is far
+#   steeper than the other: a weight of 10 leaves a factor of ten.
+# * Margin: the penalty starts a hundredth of a standard deviation inside the sampled feasible set,
+#   so that L-BFGS-B, which ends where the penalty takes over, ends on the feasible side, where the
+#   rule ranks the point among the feasible ones (an end a hair outside would rank below every
+#   feasible candidate). With the smoothing, the end point ``u = logit(multiplier / weight)`` stays
+#   feasible for multipliers up to ``sigmoid(margin / smoothing) = 98 %`` of the weight.
+# * Smoothing: a quarter of the margin. At the kink of the plain hinge L-BFGS-B's line searches
+#   kept backtracking: 3-4 times more evaluations per suggestion than with the smoothed hinge, for
+#   suggestions no better (a 2-D problem with one constraint, measured 2026-11-27).
+# A weight too small or a boundary missed only costs the refinement: the rule picks the final point
 # among refined and raw candidates.
 PENALTY_WEIGHT = 10.0
 PENALTY_MARGIN = 0.01
+PENALTY_SMOOTHING = PENALTY_MARGIN / 4.0
 
 
 class _SampledConstraints:
@@ -107,20 +115,21 @@ class ConstrainedThompsonSampling(_SampledConstraints, Acquisition):
 
 
 class PenalizedThompsonSampling(_SampledConstraints, Acquisition):
-    """``-f~ - rho * sum_j max(c~_j - t_j + margin, 0)``: the l1 exact penalty of the sampled
-    constrained problem (``rho``: :data:`PENALTY_WEIGHT`, ``margin``: :data:`PENALTY_MARGIN`)."""
+    """``-f~ - rho * sum_j hinge(c~_j - t_j + margin)``: the l1 exact penalty of the sampled
+    constrained problem, with a smoothed hinge (``rho``: :data:`PENALTY_WEIGHT`, ``margin``:
+    :data:`PENALTY_MARGIN`, ``hinge(u) = s log(1 + exp(u / s))``, ``s``:
+    :data:`PENALTY_SMOOTHING`)."""
 
     def value(self, X: np.ndarray) -> np.ndarray:
-        penalty = np.sum(np.maximum(self._excess(X) + PENALTY_MARGIN, 0.0), axis=1)
+        penalty = np.sum(_hinge(self._excess(X) + PENALTY_MARGIN)[0], axis=1)
         return -self.objective.value(X) - PENALTY_WEIGHT * penalty
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         f, df = self.objective.value_and_grad(X)
-        excess, dexcess = self._excess_and_grad(X)
-        shifted = excess + PENALTY_MARGIN  # (b, k)
-        penalty = np.sum(np.maximum(shifted, 0.0), axis=1)
-        dpenalty = np.einsum("bk,bkd->bd", (shifted > 0.0).astype(np.float64), dexcess)
-        return -f - PENALTY_WEIGHT * penalty, -df - PENALTY_WEIGHT * dpenalty
+        excess, dexcess = self._excess_and_grad(X)  # (b, k), (b, k, d)
+        hinge, dhinge = _hinge(excess + PENALTY_MARGIN)
+        dpenalty = np.einsum("bk,bkd->bd", dhinge, dexcess)
+        return -f - PENALTY_WEIGHT * np.sum(hinge, axis=1), -df - PENALTY_WEIGHT * dpenalty
 
 
 class LogProbabilityOfFeasibility(Acquisition):
@@ -173,6 +182,13 @@ class ConstrainedLogExpectedImprovement(Acquisition):
         v_ei, g_ei = self.log_ei.value_and_grad(X)
         v_pf, g_pf = self.feasibility.value_and_grad(X)
         return v_ei + v_pf, g_ei + g_pf
+
+
+def _hinge(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smoothed hinge ``s log(1 + exp(u / s))`` of ``u`` (any shape) and its derivative
+    ``sigmoid(u / s)``, ``s``: :data:`PENALTY_SMOOTHING`."""
+    scaled = u / PENALTY_SMOOTHING
+    return PENALTY_SMOOTHING * np.logaddexp(0.0, scaled), expit(scaled)
 
 
 def _positive(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

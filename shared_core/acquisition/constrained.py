@@ -7,20 +7,22 @@ Glossary (shapes in comments):
     violation: ``sum_j max(c_j - t_j, 0)``, zero exactly where every constraint holds.
 
 * :class:`ConstrainedThompsonSampling`: the Thompson rule of SCBO (Eriksson & Poloczek, "Scalable
-  constrained Bayesian optimization", AISTATS 2021, constrained Thompson sampling): for one draw ``f~`` of the objective
-  and one draw ``c~_j`` of each constraint, prefer any candidate whose sampled constraints all hold,
-  the smallest ``f~`` among them; if there is none, the smallest sampled total violation.
+  constrained Bayesian optimization", AISTATS 2021): for one draw ``f~`` of the objective and one
+  draw ``c~_j`` of each constraint, prefer any candidate whose sampled constraints all hold, the
+  smallest ``f~`` among them; if there is none, the smallest sampled total violation.
   :meth:`ConstrainedThompsonSampling.merit` is its continuous exact-penalty counterpart, the
   function a gradient method follows (:class:`PenalizedThompsonSampling`).
 * :class:`ConstrainedLogExpectedImprovement`: ``log EI + sum_j log P(c_j <= t_j)`` (Gardner et
   al., "Bayesian optimization with inequality constraints", ICML 2014: EI times the probability
-  of feasibility, here in log space as Optuna's ``LogCEI``); :class:`LogProbabilityOfFeasibility` alone while nothing is feasible.
+  of feasibility, here in log space as Optuna's ``LogCEI``);
+  :class:`LogProbabilityOfFeasibility` alone while nothing is feasible.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from scipy.special import expit, log_ndtr
@@ -65,7 +67,10 @@ class _SampledConstraints:
     """A draw ``f~`` of the objective and draws ``c~_j`` of the constraints with thresholds."""
 
     def __init__(
-        self, objective: FunctionSample, constraints: Sequence[FunctionSample], thresholds: Sequence
+        self,
+        objective: FunctionSample,
+        constraints: Sequence[FunctionSample],
+        thresholds: Sequence[float] | np.ndarray,
     ) -> None:
         self.objective, self.constraints = objective, list(constraints)
         self.thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)  # (k,)
@@ -122,7 +127,7 @@ class PenalizedThompsonSampling(_SampledConstraints, Acquisition):
 
     def value(self, X: np.ndarray) -> np.ndarray:
         penalty = np.sum(_hinge(self._excess(X) + PENALTY_MARGIN)[0], axis=1)
-        return -self.objective.value(X) - PENALTY_WEIGHT * penalty
+        return cast(np.ndarray, -self.objective.value(X) - PENALTY_WEIGHT * penalty)
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         f, df = self.objective.value_and_grad(X)
@@ -136,12 +141,15 @@ class LogProbabilityOfFeasibility(Acquisition):
     """``sum_j log P(c_j(x) <= t_j) = sum_j log Phi((t_j - mu_j) / sd_j)`` under independent
     posteriors of the constraints (the feasibility factor of Gardner et al. 2014)."""
 
-    def __init__(self, posteriors: Sequence[Posterior], thresholds: Sequence) -> None:
+    def __init__(
+        self, posteriors: Sequence[Posterior], thresholds: Sequence[float] | np.ndarray
+    ) -> None:
         self.posteriors = list(posteriors)
         self.thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)  # (k,)
         if len(self.thresholds) != len(self.posteriors):
             raise ValueError(
-                f"{len(self.posteriors)} constraint posteriors but {len(self.thresholds)} thresholds"
+                f"{len(self.posteriors)} constraint posteriors "
+                f"but {len(self.thresholds)} thresholds"
             )
 
     def value(self, X: np.ndarray) -> np.ndarray:
@@ -168,7 +176,8 @@ class LogProbabilityOfFeasibility(Acquisition):
 
 
 class ConstrainedLogExpectedImprovement(Acquisition):
-    """``log EI(x; best) + sum_j log P(c_j(x) <= t_j)`` (Gardner et al. 2014, in log space): ``best`` is the best feasible value observed (on the objective's GP scale)."""
+    """``log EI(x; best) + sum_j log P(c_j(x) <= t_j)`` (Gardner et al. 2014, in log space):
+    ``best`` is the best feasible value observed (on the objective's GP scale)."""
 
     def __init__(
         self, posterior: Posterior, best: float, feasibility: LogProbabilityOfFeasibility
@@ -176,7 +185,7 @@ class ConstrainedLogExpectedImprovement(Acquisition):
         self.log_ei, self.feasibility = LogExpectedImprovement(posterior, best), feasibility
 
     def value(self, X: np.ndarray) -> np.ndarray:
-        return self.log_ei.value(X) + self.feasibility.value(X)
+        return cast(np.ndarray, self.log_ei.value(X) + self.feasibility.value(X))
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v_ei, g_ei = self.log_ei.value_and_grad(X)

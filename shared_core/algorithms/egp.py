@@ -193,7 +193,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             ts = ThompsonSampling(sample)
             return ts, ts
         rule = ConstrainedThompsonSampling(
-            sample, [c.post.sample_path(rng) for c in constraints], [c.threshold for c in constraints]
+            sample,
+            [c.post.sample_path(rng) for c in constraints],
+            [c.threshold for c in constraints],
         )
         return rule, rule.merit()
 

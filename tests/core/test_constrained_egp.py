@@ -52,7 +52,9 @@ class _Column:
 
 def _posterior(seed, X):
     y = np.random.default_rng(seed).standard_normal(len(X))
-    return ExactPosterior(KernelSpec("matern52", True), GPHyper(np.array([0.3, 0.5]), 1.0, 1e-3), X, y)
+    return ExactPosterior(
+        KernelSpec("matern52", True), GPHyper(np.array([0.3, 0.5]), 1.0, 1e-3), X, y
+    )
 
 
 # --------------------------------------------------------------------------- acquisitions
@@ -156,7 +158,7 @@ def test_maximize_acquisition_follows_smooth_and_picks_by_the_acquisition():
     # SCBO's rule with its merit: minimise f~ = -b s.t. c~ = b <= 0.5; the merit ends inside
     rule = ConstrainedThompsonSampling(_Column(1, -1.0), [_Column(1)], [0.5])
     x = maximize_acquisition(rule, space, np.random.default_rng(0), smooth=rule.merit(), **budget)
-    assert 0.5 - 2 * PENALTY_MARGIN < x[1] <= 0.5
+    assert 0.5 - 2 * PENALTY_MARGIN < x[1] < 0.5 - PENALTY_MARGIN
     # the rule picks: a smooth function leading out of the sampled feasible set (b -> 1) costs
     # the refinement only, the suggestion stays feasible
     y = maximize_acquisition(rule, space, np.random.default_rng(0), smooth=_Linear(1), **budget)
@@ -245,7 +247,9 @@ def test_each_constraint_is_fitted_on_its_own_rows_and_new_names_join_later():
     X = SQUARE.sample(rng, 12)
     y, c = _disc_problem(X)
     alg = EGPAlgorithm(**FAST)
-    alg.suggest(SQUARE, Observations(X[:8], y[:8], constraints=c[:8], constraint_names=("a",)), 1, rng)
+    alg.suggest(
+        SQUARE, Observations(X[:8], y[:8], constraints=c[:8], constraint_names=("a",)), 1, rng
+    )
     model_a = alg.constraint_models.models["a"]
     assert model_a.n == 8
     # a new constraint "b", present on the last 4 rows only; "a" missing on rows 2 and 5
@@ -320,6 +324,25 @@ def test_ts_uses_the_rule_to_rank_and_its_merit_for_lbfgsb():
     # the threshold of each constraint is transform(0) on its GP scale
     model = alg.constraint_models.models["sum"]
     assert acq.thresholds[0] == pytest.approx(float(model.y_std(np.zeros(1))[0]))
+
+
+def test_local_candidates_centre_on_the_best_feasible_then_least_violating_points(monkeypatch):
+    import shared_core.algorithms.egp as egp
+
+    centres = []
+
+    def record(acq, space, rng, *, X_best, **kwargs):
+        centres.append(X_best)
+        return X_best[0]
+
+    monkeypatch.setattr(egp, "maximize_acquisition", record)
+    X = np.linspace(0.0, 1.0, 8)[:, None] * np.ones((1, 2))
+    y = np.arange(8.0)  # row 0 is best by value...
+    c = np.array([[3.0], [2.0], [-1.0], [1.0], [-1.0], [0.5], [4.0], [5.0]])  # ...but infeasible
+    obs = Observations(X, y, constraints=c, constraint_names=("c",))
+    EGPAlgorithm(**FAST).suggest(SQUARE, obs, 1, np.random.default_rng(0))
+    # feasible rows by value (2, 4), then infeasible rows by violation (5, 3, 1)
+    np.testing.assert_array_equal(centres[0], X[[2, 4, 5, 3, 1]])
 
 
 def test_distributed_agents_use_only_their_neighbourhoods_constraint_values():

@@ -23,8 +23,9 @@ member ``m_j ~ Cat(w_j)``, believed at the pending points).
   applies the rule to a finite candidate set; here the rule ranks the optimiser's raw candidates
   (Halton points and perturbations of the best observed points), L-BFGS-B refines the best of
   them on the rule's continuous exact-penalty merit ``-f~ - rho sum_j max(c~_j - t_j + margin,
-  0)`` (the rule itself jumps at the sampled boundary), and the rule picks the suggestion among
-  the refined and the raw candidates, so it is never worse by the rule than the best raw one.
+  0)`` with a smoothed hinge (the rule itself jumps at the sampled boundary; constants and their
+  reasons in ``acquisition/constrained.py``), and the rule picks the suggestion among the refined
+  and the raw candidates, so it is never worse by the rule than the best raw one.
 * EI is the constrained EI of Gardner et al., "Bayesian optimization with inequality
   constraints" (ICML 2014), in log space: ``log EI(best feasible) + sum_j log P(c_j <= t_j)``;
   while no observed point (nor believed pending point) is feasible, ``sum_j log P(c_j <= t_j)``

@@ -194,12 +194,13 @@ def test_constrained_runs_stay_near_the_feasible_set_and_approach_the_optimum(ac
     n_start = 8
     _, y, c = _run(alg, _disc_problem, SQUARE, ("sum",), np.random.default_rng(0), n_start, 20)
     new = c[n_start:, 0]
-    # over seeds 0-5 the best feasible value was <= 2.011 (TS) and <= 2.001 (EI); 28 random
+    # over seeds 0-5 the best feasible value was <= 2.02 (TS) and <= 2.001 (EI); 28 random
     # points get below 2.05 in 2 % of draws (median 2.63), unconstrained runs head for (2, 2)
     assert y[c[:, 0] <= 0].min() < 2.05
     if acquisition == "ts":
-        # the rule suggests where the sampled constraint holds: 80-90 % feasible over seeds 0-5
-        assert np.mean(new <= 0) >= 0.6
+        # the rule suggests where the sampled constraint holds: 65-95 % feasible over seeds 0-5
+        # (random points: 22 %)
+        assert np.mean(new <= 0) >= 0.5
     else:
         # constrained EI's maximiser at a boundary optimum sits a fraction of the constraint's
         # posterior sd outside (as GPSampler's, ~30 % feasible here): 15-45 % of suggestions were

@@ -51,9 +51,9 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 # * Margin: the penalty starts 5 % of a standard deviation inside the sampled feasible set, so
 #   that L-BFGS-B, which ends where the penalty takes over, ends on the feasible side, where the
 #   rule ranks the point among the feasible ones (an end a hair outside would rank below every
-#   feasible candidate). With the smoothing, the end point is where ``sigmoid(u / smoothing)`` equals
-#   multiplier / weight (``u = c~_j - t_j + margin``): feasible, ``u <= margin``, for multipliers
-#   up to ``sigmoid(margin / smoothing) = 98 %`` of the weight.
+#   feasible candidate). With the smoothing, the end point is where ``sigmoid(u / smoothing)``
+#   equals multiplier / weight (``u = c~_j - t_j + margin``): feasible (``u <= margin``) for
+#   multipliers up to ``sigmoid(margin / smoothing) = 98 %`` of the weight.
 # * Smoothing: a quarter of the margin. At a sharper bend L-BFGS-B's line searches keep
 #   backtracking: on a 6-D problem with 40 points and one or two constraints (measured 2026-11-27)
 #   the plain hinge took 134-165 evaluations per suggestion, the smoothed one 76-86, and a margin

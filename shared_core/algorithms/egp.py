@@ -33,7 +33,9 @@ member ``m_j ~ Cat(w_j)``, believed at the pending points).
 
 Local candidates are perturbations of the best observed points by ``Observations.best_first``:
 the best feasible ones, or the least violating while none is feasible. Unconstrained data
-(no constraint values) takes exactly the unconstrained path.
+(no constraint values) takes exactly the unconstrained path. The shared model state
+(:meth:`EGPAlgorithm.model_state`) is the objective's ensemble only: each process fits its
+constraint ensembles itself.
 """
 
 from __future__ import annotations
@@ -76,7 +78,8 @@ def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
     """Ensemble-GP Bayesian optimisation behind the
-    :class:`~shared_core.interface.Algorithm` interface.
+    :class:`~shared_core.interface.Algorithm` interface; models constraint values, one ensemble
+    per constraint (:class:`~shared_core.interface.ModelsConstraints`, module docstring).
 
     Args:
         kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``,
@@ -135,8 +138,8 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
     def model_state(self) -> dict[str, Any] | None:
-        """The ensemble's fitted state as JSON values
-        (:meth:`EnsembleGP.state`), None before a fit."""
+        """The objective ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`), None
+        before a fit. Constraint ensembles are not shared: each process fits its own."""
         return self.model.state()
 
     def wants_model_state(self) -> bool:

@@ -311,7 +311,8 @@ def ax_parameters(draw) -> list:
                 )
             )
         elif kind == "float-log":
-            low = draw(st.sampled_from([1e-6, 1.0]))
+            # Ax refuses ranges narrower than about 1e-6 ("very small"), so the smallest low is 1e-3
+            low = draw(st.sampled_from([1e-3, 1.0]))
             params.append(
                 RangeParameterConfig(
                     name=name,
@@ -388,7 +389,12 @@ def _ax_valid(config, value) -> bool:
     return any(type(value) is type(v) and value == v for v in config.values)
 
 
-def _ax_run(method, params, values, seed) -> list[dict]:
+def _ax_run(method, params, values, constraints, scalarized, seed) -> list[dict]:
+    """Ax ``Client`` batches of 2 with the drawn objective values and constraint values: an outcome
+    constraint ``name <= 0`` for every constraint name drawn; ``scalarized``: the objective
+    ``-loss + 0.5 * bonus``. Ax takes finite data only, and its Sobol node waits for data of every
+    metric of the optimization config (``DataRequiredError``), so a trial without a value for a
+    constraint reports 0 and an infinite value is reported as ``+-1e300``."""
     from ax import Client
 
     from ax_egp import generation_strategy
@@ -396,32 +402,43 @@ def _ax_run(method, params, values, seed) -> list[dict]:
     options = {"graph": "ring", "n_agents": 3} if method == "dts" else {}
     client = Client(random_seed=seed)
     client.configure_experiment(parameters=params)
-    client.configure_optimization(objective="-loss")
+    names = sorted(set().union(*constraints))
+    client.configure_optimization(
+        objective="-loss + 0.5 * bonus" if scalarized else "-loss",
+        outcome_constraints=[f"{name} <= 0" for name in names] or None,
+    )
     client.set_generation_strategy(
         generation_strategy(method, initialization_trials=2, seed=seed, **options)
     )
-    seen, it = [], iter(values)
+    seen, it, constraint_it = [], iter(values), iter(constraints)
     for _ in range(N_TRIALS // 2):  # batches of 2 (a tiny space may give fewer trials)
         for index, p in client.get_next_trials(max_trials=2).items():
             seen.append(p)
-            value = next(it, 0.0)
+            value, given = next(it, 0.0), next(constraint_it, {})
             if math.isfinite(value):
-                client.complete_trial(index, raw_data={"loss": value})
+                data = {"loss": value, **({"bonus": 1.0 - len(seen)} if scalarized else {})}
+                data |= {name: _finite_or_huge(given.get(name, 0.0)) for name in names}
+                client.complete_trial(index, raw_data=data)
             else:  # Ax takes finite data only: a non-finite result is a failed trial
                 client.mark_trial_failed(index)
     return seen
+
+
+def _finite_or_huge(value: float) -> float:
+    return value if math.isfinite(value) else math.copysign(1e300, value)
 
 
 @pytest.mark.parametrize("method", AX_METHODS)
 def test_ax_methods_on_random_spaces_and_values(method):
 
     @settings(FUZZ, max_examples=2 if method == "bore" else 4)
-    @given(ax_parameters(), problems().map(lambda p: p[2]))
-    def check(params, values):
+    @given(ax_parameters(), problems().map(lambda p: (p[2], p[3])), st.booleans())
+    def check(params, values_and_constraints, scalarized):
+        values, constraints = values_and_constraints
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            first = _ax_run(method, params, values, seed=3)
-            again = _ax_run(method, params, values, seed=3)
+            first = _ax_run(method, params, values, constraints, scalarized, seed=3)
+            again = _ax_run(method, params, values, constraints, scalarized, seed=3)
         for p in first:
             for config in params:
                 assert _ax_valid(config, p[config.name]), (config, p[config.name])

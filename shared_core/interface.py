@@ -110,11 +110,6 @@ class Observations:
         object.__setattr__(
             self, "pending_source", _labels(self.pending_source, len(pending), "pending_source")
         )
-        if isinstance(self.constraint_names, str):  # tuple("cost") would be its letters
-            raise ValueError(
-                f"constraint_names must be a sequence of names, got the string "
-                f"{self.constraint_names!r}"
-            )
         names = tuple(self.constraint_names)
         object.__setattr__(self, "constraint_names", names)
         object.__setattr__(self, "constraints", _constraint_matrix(self.constraints, len(y), names))
@@ -207,10 +202,7 @@ def _constraint_matrix(values: np.ndarray | None, n: int, names: tuple[str, ...]
         if names:
             raise ValueError(f"constraint_names {names!r} given without constraints")
         return np.zeros((n, 0))
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"constraints must be numbers, got {values!r}") from err
+    out = np.asarray(values, dtype=np.float64)
     if out.shape != (n, len(names)):
         raise ValueError(
             f"constraints must have shape {(n, len(names))} (points, constraint_names), "

@@ -29,6 +29,8 @@ import argparse
 import logging
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import optuna
@@ -77,21 +79,19 @@ def run_suite(job: dict) -> dict:
 
         study.optimize(objective, n_trials=n_trials, n_jobs=workers)
     elif mode == "async":
-        pending = []
-        for _ in range(min(workers, n_trials)):
+
+        def ask(slot):
             t = study.ask()
-            pending.append((t, _suggest(t, bounds)))
-        spreads.append(_spread([x for _, x in pending], bounds))
-        asked, told = len(pending), 0
-        while told < n_trials:
-            t, x = pending.pop(int(rng.integers(len(pending))))
-            study.tell(t, f(x))
-            told += 1
-            if asked < n_trials:
-                t = study.ask()
-                pending.append((t, _suggest(t, bounds)))
-                spreads.append(_spread([x for _, x in pending], bounds))
-                asked += 1
+            return t, _suggest(t, bounds)
+
+        ask_tell(
+            n_trials,
+            workers,
+            rng,
+            ask,
+            lambda slot, tx: study.tell(tx[0], f(tx[1])),
+            on_pending=lambda txs: spreads.append(_spread([x for _, x in txs], bounds)),
+        )
     elif mode == "batch":
         while len(study.trials) < n_trials:
             batch = [study.ask() for _ in range(min(workers, n_trials - len(study.trials)))]
@@ -113,6 +113,43 @@ def run_suite(job: dict) -> dict:
         "pending_spread": float(np.mean(spread)) if spread else None,
         **({"model_asks": probe.model_asks} if probe.model_asks is not None else {}),
     }
+
+
+def ask_tell(
+    n_trials: int,
+    workers: int,
+    rng: np.random.Generator,
+    ask: Callable[[int], Any],
+    tell: Callable[[int, Any], None],
+    *,
+    on_pending: Callable[[list], None] | None = None,
+) -> None:
+    """The ``async`` mode's loop: ``workers`` trials pending (fewer once ``n_trials`` are asked)
+    until ``n_trials`` are told, completing in a random order.
+
+    Args:
+        n_trials: trials in all.
+        workers: worker slots, each with one trial pending.
+        rng: draws the pending trial to complete next (uniformly, in the order asked).
+        ask: ``ask(slot)`` starts a trial in worker slot ``slot`` (``0 .. workers - 1``) and
+            returns it; the slot of a completed trial asks the next one.
+        tell: ``tell(slot, trial)`` completes ``trial``, asked by ``slot``.
+        on_pending: called with the pending trials after the first ``workers`` asks and after
+            each later ask.
+    """
+    pending = [(slot, ask(slot)) for slot in range(min(workers, n_trials))]
+    if on_pending is not None:
+        on_pending([t for _, t in pending])
+    asked, told = len(pending), 0
+    while told < n_trials:
+        slot, trial = pending.pop(int(rng.integers(len(pending))))
+        tell(slot, trial)
+        told += 1
+        if asked < n_trials:
+            pending.append((slot, ask(slot)))
+            if on_pending is not None:
+                on_pending([t for _, t in pending])
+            asked += 1
 
 
 def _spread(xs, bounds) -> float:

@@ -17,10 +17,12 @@ completing in a random order (``default_rng(seed + 1000)``). ``dts-<graph>`` run
 Row per run: ``values`` (objective of each trial, in trial order), ``feasible`` (each trial),
 ``best`` (best feasible value so far, ``None`` until a trial is feasible), ``regret`` (``best``
 minus the problem's best feasible value), ``n_feasible``, ``feasible_fraction``,
-``ask_seconds`` (each ``study.ask()`` with its ``suggest_float`` calls: the sampler's work, not
-the objective's), ``model_at_ask`` (did the model suggest: ``harness.probes`` for ours, at least
-``STARTUP_TRIALS`` completed trials for peers), ``seconds_per_suggestion`` (mean ask seconds
-over those asks), ``seconds`` (wall) and, for ours, ``model_asks``. ``--wall-limit S`` stops a
+``ask_seconds`` and ``ask_cpu_seconds`` (wall and process CPU seconds of each ``study.ask()``
+with its ``suggest_float`` calls: the sampler's work, not the objective's; with one thread per
+pool the CPU seconds do not grow when other processes share the cores), ``model_at_ask`` (did the
+model suggest: ``harness.probes`` for ours, at least ``STARTUP_TRIALS`` completed trials for
+peers), ``seconds_per_suggestion`` and ``cpu_seconds_per_suggestion`` (means over those asks),
+``seconds`` (wall) and, for ours, ``model_asks``. ``--wall-limit S`` stops a
 run that has taken ``S`` seconds (recorded as ``wall_limit``; the row then has fewer trials,
 ``stopped_at``). Our samplers' rows go to ``--out``, keyed by commit; the peers' to the peer cache
 (``--cache``) under this module's ``PROTOCOL``. Runs already done are skipped.
@@ -29,7 +31,9 @@ run that has taken ``S`` seconds (recorded as ``wall_limit``; the row then has f
 from __future__ import annotations
 
 import argparse
+import math
 import time
+from collections import defaultdict
 
 import numpy as np
 
@@ -37,9 +41,10 @@ from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
-from benchmarks.harness.provenance import commit
-from benchmarks.harness.results import RESULTS, ResultsFile, key
-from benchmarks.harness.samplers import is_peer
+from benchmarks.harness.provenance import SAMPLER_PACKAGES, commit
+from benchmarks.harness.results import RESULTS, ResultsFile, key, latest
+from benchmarks.harness.samplers import LABELS, is_peer, ordered
+from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 from benchmarks.harness.workers import pool_map
 from benchmarks.run import ask_tell
 
@@ -67,6 +72,7 @@ def run_constrained(job: dict) -> dict:
     study = optuna.create_study(sampler=samplers[0])
     limit = job.get("wall_limit")
     ask_seconds: list[float] = []
+    ask_cpu_seconds: list[float] = []
     model_at_ask: list[bool] = []
     told = 0
     t_start = time.perf_counter()
@@ -77,12 +83,13 @@ def run_constrained(job: dict) -> dict:
         study.sampler = samplers[slot]
         probe = probes[id(samplers[slot])]
         probe.reset()
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         trial = study.ask()
         x = np.array(
             [trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(problem.bounds)]
         )
         ask_seconds.append(time.perf_counter() - t0)
+        ask_cpu_seconds.append(time.process_time() - cpu0)
         model_at_ask.append(
             bool(probe.model_asks) if probe.model_asks is not None else told >= STARTUP_TRIALS
         )
@@ -121,9 +128,13 @@ def run_constrained(job: dict) -> dict:
         "n_feasible": int(feasible.sum()),
         "feasible_fraction": float(feasible.mean()) if len(trials) else 0.0,
         "ask_seconds": ask_seconds,
+        "ask_cpu_seconds": ask_cpu_seconds,
         "model_at_ask": model.tolist(),
         "seconds_per_suggestion": (
             float(np.mean(np.array(ask_seconds)[model])) if model.any() else None
+        ),
+        "cpu_seconds_per_suggestion": (
+            float(np.mean(np.array(ask_cpu_seconds)[model])) if model.any() else None
         ),
         "seconds": seconds,
         **({"stopped_at": len(trials)} if len(trials) < n_trials else {}),
@@ -196,10 +207,203 @@ def main(argv=None) -> None:
             f"{row['function']} {row['sampler']} {row['mode']} seed={row['seed']}: best "
             f"{'none feasible' if best is None else f'{best:.6g}'}, {row['n_feasible']} "
             f"feasible, {row['seconds']:.1f} s, "
-            f"{row['seconds_per_suggestion'] or float('nan'):.3f} s/suggestion",
+            f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion",
             flush=True,
         )
 
 
 if __name__ == "__main__":
     main()
+
+
+# ============================================================================= summary
+RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
+# What our samplers' rows measure: the sampler code, the problems and this runner with its loop.
+CODE = (
+    *SAMPLER_PACKAGES,
+    "benchmarks/constrained.py",
+    "benchmarks/constrained_functions.py",
+    "benchmarks/run.py",
+)
+
+
+def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
+    """The rows a table shows: the latest of each cell; per problem, those of the setting
+    (workers, trials) of its latest row (ours first, else the peers'); of the (problem, seed)
+    pairs that every sampler of the problem ran."""
+    rows = latest(ours, RUN_CELL) + latest(peers, RUN_CELL)
+    setting = {r["function"]: (r["workers"], r["n_trials"]) for r in peers + ours}
+    rows = [r for r in rows if (r["workers"], r["n_trials"]) == setting[r["function"]]]
+    samplers: dict = defaultdict(set)
+    ran: dict = defaultdict(set)
+    for r in rows:
+        samplers[r["function"]].add(r["sampler"])
+        ran[(r["function"], r["seed"])].add(r["sampler"])
+    return [r for r in rows if ran[(r["function"], r["seed"])] == samplers[r["function"]]]
+
+
+def final_regret(row: dict) -> float:
+    """The best feasible value after the last trial minus the problem's; ``inf`` without a
+    feasible trial (a run that found none ranks worst)."""
+    last = row["regret"][-1]
+    return math.inf if last is None else float(last)
+
+
+def quantile(values, q: float) -> float:
+    """The ``q`` quantile (linear interpolation) of ``values``, which may hold ``inf``: any
+    interpolation towards ``inf`` is ``inf``."""
+    v = np.sort(np.asarray(values, dtype=float))
+    pos = q * (len(v) - 1)
+    lo, hi = math.floor(pos), math.ceil(pos)
+    if lo == hi or math.isinf(v[hi]):
+        return float(v[hi])
+    return float(v[lo] + (v[hi] - v[lo]) * (pos - lo))
+
+
+def _cells(rows: list[dict]) -> dict:
+    """``{problem: {sampler: [rows by seed]}}``."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for r in sorted(rows, key=lambda r: r["seed"]):
+        out[r["function"]][r["sampler"]].append(r)
+    return out
+
+
+def _regret(value: float) -> str:
+    return "none feasible" if math.isinf(value) else fmt(value)
+
+
+def _regret_cell(finals: list[float], *, bold: bool) -> str:
+    """``median (first quartile – third quartile)``, the median bold if ``bold``."""
+    median = _regret(quantile(finals, 0.5))
+    quartiles = f"{_regret(quantile(finals, 0.25))} – {_regret(quantile(finals, 0.75))}"
+    return f"{f'**{median}**' if bold else median} ({quartiles})"
+
+
+def summarise(rows: list[dict], title: str) -> list[str]:
+    """The tables of one mode: best feasible regret, feasibility, seconds per suggestion, and
+    how each of ours compares with the peers."""
+    if not rows:
+        return []
+    cells = _cells(rows)
+    samplers = ordered({r["sampler"] for r in rows})
+    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
+    regret, feasible, speed = [], [], []
+    wall = "seconds_per_suggestion"
+    for fn in sorted(cells, key=list(PROBLEMS).index):
+        runs = cells[fn]
+        n_trials = next(iter(runs.values()))[0]["n_trials"]
+        finals = {s: [final_regret(r) for r in runs[s]] for s in samplers if runs.get(s)}
+        medians = {s: quantile(v, 0.5) for s, v in finals.items()}
+        best = min(medians.values())
+        regret.append(
+            [fn, n_trials]
+            + [
+                _regret_cell(finals[s], bold=medians[s] == best < math.inf) if s in finals else "–"
+                for s in samplers
+            ]
+        )
+        feasible.append(
+            [fn, n_trials]
+            + [
+                f"{np.median([r['feasible_fraction'] for r in runs[s]]):.2f} "
+                f"({sum(r['n_feasible'] == 0 for r in runs[s])} of {len(runs[s])})"
+                if runs.get(s)
+                else "–"
+                for s in samplers
+            ]
+        )
+        speed.append(
+            [fn, n_trials]
+            + [
+                f"{fmt(_median_seconds(runs[s]))} ({fmt(_median_seconds(runs[s], wall))})"
+                if runs.get(s)
+                else "–"
+                for s in samplers
+            ]
+        )
+    seeds = sorted({len(v) for c in cells.values() for v in c.values()})
+    workers = rows[0]["workers"]
+    pending = f", {workers - 1} other trials pending" if workers > 1 else ""
+    return [
+        f"## {title}",
+        "",
+        f"Best feasible value after the last trial minus the problem's best feasible value "
+        f"(regret; lower is better): median over {_span(seeds)} seeds per problem (the seeds every "
+        "sampler ran), quartiles in brackets; a run without a feasible trial counts as the worst "
+        "(none feasible). Bold: best median.",
+        "",
+        *markdown_table(header, regret),
+        "Fraction of feasible trials (median over runs), and in brackets the runs without any "
+        "feasible trial:",
+        "",
+        *markdown_table(header, feasible),
+        "CPU seconds per suggestion, wall seconds in brackets (median over runs of the mean over "
+        f"the model's suggestions of `study.ask()` with its `suggest_float` calls{pending}; "
+        f"peers: the asks after {STARTUP_TRIALS} completed trials; one thread per pool, other "
+        "processes sharing the cores slow the wall seconds only):",
+        "",
+        *markdown_table(header, speed),
+        *comparisons(cells, samplers),
+        provenance_line(rows, code=CODE),
+        "",
+    ]
+
+
+def _median_seconds(runs: list[dict], field: str = "cpu_seconds_per_suggestion") -> float | None:
+    """The median over ``runs`` of ``field`` (CPU or wall seconds per suggestion)."""
+    values = [r[field] for r in runs if r.get(field)]
+    return float(np.median(values)) if values else None
+
+
+def _span(counts) -> str:
+    return str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
+
+
+def comparisons(cells: dict, samplers: list[str], peers=("gp", "tpe")) -> list[str]:
+    """For each of ours against each peer: the problems where its median final regret is lower;
+    against GPSampler also the runs without a feasible trial where GPSampler's run of the same
+    seed had one, and the ratio of seconds per suggestion."""
+    out = []
+    for s in (s for s in samplers if not is_peer(s)):
+        for p in (p for p in peers if p in samplers):
+            both = [fn for fn in cells if cells[fn].get(s) and cells[fn].get(p)]
+            if not both:
+                continue
+            wins = [
+                fn
+                for fn in both
+                if quantile([final_regret(r) for r in cells[fn][s]], 0.5)
+                < quantile([final_regret(r) for r in cells[fn][p]], 0.5)
+            ]
+            line = (
+                f"- {LABELS.get(s, s)} has a lower median than {LABELS.get(p, p)} on "
+                f"{len(wins)} of {len(both)} problems"
+                + (f" ({', '.join(sorted(wins, key=list(PROBLEMS).index))})" if wins else "")
+            )
+            if p == "gp":
+                missed = sum(
+                    r["n_feasible"] == 0 and q["n_feasible"] > 0
+                    for fn in both
+                    for r, q in zip(cells[fn][s], cells[fn][p])
+                )
+                ratios = [
+                    _median_seconds(cells[fn][s]) / _median_seconds(cells[fn][p])
+                    for fn in both
+                    if _median_seconds(cells[fn][s]) and _median_seconds(cells[fn][p])
+                ]
+                line += (
+                    f"; runs without a feasible trial where GPSampler's run of the same seed "
+                    f"had one: {missed}"
+                )
+                if ratios:
+                    line += "; seconds per suggestion / GPSampler's: " + ", ".join(
+                        f"{v:.2f}" for v in ratios
+                    )
+            out.append(line)
+    return out + [""] if out else []
+
+
+def plot_rows(rows: list[dict]) -> list[dict]:
+    """``rows`` with ``regret`` as floats (``inf`` before the first feasible trial) for
+    ``plots.regret_plot``."""
+    return [{**r, "regret": [math.inf if v is None else v for v in r["regret"]]} for r in rows]

@@ -197,6 +197,23 @@ BENCHMARKS: list[Benchmark] = [
         )
         for w, samplers in ((8, "dts-complete,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
+    *(
+        Benchmark(
+            f"constrained_{name}",
+            "constrained",
+            f"{args} --out {{results}}/constrained_{name}.jsonl --cache {{results}}/peers.jsonl",
+            f"{quick} --seeds 1 --functions gramacy --out {{results}}/constrained_{name}.jsonl "
+            "--cache {results}/peers.jsonl",
+        )
+        for name, args, quick in (
+            ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto,tpe"),
+            (
+                "async4",
+                "--mode async --workers 4 --seeds 5",
+                f"{ASYNC_QUICK} --samplers bore++,dts-complete",
+            ),
+        )
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

@@ -16,7 +16,8 @@ completing in a random order (``default_rng(seed + 1000)``). ``dts-<graph>`` run
 
 Row per run: ``values`` (objective of each trial, in trial order), ``feasible`` (each trial),
 ``best`` (best feasible value so far, ``None`` until a trial is feasible), ``regret`` (``best``
-minus the problem's best feasible value), ``n_feasible``, ``feasible_fraction``,
+minus the problem's best feasible value; the tables take ``best`` minus the current ``f_min``),
+``n_feasible``, ``feasible_fraction``,
 ``ask_seconds`` and ``ask_cpu_seconds`` (wall and process CPU seconds of each ``study.ask()``
 with its ``suggest_float`` calls: the sampler's work, not the objective's; with one thread per
 pool the CPU seconds do not grow when other processes share the cores), ``model_at_ask`` (did the
@@ -242,11 +243,15 @@ def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
     return [r for r in rows if ran[(r["function"], r["seed"])] == samplers[r["function"]]]
 
 
+def regret(row: dict) -> list[float]:
+    """The best feasible value so far minus the problem's (``PROBLEMS``), trial by trial; ``inf``
+    before the first feasible trial (a run that found none ranks worst)."""
+    f_min = PROBLEMS[row["function"]].f_min
+    return [math.inf if b is None else b - f_min for b in row["best"]]
+
+
 def final_regret(row: dict) -> float:
-    """The best feasible value after the last trial minus the problem's; ``inf`` without a
-    feasible trial (a run that found none ranks worst)."""
-    last = row["regret"][-1]
-    return math.inf if last is None else float(last)
+    return regret(row)[-1]
 
 
 def quantile(values, q: float) -> float:
@@ -323,12 +328,13 @@ def summarise(rows: list[dict], title: str) -> list[str]:
         )
     seeds = sorted({len(v) for c in cells.values() for v in c.values()})
     workers = rows[0]["workers"]
-    pending = f", {workers - 1} other trials pending" if workers > 1 else ""
+    pending = f", {workers - 1} other trial{'s' if workers > 2 else ''} pending" * (workers > 1)
     return [
         f"## {title}",
         "",
         f"Best feasible value after the last trial minus the problem's best feasible value "
-        f"(regret; lower is better): median over {_span(seeds)} seeds per problem (the seeds every "
+        f"(regret; lower is better): median over {_span(seeds)} seed{'s' * (seeds[-1] > 1)} per "
+        "problem (the seeds every "
         "sampler ran), quartiles in brackets; a run without a feasible trial counts as the worst "
         "(none feasible). Bold: best median.",
         "",
@@ -396,7 +402,7 @@ def comparisons(cells: dict, samplers: list[str], peers=("gp", "tpe")) -> list[s
                     f"had one: {missed}"
                 )
                 if ratios:
-                    line += "; seconds per suggestion / GPSampler's: " + ", ".join(
+                    line += "; CPU seconds per suggestion / GPSampler's: " + ", ".join(
                         f"{v:.2f}" for v in ratios
                     )
             out.append(line)
@@ -404,6 +410,5 @@ def comparisons(cells: dict, samplers: list[str], peers=("gp", "tpe")) -> list[s
 
 
 def plot_rows(rows: list[dict]) -> list[dict]:
-    """``rows`` with ``regret`` as floats (``inf`` before the first feasible trial) for
-    ``plots.regret_plot``."""
-    return [{**r, "regret": [math.inf if v is None else v for v in r["regret"]]} for r in rows]
+    """``rows`` with ``regret`` as :func:`regret` gives it, for ``plots.regret_plot``."""
+    return [{**r, "regret": regret(r)} for r in rows]

@@ -422,15 +422,14 @@ def constrained_page(ctx: Context) -> list[str]:
         for name, p in PROBLEMS.items()
     ] + [""]
     shown = False
-    for mode, name, title in (
-        ("seq", "constrained_seq.jsonl", "Sequential"),
-        ("async", "constrained_async4.jsonl", "Asynchronous ask/tell, 4 workers"),
-    ):
+    for mode, name in (("seq", "constrained_seq.jsonl"), ("async", "constrained_async4.jsonl")):
         peers = cache.rows(bench=constrained.BENCH, mode=mode)
         rows = constrained.shown(ctx.rows(name), peers)
         if not rows:
             continue
         shown = True
+        workers = rows[0]["workers"]
+        title = "Sequential" if mode == "seq" else f"Asynchronous ask/tell, {workers} workers"
         img = name.replace(".jsonl", ".png")
         regret_plot(
             constrained.plot_rows(rows),

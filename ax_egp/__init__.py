@@ -3,7 +3,8 @@
 ``generation_strategy(method)`` gives a ``GenerationStrategy`` for ``ax.Client`` and
 :class:`AlgorithmNode` is the node that serves every registered core algorithm. Importing this
 package registers :class:`AlgorithmNode` with Ax's JSON storage, so ``Client.save_to_json_file`` /
-``Client.load_from_json_file`` work as long as ``ax_egp`` is imported before loading.
+``Client.load_from_json_file`` work as long as ``ax_egp`` is imported before loading (the same
+goes for :class:`NextNodeSupportsExperiment`, the Sobol node's check of the experiment).
 """
 
 try:
@@ -15,13 +16,16 @@ except ImportError as err:  # Ax is an optional dependency
         'wheel>[ax]", or python -m pip install ax-platform'
     ) from err
 
+from ax.storage.json_store.encoders import transition_criterion_to_dict
+
 from ax_egp.node import AlgorithmNode
-from ax_egp.strategy import generation_strategy
+from ax_egp.strategy import NextNodeSupportsExperiment, generation_strategy
 from shared_core import __version__
 from shared_core.registry import algorithm_names, register_algorithm
 
 __all__ = [
     "AlgorithmNode",
+    "NextNodeSupportsExperiment",
     "__version__",
     "algorithm_names",
     "generation_strategy",
@@ -35,3 +39,6 @@ def _node_to_json(node: AlgorithmNode) -> dict:
 
 CORE_ENCODER_REGISTRY[AlgorithmNode] = _node_to_json  # exact-type lookup by Ax's encoder
 CORE_DECODER_REGISTRY[AlgorithmNode.__name__] = AlgorithmNode  # rebuilt as AlgorithmNode(**kwargs)
+# saved as its constructor arguments and rebuilt from them, as Ax's own transition criteria
+CORE_ENCODER_REGISTRY[NextNodeSupportsExperiment] = transition_criterion_to_dict
+CORE_DECODER_REGISTRY[NextNodeSupportsExperiment.__name__] = NextNodeSupportsExperiment

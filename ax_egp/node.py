@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from dataclasses import replace
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from ax.core.data import Data
@@ -13,8 +14,15 @@ from ax.core.trial_status import TrialStatus
 from ax.core.types import TParameterization
 from ax.generation_strategy.external_generation_node import ExternalGenerationNode
 
+from ax_egp._outcomes import Outcomes, outcomes
 from ax_egp._space import AxSpace
-from shared_core.interface import UNKNOWN_SOURCE, MultiAgent, Observations, check_capabilities
+from shared_core.interface import (
+    UNKNOWN_SOURCE,
+    MultiAgent,
+    Observations,
+    check_capabilities,
+    models_constraints,
+)
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
 from shared_core.validation import check_int
@@ -22,14 +30,32 @@ from shared_core.validation import check_int
 __all__ = ["AlgorithmNode"]
 
 
+class _Evaluated(NamedTuple):
+    """The evaluated arms of the experiment, as of the last update."""
+
+    params: list[TParameterization]
+    y: np.ndarray  # (n,) minimised objective
+    trial_index: np.ndarray  # (n,) int
+    constraints: np.ndarray  # (n, k), NaN where an arm has no value
+    constraint_names: tuple[str, ...]  # (k,)
+    keys: frozenset[str]  # _key of each params
+
+
 class AlgorithmNode(ExternalGenerationNode):
     """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
 
-    Completed and early-stopped trials are the observations (direction-normalised to minimisation);
-    failed and abandoned trials are ignored; the pending parameterizations Ax passes (running trials
-    and the arms already generated in the same ``get_next_trials`` call) are the algorithm's pending
-    points. Every candidate is checked against the search space (bounds, types, choices,
-    constraints).
+    Completed and early-stopped trials are the observations; failed and abandoned trials are
+    ignored; the pending parameterizations Ax passes (running trials, the arms already generated
+    in the same ``get_next_trials`` call, and completed arms still without data for some metric)
+    are the algorithm's pending points, except the arms that are observations. Every candidate is
+    checked against the search space (bounds, types, choices, constraints).
+
+    The objective is one metric or a fixed weighted sum of metrics (Ax's scalarized objective),
+    turned into a minimisation; outcome constraints with absolute bounds become the core's
+    constraint values (``metric <= bound`` -> ``metric - bound``, ``metric >= bound`` ->
+    ``bound - metric``; named by their expression), for algorithms that model constraints
+    (:class:`~shared_core.interface.ModelsConstraints`). :meth:`check_experiment` lists what is
+    refused; :func:`ax_egp.generation_strategy` runs it before the first Sobol trial.
 
     Args:
         method: registered algorithm name, e.g. ``"egp-ts"`` or ``"egp-ei"``.
@@ -69,11 +95,8 @@ class AlgorithmNode(ExternalGenerationNode):
         self.method, self.seed, self.options = method, seed, options
         self._rng = np.random.default_rng(seed)
         self._experiment: Experiment | None = None
-        # params, minimised y, trial indices of the evaluated arms
-        self._observed: tuple[list[TParameterization], np.ndarray, np.ndarray] = (
-            [],
-            np.zeros(0),
-            np.zeros(0, int),
+        self._observed = _Evaluated(
+            [], np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), (), frozenset()
         )
         # Multi-agent algorithms: the trial index of the
         # next candidate, and the agent of each pending arm.
@@ -93,22 +116,37 @@ class AlgorithmNode(ExternalGenerationNode):
             "max_threads": self.max_threads,
         }
 
+    def check_experiment(self, experiment: Experiment) -> Outcomes:
+        """What this node models of ``experiment`` (:mod:`ax_egp._outcomes`); ``ValueError`` for
+        what it cannot: no optimization config, several objectives, outcome constraints relative
+        to the status quo, outcome constraints when the algorithm does not model constraints, and
+        the search spaces :class:`~ax_egp._space.AxSpace` refuses (hierarchical, equality
+        constraints, ...)."""
+        found = outcomes(
+            experiment.optimization_config,
+            method=self.method,
+            models_constraints=models_constraints(self.algorithm),
+        )
+        AxSpace(experiment.search_space)
+        return found
+
     def update_generator_state(self, experiment: Experiment, data: Data) -> None:
-        metric, sign = _objective(experiment)
-        AxSpace(experiment.search_space)  # unsupported spaces fail here, with a clear error
-        df = data.df
+        found = self.check_experiment(experiment)
         evaluated = set(experiment.trial_indices_by_status[TrialStatus.COMPLETED])
         # Ax uses their data too
         evaluated |= set(experiment.trial_indices_by_status[TrialStatus.EARLY_STOPPED])
-        rows = df[(df["metric_name"] == metric) & df["trial_index"].isin(evaluated)]
-        params = [experiment.arms_by_name[arm].parameters for arm in rows["arm_name"]]
+        trial_index, arm_names, y, constraints = found.values(data, evaluated)
         if self.seed is not None:
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
-        self._observed = (
-            params,
-            sign * rows["mean"].to_numpy(dtype=float),
-            rows["trial_index"].to_numpy(dtype=int),
+        params = [experiment.arms_by_name[arm].parameters for arm in arm_names]
+        self._observed = _Evaluated(
+            params=params,
+            y=y,
+            trial_index=trial_index,
+            constraints=constraints,
+            constraint_names=found.constraint_names,
+            keys=frozenset(_key(p) for p in params),
         )
         self._prepared = None
 
@@ -136,11 +174,12 @@ class AlgorithmNode(ExternalGenerationNode):
 
     def get_next_candidate(self, pending_parameters: list[TParameterization]) -> TParameterization:
         space, obs = self._space_and_observations()
-        obs = Observations(
-            X=obs.X,
-            y=obs.y,
+        # Ax also reports an observed arm as pending while it lacks data for some metric (e.g. a
+        # constraint's): it is an observation here, with NaN for that constraint.
+        pending_parameters = [p for p in pending_parameters if _key(p) not in self._observed.keys]
+        obs = replace(
+            obs,
             X_pending=space.encode(pending_parameters),
-            source=obs.source,
             pending_source=self._pending_agents(pending_parameters),
         )
         agent = self._next_index % self._n_agents if self._n_agents else None
@@ -197,14 +236,18 @@ class AlgorithmNode(ExternalGenerationNode):
             raise RuntimeError("update_generator_state must be called before get_next_candidate")
         if self._prepared is None or self._prepared[0] != self._fixed:
             space = AxSpace(self._experiment.search_space, fixed=self._fixed)
-            params, values, indices = self._observed
-            X, kept = space.encode_kept(params)  # arms outside the current space are skipped
-            source = indices[kept] % self._n_agents if self._n_agents else None
-            self._prepared = (
-                dict(self._fixed),
-                space,
-                Observations(X=X, y=values[kept], source=source),
+            evaluated = self._observed
+            # arms outside the current space are skipped
+            X, kept = space.encode_kept(evaluated.params)
+            source = evaluated.trial_index[kept] % self._n_agents if self._n_agents else None
+            obs = Observations(
+                X=X,
+                y=evaluated.y[kept],
+                source=source,
+                constraints=evaluated.constraints[kept],
+                constraint_names=evaluated.constraint_names,
             )
+            self._prepared = (dict(self._fixed), space, obs)
         return self._prepared[1], self._prepared[2]
 
 
@@ -221,25 +264,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
-
-
-def _objective(experiment: Experiment) -> tuple[str, float]:
-    """The single objective's metric name and the sign that turns it into a minimisation."""
-    config = experiment.optimization_config
-    if config is None:
-        raise ValueError(
-            "the experiment has no optimization config: call Client.configure_optimization first"
-        )
-    objective = config.objective
-    if objective.is_multi_objective or getattr(objective, "is_scalarized_objective", False):
-        raise ValueError(
-            f"egp-samplers' Ax nodes support a single objective, got {objective}; use Ax's default "
-            "generation strategy for multi-objective or scalarized objectives"
-        )
-    if config.outcome_constraints:
-        raise ValueError(
-            "egp-samplers' Ax nodes do not model outcome constraints, got "
-            f"{config.outcome_constraints}; remove them or use Ax's default generation strategy"
-        )
-    (metric,) = objective.metric_names
-    return metric, (1.0 if objective.minimize else -1.0)

@@ -1,24 +1,67 @@
-"""Ready generation strategies for Ax's ``Client``: Sobol initialisation, then a core algorithm."""
+"""Ready generation strategies for Ax's ``Client``: Sobol initialisation, then a core algorithm.
+
+The Sobol node carries :class:`NextNodeSupportsExperiment`, so that an experiment the algorithm
+node would refuse (several objectives, relative outcome constraints, ...) is refused at the first
+``get_next_trials``, before any Sobol trial is paid for.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ax.adapter.registry import Generators
+from ax.core.experiment import Experiment
 from ax.core.experiment_status import ExperimentStatus
 from ax.core.trial_status import TrialStatus
 from ax.generation_strategy.generation_node import GenerationNode
 from ax.generation_strategy.generation_strategy import GenerationStrategy
 from ax.generation_strategy.generator_spec import GeneratorSpec
-from ax.generation_strategy.transition_criterion import MaxTrialsAwaitingData, MinTrials
+from ax.generation_strategy.transition_criterion import (
+    MaxTrialsAwaitingData,
+    MinTrials,
+    TransitionCriterion,
+)
 
 from ax_egp.node import AlgorithmNode
 from shared_core.registry import algorithm_names
 from shared_core.validation import check_int
 
-__all__ = ["generation_strategy"]
+__all__ = ["NextNodeSupportsExperiment", "generation_strategy"]
 
 _NOT_COUNTED = [TrialStatus.FAILED, TrialStatus.ABANDONED]
+
+
+class NextNodeSupportsExperiment(TransitionCriterion):
+    """A transition criterion that raises the ``ValueError`` of
+    :meth:`AlgorithmNode.check_experiment` when the node it leads to cannot model the experiment,
+    and is met otherwise (it never holds a transition back).
+
+    Ax evaluates a node's transition criteria at every ``GenerationStrategy.gen``, before the
+    node generates (to decide which node generates), and evaluates the criteria of one edge in
+    order until one is not met; placed first on the Sobol node's edge to the algorithm node, this
+    check runs at every ``get_next_trials`` of the initialisation, the first one included. Other
+    places were considered: the check in ``AlgorithmNode`` alone runs only after the Sobol trials;
+    a ``GenerationNode`` subclass for the Sobol node would need its own JSON decoder (Ax's decoder
+    rebuilds exactly ``GenerationNode`` from a node's JSON); Ax's input constructors are a closed
+    enum. A criterion is what Ax itself uses to branch on the optimization config
+    (``IsSingleObjective``), its JSON form is its constructor arguments (``import ax_egp``
+    registers it), and the strategy otherwise transitions exactly as without it.
+
+    Args:
+        transition_to: name of the :class:`AlgorithmNode` the edge leads to.
+        continue_trial_generation: as for every Ax transition criterion (the edge's value).
+    """
+
+    def __init__(self, transition_to: str, continue_trial_generation: bool | None = False) -> None:
+        super().__init__(
+            transition_to=transition_to, continue_trial_generation=continue_trial_generation
+        )
+
+    def is_met(self, experiment: Experiment, curr_node: GenerationNode) -> bool:
+        node = curr_node.generation_strategy.nodes_by_name.get(self.transition_to)
+        if isinstance(node, AlgorithmNode):
+            node.check_experiment(experiment)  # ValueError for an unsupported experiment
+        return True
 
 
 def generation_strategy(
@@ -35,6 +78,13 @@ def generation_strategy(
     trials exist and at least half of them have data, and pauses (rather than overshooting its
     budget) when a large ``get_next_trials`` call asks for more. Failed and abandoned trials do not
     count towards the budget.
+
+    The objective may be one metric or a fixed weighted sum of metrics; outcome constraints with
+    absolute bounds are modelled by algorithms that model constraints. An experiment the
+    algorithm node would refuse (see :meth:`AlgorithmNode.check_experiment`: several objectives,
+    relative outcome constraints, outcome constraints for an algorithm that does not model them,
+    unsupported search spaces) gets its ``ValueError`` at the first ``get_next_trials``, before any
+    trial is generated (:class:`NextNodeSupportsExperiment`).
 
     Args:
         method: one of ``shared_core.registry.algorithm_names()`` ("egp-ts", "egp-ei", ...).
@@ -66,6 +116,7 @@ def generation_strategy(
             GeneratorSpec(generator_enum=Generators.SOBOL, generator_kwargs={"seed": seed})
         ],
         transition_criteria=[
+            NextNodeSupportsExperiment(transition_to=node.name),  # first: always evaluated
             MinTrials(
                 threshold=initialization_trials,
                 transition_to=node.name,

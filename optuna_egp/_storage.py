@@ -22,6 +22,7 @@ __all__ = [
     "enqueued_params",
     "heartbeat_interval",
     "record_heartbeat",
+    "write_constraint_values",
     "write_system_attr",
     "write_user_attr",
 ]
@@ -29,9 +30,9 @@ __all__ = [
 # The system attribute in which Optuna keeps the
 # parameters of an enqueued trial (study.enqueue_trial).
 FIXED_PARAMS_KEY = "fixed_params"
-# The system attribute in which Optuna 4's constraints_func
-# stores a trial's constraint values (a list).
-OPTUNA4_CONSTRAINTS_KEY = "constraints"
+# The system attribute in which the constraints_func of Optuna's samplers stores a trial's
+# constraint values (a list; Optuna 4's only place for them, still read by Optuna 5).
+CONSTRAINTS_FUNC_KEY = "constraints"
 
 
 def study_storage(study: Study) -> BaseStorage:
@@ -81,9 +82,18 @@ def constraint_values(trial: FrozenTrial) -> dict[str, float]:
     constraints = getattr(trial, "constraints", None)
     if constraints is not None:
         return dict(constraints)
-    values = trial.system_attrs.get(OPTUNA4_CONSTRAINTS_KEY)
+    values = trial.system_attrs.get(CONSTRAINTS_FUNC_KEY)
     return (
         {str(i): value for i, value in enumerate(values)}
         if isinstance(values, (list, tuple))
         else {}
     )
+
+
+def write_constraint_values(
+    study: Study, trial: FrozenTrial, values: tuple[float, ...] | None
+) -> None:
+    """Write the constraint values of a running ``trial`` where the ``constraints_func`` of Optuna's
+    samplers writes them (a list, ``None`` for none), so that :func:`constraint_values`, Optuna's
+    ``FrozenTrial.constraints`` (names ``"0"``, ``"1"``, ...) and ``study.best_trial`` read them."""
+    write_system_attr(study, trial, CONSTRAINTS_FUNC_KEY, values)

@@ -1,13 +1,15 @@
-"""Warnings of the samplers, each shown once, through Optuna's logger."""
+"""Warnings of the samplers, each shown once, through Optuna's logger; the stack level of a
+Python warning that names the user's line."""
 
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Any
 
 import optuna
 
-__all__ = ["OnceWarnings", "logger"]
+__all__ = ["OnceWarnings", "caller_stacklevel", "logger"]
 
 # Under Optuna's library logger, so that optuna.logging.set_verbosity
 # and its handler apply to our warnings.
@@ -47,3 +49,16 @@ class OnceWarnings:
             self.topics.add(topic)
         prefix = f"{self.owner}: " if named else ""
         logger.warning(f"{prefix}{what}. This warning is shown {once}.")
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` in the function that calls this one which points
+    at the first frame outside this package (the user's line, whatever constructors it went
+    through)."""
+    frame = inspect.currentframe()
+    frame = frame.f_back if frame is not None else None  # the function that warns: level 1
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("optuna_egp."):
+        frame = frame.f_back
+        level += 1
+    return level

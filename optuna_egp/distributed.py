@@ -42,6 +42,12 @@ class DistributedTSSampler(CoreSampler):
     sampler, or from before) are seen by every agent. Threads of one process (``n_jobs``) are the
     same agent. A killed and restarted worker given the same agent id continues as that agent.
 
+    Constraints: constraint values set in the objective with ``trial.set_constraint`` (or returned
+    by ``constraints_func``) are modelled with the objective, each agent on its neighbourhood's
+    trials. A trial is feasible when every value it has is ``<= 0`` (a trial with none is
+    feasible), the rule of ``study.best_trial``. Only completed trials train the models: the
+    constraint values of pruned and failed trials are not used.
+
     Examples:
         One script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``:
 
@@ -73,7 +79,9 @@ class DistributedTSSampler(CoreSampler):
             ``RandomSampler`` learns from the whole study (a warning says so).
         share_model: as in :class:`~optuna_egp.CoreSampler`; a shared model is read only from
             records of this agent.
-        constraints_func: not supported yet (``ValueError``); see :class:`~optuna_egp.CoreSampler`.
+        constraints_func: a function that takes a trial (``FrozenTrial``) and returns its
+            constraint values, as in Optuna's samplers (deprecated on Optuna 5, as theirs, in
+            favour of ``trial.set_constraint``; see :class:`~optuna_egp.CoreSampler`).
 
     ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are
     :class:`~optuna_egp.CoreSampler`'s.

@@ -7,7 +7,8 @@ continues where the others are. Each other role has a module of its own, handed 
 :class:`RelativeSpace`: claims against concurrent duplicates (``_claims``), pending points
 (``_pending``), running trials presumed dead (``_timeouts``), heartbeats for orphaned trials
 (``_heartbeats``), model records (``_records``), multi-agent visibility (``_agents``), constraint
-values, not modelled yet (``_constraints``), warnings shown once (``_warnings``); every private
+values: read for the algorithm, written by ``constraints_func``, or warned about for an algorithm
+that does not model them (``_constraints``), warnings shown once (``_warnings``); every private
 Optuna access is in ``_storage``.
 """
 
@@ -27,7 +28,12 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
-from optuna_egp._constraints import ConstraintNotice, constraints_refusal
+from optuna_egp._constraints import (
+    CompletedTrialConstraints,
+    ConstraintNotice,
+    check_constraints_func,
+    write_constraints_func_values,
+)
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
@@ -53,9 +59,16 @@ class CoreSampler(BaseSampler):
     Relative sampling on the intersection search space of completed trials; parameters outside it
     (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
     running trials are pending points; failed and pruned trials are ignored. Single objective only.
-    Constraints are not modelled yet: ``constraints_func`` is refused, and the first trial of a
-    study that carries constraint values (``trial.set_constraint``) gets a warning that they are not
-    used for sampling.
+
+    Constraints: a trial's constraint values (``trial.set_constraint``, or ``constraints_func``)
+    reach the algorithm with the objective values (``Observations.constraints``, one column per
+    name: the sorted union of the names over the completed trials it sees, NaN where a trial lacks
+    one). Only completed trials train the models, as in Optuna's ``GPSampler``: the constraint
+    values of pruned and failed trials are not used. A trial is feasible when every value it has is
+    ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``. An algorithm that
+    does not model constraints (without ``models_constraints = True``,
+    :class:`~shared_core.interface.ModelsConstraints`) refuses ``constraints_func``, and the first
+    trial of a study that carries constraint values gets a warning that they are not used.
 
     Args:
         algorithm: the core algorithm.
@@ -84,8 +97,13 @@ class CoreSampler(BaseSampler):
             sampler has none yet, so a new or restarted worker skips the hyperparameter fit (default
             True; algorithms that are not :class:`~shared_core.interface.SharesModelState` ignore
             it).
-        constraints_func: not supported yet (``ValueError`` if given): no algorithm models
-            constraints.
+        constraints_func: a function that takes a trial (``FrozenTrial``) and returns its
+            constraint values (a sequence of floats; feasible when all are ``<= 0``), as in
+            Optuna's samplers: called after each completed or pruned trial, and its values written
+            where they write them (names ``"0"``, ``"1"``, ...; NaN is a ``ValueError``).
+            Deprecated on Optuna 5 as theirs is (a ``FutureWarning``): ``trial.set_constraint`` in
+            the objective does the same. ``ValueError`` if it is not callable or the algorithm does
+            not model constraints.
     """
 
     def __init__(
@@ -101,8 +119,6 @@ class CoreSampler(BaseSampler):
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
-        if constraints_func is not None:
-            raise ValueError(constraints_refusal(type(self).__name__, constraints_func))
         if not isinstance(algorithm, Algorithm):
             raise ValueError(
                 f"algorithm must have a suggest(space, obs, n, rng) method, got {algorithm!r}"
@@ -125,6 +141,10 @@ class CoreSampler(BaseSampler):
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
+        # last: its FutureWarning only for a sampler that is made
+        self._constraints_func = check_constraints_func(
+            type(self).__name__, algorithm, constraints_func
+        )
         self._init_process_state()
 
     def _init_process_state(self) -> None:
@@ -142,8 +162,9 @@ class CoreSampler(BaseSampler):
         self._in_flight: set[tuple[str, int]] = set()
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
+        self._constraints = CompletedTrialConstraints()  # read once per completed trial
         # study name -> trials checked for constraints
-        self._constraint_notice = ConstraintNotice()
+        self._constraint_notice = ConstraintNotice(self._algorithm)
 
     _PICKLED = ("_warnings", "_records")  # process state that a pickled sampler keeps
 
@@ -156,6 +177,7 @@ class CoreSampler(BaseSampler):
             "_in_flight",
             "_startup_trials",
             "_heartbeat_given",
+            "_constraints",
             "_constraint_notice",
         }
         return {k: v for k, v in self.__dict__.items() if k not in process}
@@ -167,6 +189,7 @@ class CoreSampler(BaseSampler):
             "_running_trial_timeout": "auto",
             "_share_model": True,
             "_startup_in_sampler": False,
+            "_constraints_func": None,
         }
         state = dict(state)
         kept = {key: state.pop(key) for key in self._PICKLED if key in state}
@@ -279,15 +302,18 @@ class CoreSampler(BaseSampler):
         X_pending: np.ndarray,
         pending_trials: list[FrozenTrial],
     ) -> Observations:
-        """The algorithm's data: completed ``X`` ``(n, d)``
-        with their values (minimised), pending points."""
+        """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised) and
+        constraint values ``(n, k)``, pending points."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        names, constraints = self._constraints.matrix(study, complete)
         return Observations(
             X=X,
             y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
             X_pending=X_pending,
             source=_agents.sources(self._algorithm, complete),
             pending_source=_agents.sources(self._algorithm, pending_trials),
+            constraints=constraints,
+            constraint_names=names,
         )
 
     def _algorithm_draw(
@@ -354,6 +380,8 @@ class CoreSampler(BaseSampler):
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
+        if self._constraints_func is not None:
+            write_constraints_func_values(self._constraints_func, study, trial, state)
         self._constraint_notice.check(study, [trial], self._warnings)
         self._independent_sampler.after_trial(study, trial, state, values)
 

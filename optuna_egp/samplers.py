@@ -45,6 +45,12 @@ def build_named_sampler(sampler: CoreSampler, method: str, arguments: dict[str, 
 class EGPTSSampler(CoreSampler):
     """Ensemble-GP Thompson sampling (EGP-TS, Lu et al. 2023) as an Optuna sampler.
 
+    Constraints: constraint values set in the objective with ``trial.set_constraint`` (or returned
+    by ``constraints_func``) are modelled with the objective. A trial is feasible when every value
+    it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``. Only
+    completed trials train the models: the constraint values of pruned and failed trials are not
+    used.
+
     Examples:
         >>> import optuna
         >>> from optuna_egp import EGPTSSampler
@@ -68,11 +74,14 @@ class EGPTSSampler(CoreSampler):
             of bad values (default True; ``False`` gives plain standardisation).
         n_raw: random candidates scored when the acquisition is maximised (default 512).
         n_starts: of the ``n_raw`` candidates, the best refined by L-BFGS-B (default 8).
+        constraints_func: a function that takes a trial (``FrozenTrial``) and returns its
+            constraint values, as in Optuna's samplers (deprecated on Optuna 5, as theirs, in
+            favour of ``trial.set_constraint``; see :class:`CoreSampler`).
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
-    ``constraints_func``, are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble,
-    kernel weights per trial; see :func:`optuna_egp.plot_model`).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
+    are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble, kernel weights per
+    trial; see :func:`optuna_egp.plot_model`).
     """
 
     def __init__(
@@ -115,6 +124,13 @@ class BORESampler(CoreSampler):
     promising region instead of piling onto one point. The particle starts at the acquisition's
     maximiser, and BORE++'s uncertainty already counts the running trials as (soon) observed.
 
+    Constraints: constraint values set in the objective with ``trial.set_constraint`` (or returned
+    by ``constraints_func``) decide the labels with the objective: an infeasible trial is never
+    good (while no trial is feasible, the least violating are). A trial is feasible when every
+    value it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``.
+    Only completed trials train the classifier: the constraint values of pruned and failed trials
+    are not used.
+
     Examples:
         >>> import optuna
         >>> from optuna_egp import BORESampler
@@ -146,11 +162,13 @@ class BORESampler(CoreSampler):
         max_points: most completed trials the classifier is trained on (default 500; above that the
             ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the
             cost per suggestion in long studies.
+        constraints_func: a function that takes a trial (``FrozenTrial``) and returns its
+            constraint values, as in Optuna's samplers (deprecated on Optuna 5, as theirs, in
+            favour of ``trial.set_constraint``; see :class:`CoreSampler`).
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
-    ``constraints_func``, are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no
-    model state to share).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
+    are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no model state to share).
     """
 
     def __init__(

@@ -22,13 +22,15 @@ Module map (BoTorch-style: one folder per role):
 * ``models/features.py``: random-feature GP (Bayesian linear regression, for large data)
 * ``models/kernels.py``: kernels, spectral densities, random Fourier features, kernel names
 * ``models/ensemble.py``: the ensemble of GPs (weights, incremental updates, refits)
+* ``models/constraint_models.py``: one GP ensemble per constraint of a constrained study
 * ``models/output_transform.py``: the ensemble's output warping (shift, Yeo-Johnson,
   standardise)
 * ``models/refit.py``: when to refit hyperparameters, and on which points
 * ``models/network.py``: float64 torch MLPs seeded by a numpy generator (torch imported lazily)
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
-* ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB
+* ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB, and under
+  constraints SCBO's Thompson rule (with its penalty merit), constrained log EI
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints) and SVGD
 * ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
   (``distributed.py``)

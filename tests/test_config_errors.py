@@ -30,6 +30,23 @@ def _dts_algorithm(**kwargs):
     return DistributedTSAlgorithm(**{"graph": "ring", "n_agents": 4, **kwargs})
 
 
+class _ConstraintsFunc:
+    """A ``constraints_func`` whose repr (shown in the message and the test id) is stable."""
+
+    def __call__(self, trial):
+        return [0.0]
+
+    def __repr__(self):
+        return "<the test's constraints_func>"
+
+
+class _Unconstrained:
+    """An algorithm that does not model constraints (no ``models_constraints``)."""
+
+    def suggest(self, space, obs, n, rng):
+        return rng.random((n, space.dim))
+
+
 # Bad values shared by several builders: (argument, bad values).
 SAMPLER_COMMON = [
     ("seed", [-1, 1.5, "0", True]),
@@ -38,6 +55,7 @@ SAMPLER_COMMON = [
     ("warn_independent_sampling", ["yes", 1]),
     ("max_threads", [0, -1, 1.5, "2", True]),
     ("running_trial_timeout", [0, -1, math.inf, math.nan, "soon", True]),
+    ("constraints_func", [3, "c <= 0"]),  # not callable
 ]
 EGP_OPTIONS = [
     ("kernels", ["nope", [], [3], ["rbf", "cubic"]]),
@@ -74,6 +92,11 @@ BUILDERS = {
     "CoreSampler": (
         lambda **kw: CoreSampler(**{"algorithm": EGPAlgorithm(), **kw}),
         SAMPLER_COMMON + [("algorithm", ["egp-ts", None]), ("share_model", ["yes", 1])],
+    ),
+    # only an algorithm that models constraints takes constraints_func
+    "CoreSampler(unconstrained algorithm)": (
+        lambda **kw: CoreSampler(**{"algorithm": _Unconstrained(), **kw}),
+        [("constraints_func", [_ConstraintsFunc()])],
     ),
     "EGPAlgorithm": (
         EGPAlgorithm,

@@ -3,7 +3,9 @@ objective values for every Optuna sampler and Ax method.
 
 Search spaces draw every distribution kind (float, log float, stepped float, int, log int, stepped
 int, categorical with choices of mixed types), single-point ranges included, optionally with a
-conditional parameter; objective values draw NaN, +-inf, huge, constant and duplicate values.
+conditional parameter; objective values draw NaN, +-inf, huge, constant and duplicate values;
+constraint values (``trial.set_constraint``) are none, random (infinities included, a name missing
+in some trials) or infeasible in every trial.
 Properties: every suggestion is valid for its distribution, nothing raises, and the same seed gives
 the same suggestions. Hypothesis runs derandomized (the same examples every run) with a bounded
 number of examples; the deadline (per example) catches a sampler that hangs, not slow machines.
@@ -95,8 +97,32 @@ def distributions(draw) -> BaseDistribution:
     return CategoricalDistribution(choices)
 
 
+_constraint_value = st.one_of(
+    st.sampled_from([math.inf, -math.inf, 1e300, -1e300, 0.0, 1e-12]), _finite
+)
+_violation = st.one_of(st.sampled_from([math.inf, 1e300, 1e-12]), st.floats(1e-3, 1e3))
+
+
 @st.composite
-def problems(draw) -> tuple[dict[str, BaseDistribution], bool, list[float]]:
+def constraint_values(draw) -> list[dict[str, float]]:
+    """Each trial's constraint values by name: none, random (each name missing in some trials), or
+    every trial infeasible (``c0`` violated, ``c1`` anything or missing)."""
+    pattern = draw(st.sampled_from(["none", "random", "infeasible"]))
+    if pattern == "none":
+        return [{}] * N_TRIALS
+    out = []
+    for _ in range(N_TRIALS):
+        values = {name: draw(_constraint_value) for name in ("c0", "c1") if draw(st.booleans())}
+        if pattern == "infeasible":
+            values["c0"] = draw(_violation)
+        out.append(values)
+    return out
+
+
+@st.composite
+def problems(
+    draw,
+) -> tuple[dict[str, BaseDistribution], bool, list[float], list[dict[str, float]]]:
     space = {f"p{i}": draw(distributions()) for i in range(draw(st.integers(1, 3)))}
     conditional = draw(st.booleans())
     special = st.sampled_from([math.nan, math.inf, -math.inf, 1e300, -1e300, 0.0, 1.0])
@@ -109,11 +135,11 @@ def problems(draw) -> tuple[dict[str, BaseDistribution], bool, list[float]]:
     else:
         each = st.one_of(special, _finite) if pattern == "mixed" else _finite
         values = draw(st.lists(each, min_size=N_TRIALS, max_size=N_TRIALS))
-    return space, conditional, values
+    return space, conditional, values, draw(constraint_values())
 
 
-# Every kind in one space, conditional, with NaN,
-# infinities, a huge value and a duplicate: always run.
+# Every kind in one space, conditional, with NaN, infinities, a huge value and a duplicate, and
+# constraint values with infinities and missing names: always run.
 EVERY_KIND = (
     {
         "f": FloatDistribution(-2.0, 3.0),
@@ -127,6 +153,7 @@ EVERY_KIND = (
     },
     True,
     [1.0, math.nan, 2.5, -1e300, math.inf, 1.0],
+    [{"c0": 1.0, "c1": -1.0}, {"c0": math.inf}, {}, {"c1": -math.inf}, {"c0": 0.0}, {"c1": 2.0}],
 )
 
 
@@ -139,12 +166,15 @@ def _suggest(trial: optuna.Trial, name: str, dist: BaseDistribution):
     return trial.suggest_categorical(name, dist.choices)
 
 
-def _objective(space, conditional, values):
+def _objective(space, conditional, values, constraints):
     def objective(trial: optuna.Trial) -> float:
         for name, dist in space.items():
             _suggest(trial, name, dist)
         if conditional and trial.suggest_categorical("branch", ["a", "b"]) == "a":
             trial.suggest_float("only_in_a", 0.0, 1.0)
+        if hasattr(trial, "set_constraint"):  # Optuna 5
+            for name, value in constraints[trial.number].items():
+                trial.set_constraint(name, value)
         return values[trial.number]
 
     return objective
@@ -168,7 +198,7 @@ def _valid(dist: BaseDistribution, value) -> bool:
     return abs(k - round(k)) < 1e-6
 
 
-def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTrial]:
+def _run(make, seed, space, conditional, values, constraints) -> list[optuna.trial.FrozenTrial]:
     """The study's trials. The sampler's own (relative) suggestions are checked as they are made:
     Optuna silently replaces an invalid relative value by an independent sample, which would hide
     it."""
@@ -185,7 +215,7 @@ def _run(make, seed, space, conditional, values) -> list[optuna.trial.FrozenTria
     study = optuna.create_study(sampler=sampler)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        study.optimize(_objective(space, conditional, values), n_trials=N_TRIALS)
+        study.optimize(_objective(space, conditional, values, constraints), n_trials=N_TRIALS)
     return study.trials
 
 
@@ -224,10 +254,12 @@ def test_optuna_samplers_on_random_spaces_and_values(name):
     @given(problems())
     @example(EVERY_KIND)
     def check(problem):
-        space, conditional, values = problem
-        first = _run(make, 7, space, conditional, values)
+        space, conditional, values, constraints = problem
+        first = _run(make, 7, space, conditional, values, constraints)
         _check_trials(first, space, conditional)
-        again = _run(make, 7, space, conditional, values)
+        if hasattr(optuna.Trial, "set_constraint"):  # Optuna 5: the trials carry the values
+            assert [t.constraints for t in first] == constraints
+        again = _run(make, 7, space, conditional, values, constraints)
         assert [t.params.keys() for t in first] == [t.params.keys() for t in again]
         for t, u in zip(first, again):
             assert all(_same(t.params[k], u.params[k]) for k in t.params), (t.params, u.params)

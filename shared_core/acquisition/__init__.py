@@ -1,5 +1,10 @@
 """Acquisition functions: small objects with ``value`` and
-``value_and_grad``, maximised by ``shared_core.optim``."""
+``value_and_grad``, maximised by ``shared_core.optim``.
+
+* ``analytic.py``: of one posterior: Thompson sampling, log EI, UCB
+* ``constrained.py``: under black-box constraints: SCBO's Thompson rule and its exact-penalty
+  merit, constrained log EI, log probability of feasibility
+"""
 
 from shared_core.acquisition.analytic import (
     LogExpectedImprovement,
@@ -8,10 +13,20 @@ from shared_core.acquisition.analytic import (
     log_h,
 )
 from shared_core.acquisition.base import Acquisition
+from shared_core.acquisition.constrained import (
+    ConstrainedLogExpectedImprovement,
+    ConstrainedThompsonSampling,
+    LogProbabilityOfFeasibility,
+    PenalizedThompsonSampling,
+)
 
 __all__ = [
     "Acquisition",
+    "ConstrainedLogExpectedImprovement",
+    "ConstrainedThompsonSampling",
     "LogExpectedImprovement",
+    "LogProbabilityOfFeasibility",
+    "PenalizedThompsonSampling",
     "ThompsonSampling",
     "UpperConfidenceBound",
     "log_h",

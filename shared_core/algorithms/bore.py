@@ -26,6 +26,22 @@ choices of ours for asynchronous workers, where each suggestion is one particle:
 * the particle starts at the maximiser of that acquisition instead of at a random draw.
 
 With no running trial the suggestion is the acquisition's maximiser (the sequential algorithm).
+
+Constraints (our extension; neither paper treats them). BORE has no model of the objective's
+values, so it has none per constraint either: the classifier itself learns "good and feasible"
+against the rest, through the labels (:func:`constrained_labels`):
+
+* a trial that violates a constraint (some value ``> 0``) is never good;
+* with some feasible trials, the good class is the best ``ceil(gamma n_feasible)`` feasible
+  trials by value (ties as in :func:`quantile_labels`);
+* while no trial is feasible, the good class is the ``gamma``-fraction with the smallest total
+  violation ``sum_j max(c_j, 0)`` (:func:`quantile_labels` of the violations), so the search moves
+  towards the feasible region.
+
+Feasibility is Optuna's (:attr:`~shared_core.interface.Observations.feasible`: a missing value
+does not count), so a study without constraint values gets :func:`quantile_labels` of ``y``.
+The local candidates of the acquisition optimiser start from the good points in
+:meth:`~shared_core.interface.Observations.best_first` order.
 """
 
 from __future__ import annotations
@@ -54,7 +70,7 @@ from shared_core.optim.svgd import svgd
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_int, check_real
 
-__all__ = ["BOREAlgorithm", "VARIANTS", "quantile_labels"]
+__all__ = ["BOREAlgorithm", "VARIANTS", "constrained_labels", "quantile_labels"]
 
 VARIANTS = ("bore++", "bore")
 # The classifiers' names in earlier versions of this module: samplers pickled then still load.
@@ -82,9 +98,34 @@ def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
     return cast(np.ndarray, good.astype(np.float64))
 
 
+def constrained_labels(obs: Observations, gamma: float) -> np.ndarray:
+    """``(n,)`` labels of ``obs`` with its constraints: 1 for the best feasible values, 0 otherwise.
+
+    Infeasible points (:attr:`Observations.feasible`) are never good. With ``m > 0`` feasible
+    points, the good ones are :func:`quantile_labels` of their values, i.e. the best
+    ``ceil(gamma m)`` with the same tie rule. With none, the good ones are
+    :func:`quantile_labels` of the total violations (:attr:`Observations.violation`): the least
+    violating. Without constraint values every point is feasible and the labels are
+    ``quantile_labels(obs.y, gamma)``.
+    """
+    feasible = obs.feasible  # (n,)
+    if not feasible.any():
+        return quantile_labels(obs.violation, gamma)
+    z = np.zeros(len(obs.y))
+    z[feasible] = quantile_labels(obs.y[feasible], gamma)
+    return z
+
+
 # ----------------------------------------------------------------------------------- algorithm
 class BOREAlgorithm(OneAtATimeAlgorithm):
     """BORE / BORE++ behind the :class:`~shared_core.interface.Algorithm` interface.
+
+    Constraints (:class:`~shared_core.interface.ModelsConstraints`; our extension of Tiao et al.
+    2021 and Oliveira et al. 2022): infeasible trials are never labelled good; the good class is
+    the best ``ceil(gamma n_feasible)`` feasible trials, or, while no trial is feasible, the
+    ``gamma``-fraction of least total violation (:func:`constrained_labels`). There is no model
+    per constraint: the one classifier learns "good and feasible" against the rest, and its
+    maximiser is the next query. Every variant and ``batch_size`` uses these labels.
 
     Args:
         variant: ``"bore++"`` (least-squares classifier with UCB, default) or ``"bore"`` (network).
@@ -109,10 +150,13 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             in 5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
             (``benchmarks/`` compares the two).
         max_points: most observations the classifier is trained on (default 500): with more, the
-            ``max_points // 5`` best plus a random rest (labels always come from all observations).
+            ``max_points // 5`` best (in ``Observations.best_first`` order) plus a random rest
+            (labels always come from all observations).
             An exact GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++
             takes 1000 steps.
     """
+
+    models_constraints = True  # through the labels (constrained_labels)
 
     def __init__(
         self,
@@ -165,12 +209,20 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
     ) -> tuple[np.ndarray, bytes]:
         """Fit the classifier unless it was fitted to these very observations; return the labels and
         the key of the observations in this space (a queued batch is valid for that key only)."""
-        z = quantile_labels(obs.y, self.gamma)
+        z = constrained_labels(obs, self.gamma)
         layout = repr((space.params, space.constraints)).encode()
-        key = np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None]])).tobytes() + layout
+        assert obs.constraints is not None  # Observations fills it
+        key = (
+            np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None], obs.constraints])).tobytes()
+            + repr(obs.constraint_names).encode()
+            + layout
+        )
         if key != self._fitted_key:
-            # labels come from all observations
-            rows = fit_subset(obs.X, obs.y, self.max_points, rng)
+            # labels come from all observations; beyond max_points the best rows (best_first:
+            # feasible by value, then infeasible by violation) are kept
+            rank = np.empty(len(obs.y))  # (n,) position of each row in best_first order
+            rank[obs.best_first()] = np.arange(len(obs.y))
+            rows = fit_subset(obs.X, rank, self.max_points, rng)
             self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
             self._fitted_key = key
         return z, key
@@ -182,7 +234,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         context: tuple[np.ndarray, bytes],
         rng: np.random.Generator,
     ) -> np.ndarray:
-        X, y, pending = obs.X, obs.y, obs.X_pending
+        X, pending = obs.X, obs.X_pending
         z, key = context
         synchronous = self.batch_size is not None and self.batch_size > 1
         if synchronous:
@@ -197,7 +249,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
         clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
-        X_best = X[np.argsort(y)[: min(int(z.sum()), self.n_starts)]]  # the best good points
+        # the best good points: the good class is a prefix of best_first (constrained_labels)
+        X_best = X[obs.best_first()[: min(int(z.sum()), self.n_starts)]]
         x_max = maximize_acquisition(
             clf.acquisition(),
             space,

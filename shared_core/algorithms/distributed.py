@@ -18,6 +18,11 @@ surrogate is the core's: ``surrogate="gp"`` is one Matérn-5/2 ARD GP with MAP h
 (the paper's kernel; with EGP-TS's output warping unless ``warp_outputs=False``), ``"egp"``
 the ensemble of GPs of EGP-TS (Lu et al. 2023). Pending points are handled as in EGP-TS
 (kriging believer fantasies), which the paper's synchronous rounds do not need.
+
+Constraints: an agent's surrogate is an :class:`~shared_core.algorithms.egp.EGPAlgorithm`, which
+models each constraint by its own ensemble and follows the Thompson rule of SCBO (Eriksson &
+Poloczek, "Scalable constrained Bayesian optimization", AISTATS 2021; see ``egp.py``). Constraint
+values travel with their rows, so an agent models the constraint values of its neighbourhood only.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ class DistributedTSAlgorithm:
     """
 
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from
+    # ModelsConstraints: each agent's EGPAlgorithm models the constraint values of its visible rows
+    models_constraints = True
 
     def __init__(
         self,

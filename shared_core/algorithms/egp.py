@@ -8,6 +8,34 @@ Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
        batch) with kriging-believer fantasies, unless ``fantasize_pending=False``;
     4. TS: draw a posterior function of GP ``m`` (pathwise, or from the feature posterior, eq. 12)
        and minimise it; EI: maximise log EI of GP ``m``.
+
+Constraints (``Observations.constraints``, feasible where every value is ``<= 0``): each
+constraint ``j`` has its own ensemble (:class:`~shared_core.models.constraint_models.
+ConstraintModels`, the objective's options, fitted on the rows with a value for it), with
+threshold ``t_j = transform_j(0)`` on its GP scale; steps 1-3 are repeated per constraint (one
+member ``m_j ~ Cat(w_j)``, believed at the pending points).
+
+* TS follows the Thompson rule of SCBO (Eriksson & Poloczek, "Scalable constrained Bayesian
+  optimization", AISTATS 2021): one joint draw ``f~`` of the objective and ``c~_j`` of each
+  constraint (whole functions: pathwise or random-feature draws, eq. 12, so they can be evaluated
+  anywhere and differentiated); among candidates with every ``c~_j <= t_j`` the smallest ``f~``
+  wins, and if there is none, the smallest sampled violation ``sum_j max(c~_j - t_j, 0)``. SCBO
+  applies the rule to a finite candidate set; here the rule ranks the optimiser's raw candidates
+  (Halton points and perturbations of the best observed points), L-BFGS-B refines the best of
+  them on the rule's continuous exact-penalty merit ``-f~ - rho sum_j max(c~_j - t_j + margin,
+  0)`` with a smoothed hinge (the rule itself jumps at the sampled boundary; constants and their
+  reasons in ``acquisition/constrained.py``), and the rule picks the suggestion among the refined
+  and the raw candidates, so it is never worse by the rule than the best raw one.
+* EI is the constrained EI of Gardner et al., "Bayesian optimization with inequality
+  constraints" (ICML 2014), in log space: ``log EI(best feasible) + sum_j log P(c_j <= t_j)``;
+  while no observed point (nor believed pending point) is feasible, ``sum_j log P(c_j <= t_j)``
+  alone, which leads the search into the feasible region.
+
+Local candidates are perturbations of the best observed points by ``Observations.best_first``:
+the best feasible ones, or the least violating while none is feasible. Unconstrained data
+(no constraint values) takes exactly the unconstrained path. The shared model state
+(:meth:`EGPAlgorithm.model_state`) is the objective's ensemble only: each process fits its
+constraint ensembles itself.
 """
 
 from __future__ import annotations
@@ -17,9 +45,17 @@ from typing import Any
 
 import numpy as np
 
-from shared_core.acquisition import Acquisition, LogExpectedImprovement, ThompsonSampling
+from shared_core.acquisition import (
+    Acquisition,
+    ConstrainedLogExpectedImprovement,
+    ConstrainedThompsonSampling,
+    LogExpectedImprovement,
+    LogProbabilityOfFeasibility,
+    ThompsonSampling,
+)
 from shared_core.interface import Observations, OneAtATimeAlgorithm
-from shared_core.models.ensemble import EnsembleGP
+from shared_core.models.constraint_models import ConstraintBelief, ConstraintModels
+from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
 from shared_core.search_space import SearchSpace
@@ -31,6 +67,7 @@ ACQUISITIONS = ("ts", "ei", "auto")
 
 
 AUTO_EI_OBSERVATIONS_PER_DIM = 10
+N_LOCAL_CENTRES = 5  # the best observed points perturbed into local raw candidates
 
 
 def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
@@ -41,7 +78,8 @@ def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
     """Ensemble-GP Bayesian optimisation behind the
-    :class:`~shared_core.interface.Algorithm` interface.
+    :class:`~shared_core.interface.Algorithm` interface; models constraint values, one ensemble
+    per constraint (:class:`~shared_core.interface.ModelsConstraints`, module docstring).
 
     Args:
         kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``,
@@ -59,6 +97,10 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         n_raw: acquisition optimiser budget: random candidates scored.
         n_starts: acquisition optimiser budget: the best candidates refined by L-BFGS-B.
     """
+
+    models_constraints = True  # ModelsConstraints: one ensemble per constraint (module docstring)
+    # Class-level default, for algorithms pickled before constraint models existed.
+    constraint_models: ConstraintModels | None = None
 
     def __init__(
         self,
@@ -91,12 +133,13 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             exact_limit=exact_limit,
             warp_outputs=check_bool("warp_outputs", warp_outputs),
         )
+        self.constraint_models = ConstraintModels(self.model)
         super().__init__()
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
     def model_state(self) -> dict[str, Any] | None:
-        """The ensemble's fitted state as JSON values
-        (:meth:`EnsembleGP.state`), None before a fit."""
+        """The objective ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`), None
+        before a fit. Constraint ensembles are not shared: each process fits its own."""
         return self.model.state()
 
     def wants_model_state(self) -> bool:
@@ -110,34 +153,90 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         return self.model.offer_state(state)
 
     def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> None:
-        # refit or incremental update (the cached ensemble is shared by threads)
+        # refit or incremental update (the cached ensembles are shared by threads)
         self.model.fit(obs.X, obs.y, rng)
+        if obs.n_constraints:
+            if self.constraint_models is None:  # pickled before constraint models existed
+                self.constraint_models = ConstraintModels(self.model)
+            self.constraint_models.fit(obs, rng)
 
     def _suggest_one(
         self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator
     ) -> np.ndarray:
-        X, y, pending = obs.X, obs.y, obs.X_pending
-        acq = self._acquisition(space, obs, rng)
-        X_best = X[np.argsort(y)[: min(5, len(y))]]
-        avoid = np.vstack([pending, X])  # never repeat a running or an evaluated point if avoidable
+        acq, smooth = self._acquisition(space, obs, rng)
+        X_best = obs.X[obs.best_first()[:N_LOCAL_CENTRES]]
+        # never repeat a running or an evaluated point if avoidable
+        avoid = np.vstack([obs.X_pending, obs.X])
         return maximize_acquisition(
-            acq, space, rng, X_best=X_best, n_raw=self.n_raw, n_starts=self.n_starts, avoid=avoid
+            acq,
+            space,
+            rng,
+            X_best=X_best,
+            n_raw=self.n_raw,
+            n_starts=self.n_starts,
+            avoid=avoid,
+            smooth=smooth,
         )
 
     def _acquisition(
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
-    ) -> Acquisition:
-        """EI or a Thompson draw of one member ``m ~ Cat(w)``
-        (eq. 10), conditioned on the pending points."""
+    ) -> tuple[Acquisition, Acquisition]:
+        """The acquisition and the one L-BFGS-B follows (the same but for constrained TS): EI or
+        a Thompson draw of one member ``m ~ Cat(w)`` (eq. 10), and one member per constraint,
+        conditioned on the pending points."""
         model, pending = self.model, obs.X_pending
-        member = model.conditioned_on_pending(
-            model.sample_member(rng), pending if self.fantasize_pending else pending[:0]
-        )
+        believed = pending if self.fantasize_pending else pending[:0]
+        member = model.conditioned_on_pending(model.sample_member(rng), believed)
+        constraints = self._constraint_beliefs(obs, believed, rng)
         auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
         if self.acquisition == "ei" or auto_ei:
-            best = float(model.y_std(obs.y).min())
-            # kriging believer: fantasies count as observed
-            if self.fantasize_pending and len(pending):
-                best = min(best, float(np.min(member.post.predict(pending)[0])))
-            return LogExpectedImprovement(member.post, best=best)
-        return ThompsonSampling(member.post.sample_path(rng))  # eq. (12)
+            ei = self._log_ei(obs, member, constraints, believed)
+            return ei, ei
+        sample = member.post.sample_path(rng)  # eq. (12)
+        if not constraints:
+            ts = ThompsonSampling(sample)
+            return ts, ts
+        rule = ConstrainedThompsonSampling(
+            sample,
+            [c.post.sample_path(rng) for c in constraints],
+            [c.threshold for c in constraints],
+        )
+        return rule, rule.merit()
+
+    def _constraint_beliefs(
+        self, obs: Observations, believed: np.ndarray, rng: np.random.Generator
+    ) -> list[ConstraintBelief]:
+        """One member per constraint with values in ``obs``, believed at ``believed`` ``(p, d)``
+        (none, and no random numbers drawn, without constraint values)."""
+        if not obs.n_constraints or self.constraint_models is None:
+            return []
+        return self.constraint_models.sampled_members(rng, believed)
+
+    def _log_ei(
+        self,
+        obs: Observations,
+        member: Member,
+        constraints: list[ConstraintBelief],
+        believed: np.ndarray,
+    ) -> Acquisition:
+        """log EI of the best feasible value on the GP scale, the observed ones and the kriging
+        believer's fantasies ``(p,)`` at ``believed`` (they count as observed, each where every
+        constraint's mean is feasible); times the probability of feasibility with constraints,
+        which alone is maximised while no value is feasible."""
+        fantasies = member.post.predict(believed)[0]  # (p,)
+        fantasy_feasible = np.ones(len(fantasies), dtype=bool)  # (p,)
+        for c in constraints:
+            fantasy_feasible &= c.post.predict(believed)[0] <= c.threshold
+        feasible_values = np.concatenate(
+            [self.model.y_std(obs.y[obs.feasible]), fantasies[fantasy_feasible]]
+        )
+        if not constraints:
+            return LogExpectedImprovement(member.post, best=float(feasible_values.min()))
+        feasibility = LogProbabilityOfFeasibility(
+            [c.post for c in constraints], [c.threshold for c in constraints]
+        )
+        if not len(feasible_values):
+            return feasibility
+        return ConstrainedLogExpectedImprovement(
+            member.post, float(feasible_values.min()), feasibility
+        )

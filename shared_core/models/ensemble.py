@@ -115,6 +115,19 @@ class EnsembleGP:
         self.n_adopted = 0  # times the first posteriors were built from an offered state
         self._offered: dict[str, Any] | None = None
 
+    def unfitted_copy(self) -> EnsembleGP:
+        """A new, unfitted ensemble with the same options (kernels, features, exact limit,
+        refit schedule, output warping)."""
+        out = EnsembleGP(
+            self.kernels,
+            n_frequencies=self.n_frequencies,
+            exact_limit=self.exact_limit,
+            max_fit_points=self.max_fit_points,
+            warp_outputs=self.warp_outputs,
+        )
+        out.schedule = self.schedule  # frozen: shared as is
+        return out
+
     # ------------------------------------------------------------------------------- data
     @property
     def weights(self) -> np.ndarray:

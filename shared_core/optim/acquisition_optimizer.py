@@ -12,6 +12,11 @@ Method (shared by every algorithm):
    L-BFGS-B runs once more on the continuous columns.
 4. Every result is snapped to a valid encoding (grids rounded, one-hots exact) and the best kept.
 
+An acquisition that is not continuous (SCBO's Thompson rule jumps at the boundary of the sampled
+feasible set) comes with a ``smooth`` counterpart: L-BFGS-B follows ``smooth``, while the
+acquisition itself ranks the raw candidates, chooses categories and picks the result among the
+refined and the best raw candidates, so the result is never worse by it than the best raw one.
+
 Linear constraints (``space.constraints``): infeasible raw candidates are dropped, and an L-BFGS-B
 result that left the feasible set is pulled back along the segment from its (feasible) start by
 bisection, so every returned point satisfies the constraints after decoding.
@@ -122,13 +127,16 @@ def maximize_acquisition(
     n_starts: int = 8,
     maxiter: int = 100,
     avoid: np.ndarray | None = None,
+    smooth: Acquisition | None = None,
 ) -> np.ndarray:
     """Return the ``(d,)`` valid encoded point with the largest acquisition value found.
 
     ``avoid`` ``(k, d)``: valid encoded points not to return (e.g. pending points, so that one batch
     never holds the same point twice); they are only returned if every candidate found is one of
-    them.
+    them. ``smooth``: the function L-BFGS-B follows from the best raw candidates (default: ``acq``);
+    ``acq`` alone ranks and picks.
     """
+    smooth = acq if smooth is None else smooth
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = raw_candidates(space, rng, n_raw, X_best)
     raw_vals = np.concatenate(
@@ -142,10 +150,10 @@ def maximize_acquisition(
             raw = space.sample(rng, 1)  # raises a clear error if nothing is feasible
             raw_vals = acq.value(raw)
     starts = raw[np.argsort(-raw_vals)[:n_starts]]
-    X = pull_back(space, starts, _lbfgs_continuous(acq, space, starts, maxiter))
+    X = pull_back(space, starts, _lbfgs_continuous(smooth, space, starts, maxiter))
     if space.categorical_groups:
         X = _categorical_ascent(acq, space, X)
-        X = pull_back(space, X, _lbfgs_continuous(acq, space, X, maxiter))
+        X = pull_back(space, X, _lbfgs_continuous(smooth, space, X, maxiter))
     avoid = np.zeros((0, space.dim)) if avoid is None else avoid
     # the best new raw points, in case every optimum is avoided
     fallback = raw[~matches_any(raw, avoid)]

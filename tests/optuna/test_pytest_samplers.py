@@ -1,4 +1,8 @@
-"""Optuna's reusable sampler test suites, run on EGPTSSampler and BORESampler."""
+"""Optuna's reusable sampler test suites, run on EGPTSSampler and BORESampler.
+
+The suites of Optuna 5.0 have no constrained-study cases; constraint values in the samplers are
+tested in ``test_constraint_values.py`` and by the fuzz table (``tests/test_fuzz.py``).
+"""
 
 import pytest
 from optuna.testing.pytest_samplers import (

@@ -1,6 +1,7 @@
 """Every private Optuna access of the package (``optuna_egp._storage``), each checked against the
 Optuna behaviour it relies on, so that an Optuna release that changes one fails here, by name."""
 
+import warnings
 from types import SimpleNamespace
 
 import optuna
@@ -78,7 +79,7 @@ def test_constraint_values_are_read_from_optuna_5_trials():
 def test_constraint_values_are_read_from_optuna_4_trials():
     # Optuna 4's FrozenTrial has no ``constraints``: its samplers' constraints_func stores a
     # list, which Optuna 5 still reads under the same key and names "0", "1", ...
-    stored = {_storage.OPTUNA4_CONSTRAINTS_KEY: [0.5, -1.0]}
+    stored = {_storage.CONSTRAINTS_FUNC_KEY: [0.5, -1.0]}
     assert _storage.constraint_values(SimpleNamespace(system_attrs=stored)) == {"0": 0.5, "1": -1.0}
     stored_trial = create_trial(
         params={"x": 0.1},
@@ -88,6 +89,28 @@ def test_constraint_values_are_read_from_optuna_4_trials():
     )
     assert _storage.constraint_values(stored_trial) == {"0": 0.5, "1": -1.0}
     assert _storage.constraint_values(SimpleNamespace(system_attrs={})) == {}
+
+
+def test_constraint_values_are_written_where_optunas_samplers_write_constraints_func_values():
+    """Where Optuna's ``TPESampler(constraints_func=...)`` writes; Optuna reads them back
+    (``FrozenTrial.constraints`` and ``study.best_trial`` on Optuna 5)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # Optuna 5 deprecates constraints_func
+        tpe = optuna.samplers.TPESampler(seed=0, constraints_func=lambda trial: [0.5, -1.0])
+    theirs = optuna.create_study(sampler=tpe)
+    theirs.optimize(lambda trial: 0.0, n_trials=1)
+    ours = _study()
+    ours.ask()
+    _storage.write_constraint_values(ours, ours.get_trials(deepcopy=False)[0], (0.5, -1.0))
+    ours.tell(0, 0.0)
+    (trial,) = ours.trials
+    key = _storage.CONSTRAINTS_FUNC_KEY
+    assert trial.system_attrs[key] == theirs.trials[0].system_attrs[key]
+    assert _storage.constraint_values(trial) == {"0": 0.5, "1": -1.0}
+    if hasattr(trial, "constraints"):  # Optuna 5
+        assert trial.constraints == {"0": 0.5, "1": -1.0}
+        with pytest.raises(ValueError, match="No feasible trials"):
+            _ = ours.best_trial
 
 
 @pytest.mark.parametrize(

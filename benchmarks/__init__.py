@@ -13,6 +13,8 @@ Modules:
     run          regret benchmarks: ``suite`` (sequential, async, threads, batch), ``ablation``,
                  ``ax``
     constrained  best feasible value on the constrained problems, sequential and async
+    constrained_report
+                 its tables
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
     speed        seconds per suggestion by dimension and study size, imports, encoding (its

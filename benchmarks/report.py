@@ -409,9 +409,9 @@ def distributed_page(ctx: Context) -> list[str]:
 
 
 def constrained_page(ctx: Context) -> list[str]:
-    """Per mode: the tables of ``constrained.summarise`` and the best feasible regret against
+    """Per mode: the tables of ``constrained_report.summarise`` and the best feasible regret against
     trials, our samplers' rows with the cached peers' of the same mode."""
-    from benchmarks import constrained
+    from benchmarks import constrained, constrained_report
     from benchmarks.constrained_functions import PROBLEMS
 
     cache = PeerCache(ctx.results / "peers.jsonl")
@@ -424,7 +424,7 @@ def constrained_page(ctx: Context) -> list[str]:
     shown = False
     for mode, name in (("seq", "constrained_seq.jsonl"), ("async", "constrained_async4.jsonl")):
         peers = cache.rows(bench=constrained.BENCH, mode=mode)
-        rows = constrained.shown(ctx.rows(name), peers)
+        rows = constrained_report.shown(ctx.rows(name), peers)
         if not rows:
             continue
         shown = True
@@ -432,12 +432,12 @@ def constrained_page(ctx: Context) -> list[str]:
         title = "Sequential" if mode == "seq" else f"Asynchronous ask/tell, {workers} workers"
         img = name.replace(".jsonl", ".png")
         regret_plot(
-            constrained.plot_rows(rows),
+            constrained_report.plot_rows(rows),
             _img(ctx, img),
             f"{title}: best feasible value minus the best possible",
             ylabel="median best feasible regret (IQR)",
         )
-        lines += constrained.summarise(rows, title) + [f"![{title}](img/{img})", ""]
+        lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{img})", ""]
     return lines if shown else []
 
 

@@ -163,13 +163,14 @@ def _span(counts) -> str:
     return str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
 
 
-def comparisons(cells: dict, samplers: list[str], peers=("gp", "tpe")) -> list[str]:
-    """For each of ours against each peer: the problems where its median final regret is lower;
-    against GPSampler also the runs without a feasible trial where GPSampler's run of the same
-    seed had one, and the ratio of seconds per suggestion."""
+def comparisons(cells: dict, samplers: list[str]) -> list[str]:
+    """For each of ours against each peer of ``samplers``: the problems where its median final
+    regret is lower, its runs without a feasible trial where the peer's run of the same seed had
+    one, and its CPU seconds per suggestion over the peer's per problem."""
     out = []
+    peers = [p for p in samplers if is_peer(p)]
     for s in (s for s in samplers if not is_peer(s)):
-        for p in (p for p in peers if p in samplers):
+        for p in peers:
             both = [fn for fn in cells if cells[fn].get(s) and cells[fn].get(p)]
             if not both:
                 continue
@@ -179,31 +180,29 @@ def comparisons(cells: dict, samplers: list[str], peers=("gp", "tpe")) -> list[s
                 if quantile([final_regret(r) for r in cells[fn][s]], 0.5)
                 < quantile([final_regret(r) for r in cells[fn][p]], 0.5)
             ]
-            line = (
-                f"- {LABELS.get(s, s)} has a lower median than {LABELS.get(p, p)} on "
-                f"{len(wins)} of {len(both)} problems"
-                + (f" ({', '.join(sorted(wins, key=list(PROBLEMS).index))})" if wins else "")
+            missed = sum(
+                r["n_feasible"] == 0 and q["n_feasible"] > 0
+                for fn in both
+                for r, q in zip(cells[fn][s], cells[fn][p])
             )
-            if p == "gp":
-                missed = sum(
-                    r["n_feasible"] == 0 and q["n_feasible"] > 0
-                    for fn in both
-                    for r, q in zip(cells[fn][s], cells[fn][p])
+            ratios = [
+                _median_seconds(cells[fn][s]) / _median_seconds(cells[fn][p])
+                for fn in both
+                if _median_seconds(cells[fn][s]) and _median_seconds(cells[fn][p])
+            ]
+            ours, peer = LABELS.get(s, s), LABELS.get(p, p)
+            out.append(
+                f"- {ours} has a lower median than {peer} on {len(wins)} of {len(both)} problems"
+                + (f" ({', '.join(sorted(wins, key=list(PROBLEMS).index))})" if wins else "")
+                + f"; runs without a feasible trial where {peer}'s run of the same seed had one: "
+                f"{missed}"
+                + (
+                    f"; CPU seconds per suggestion / {peer}'s: "
+                    + ", ".join(f"{v:.2f}" for v in ratios)
+                    if ratios
+                    else ""
                 )
-                ratios = [
-                    _median_seconds(cells[fn][s]) / _median_seconds(cells[fn][p])
-                    for fn in both
-                    if _median_seconds(cells[fn][s]) and _median_seconds(cells[fn][p])
-                ]
-                line += (
-                    f"; runs without a feasible trial where GPSampler's run of the same seed "
-                    f"had one: {missed}"
-                )
-                if ratios:
-                    line += "; CPU seconds per suggestion / GPSampler's: " + ", ".join(
-                        f"{v:.2f}" for v in ratios
-                    )
-            out.append(line)
+            )
     return out + [""] if out else []
 
 

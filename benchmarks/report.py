@@ -409,8 +409,9 @@ def distributed_page(ctx: Context) -> list[str]:
 
 
 def constrained_page(ctx: Context) -> list[str]:
-    """Per mode: the tables of ``constrained_report.summarise`` and the best feasible regret against
-    trials, our samplers' rows with the cached peers' of the same mode."""
+    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
+    ``constrained_report.summarise`` and the best feasible regret against trials, our samplers'
+    rows with the cached peers' of the same setting."""
     from benchmarks import constrained, constrained_report
     from benchmarks.constrained_functions import PROBLEMS
 
@@ -422,14 +423,24 @@ def constrained_page(ctx: Context) -> list[str]:
         for name, p in PROBLEMS.items()
     ] + [""]
     shown = False
-    for mode, name in (("seq", "constrained_seq.jsonl"), ("async", "constrained_async4.jsonl")):
-        peers = cache.rows(bench=constrained.BENCH, mode=mode)
-        rows = constrained_report.shown(ctx.rows(name), peers)
+    for mode, name, peers in (
+        ("seq", "constrained_seq.jsonl", ("gp", "tpe")),
+        ("async", "constrained_async4.jsonl", ("gp", "tpe")),
+        ("seq", "constrained_ax.jsonl", ("ax-default",)),
+    ):
+        cached = cache.rows(samplers=peers, bench=constrained.BENCH, mode=mode)
+        rows = constrained_report.shown(ctx.rows(name), cached)
         if not rows:
             continue
         shown = True
         workers = rows[0]["workers"]
-        title = "Sequential" if mode == "seq" else f"Asynchronous ask/tell, {workers} workers"
+        title = (
+            "Ax Client: our generation strategy against Ax's default"
+            if "ax" in name
+            else "Sequential"
+            if mode == "seq"
+            else f"Asynchronous ask/tell, {workers} workers"
+        )
         img = name.replace(".jsonl", ".png")
         regret_plot(
             constrained_report.plot_rows(rows),

@@ -161,8 +161,10 @@ def _spread(xs, bounds) -> float:
     return float(d[np.triu_indices(len(U), 1)].mean())
 
 
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
+def ax_client(sampler: str, bounds: np.ndarray, seed: int, outcome_constraints=()):
+    """An Ax ``Client`` minimising metric ``loss`` over floats ``x<i>`` on the rows of ``bounds``
+    (subject to ``outcome_constraints``, e.g. ``["c0 <= 0"]``), with Ax's default strategy
+    (``ax-default``) or ``ax_egp.generation_strategy(<method>)`` (``ax-<method>``)."""
     warnings.filterwarnings("ignore")
     logging.disable(logging.INFO)  # Ax logs every trial
     from ax import Client, RangeParameterConfig
@@ -170,8 +172,6 @@ def run_ax(job: dict) -> dict:
     import ax_egp
 
     pin_torch()
-    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
-    bounds, f, f_min = FUNCTIONS[function]
     client = Client(random_seed=seed)
     client.configure_experiment(
         parameters=[
@@ -181,12 +181,20 @@ def run_ax(job: dict) -> dict:
             for i, (lo, hi) in enumerate(bounds)
         ]
     )
-    client.configure_optimization(objective="-loss")
-    if job["sampler"] == "ax-default":
+    client.configure_optimization(objective="-loss", outcome_constraints=list(outcome_constraints))
+    if sampler == "ax-default":
         client.configure_generation_strategy(initialization_random_seed=seed)
     else:
-        method = job["sampler"][len("ax-") :]
+        method = sampler[len("ax-") :]
         client.set_generation_strategy(ax_egp.generation_strategy(method, seed=seed))
+    return client
+
+
+def run_ax(job: dict) -> dict:
+    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
+    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
+    bounds, f, f_min = FUNCTIONS[function]
+    client = ax_client(job["sampler"], bounds, seed)
     values: list[float] = []
     t0 = time.perf_counter()
     while len(values) < n_trials:

@@ -212,6 +212,12 @@ BENCHMARKS: list[Benchmark] = [
                 "--mode async --workers 4 --seeds 5",
                 f"{ASYNC_QUICK} --samplers bore++,dts-complete",
             ),
+            # 5 Sobol trials, then 2 of the algorithm's
+            (
+                "ax",
+                "--samplers ax-default,ax-egp-auto --functions gramacy,spring --seeds 5",
+                "--trials 7 --samplers ax-egp-auto",
+            ),
         )
     ),
     Benchmark(

@@ -447,6 +447,7 @@ def constrained_page(ctx: Context) -> list[str]:
             _img(ctx, img),
             f"{title}: best feasible value minus the best possible",
             ylabel="median best feasible regret (IQR)",
+            linthresh=1e-6,
         )
         lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{img})", ""]
     return lines if shown else []

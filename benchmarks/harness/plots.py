@@ -26,9 +26,11 @@ def regret_plot(
     title: str,
     *,
     ylabel: str = "median regret (IQR shaded)",
+    linthresh: float = 1e-3,
 ) -> None:
     """Median regret vs trials (IQR shaded), one panel per function, one line per sampler; an
-    infinite regret (nothing found yet) is off the plot."""
+    infinite regret (nothing found yet) is off the plot. The y axis is logarithmic above
+    ``linthresh``, linear below (down to 0)."""
     if not rows:
         return
     plt = pyplot()
@@ -50,7 +52,7 @@ def regret_plot(
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, a gap in the band
                 low, high = np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0)
             ax.fill_between(x, low, high, alpha=0.15)
-        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_yscale("symlog", linthresh=linthresh)
         ax.set_title(fn)
         ax.set_xlabel("trials")
     for row in axes:

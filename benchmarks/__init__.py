@@ -8,8 +8,13 @@ Modules:
     harness/     what every benchmark shares (samplers, threads, results, peer cache, workers,
                  tables, plots); its docstring is the guide for writing a benchmark
     functions    test functions with their known minima
+    constrained_functions
+                 constrained problems with their best feasible values
     run          regret benchmarks: ``suite`` (sequential, async, threads, batch), ``ablation``,
                  ``ax``
+    constrained  best feasible value on the constrained problems, sequential and async
+    constrained_report
+                 its tables
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
     speed        seconds per suggestion by dimension and study size, imports, encoding (its

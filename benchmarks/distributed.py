@@ -126,6 +126,7 @@ from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile, key, latest
 from benchmarks.harness.samplers import is_peer, make_agents, ordered
 from benchmarks.harness.tables import provenance_line
+from benchmarks.run import ask_tell
 
 # The peer cache's protocol version of the async runs: bump it when what a run measures changes
 # (the functions, the completion order's random generator).
@@ -311,8 +312,6 @@ def run_async(
     distinct = {id(s): s for s in samplers}  # W agents, or one sampler for every slot
     probes = {i: ModelProbe(s) for i, s in distinct.items()}
     study = optuna.create_study(sampler=samplers[0])
-    rng = np.random.default_rng(seed + 1000)  # completion order, as run.py's async mode
-    pending: list[tuple] = []  # (trial, x, slot)
     ask_seconds: list[float] = []
     complete_at_ask: list[int] = []
     # did the ask's suggestion come from the model (not the start-up)?
@@ -320,7 +319,7 @@ def run_async(
     agent_of: dict[int, int] = {}
     told = 0
 
-    def ask(slot: int) -> None:
+    def ask(slot: int) -> tuple:
         study.sampler = samplers[slot]  # the free slot's agent asks
         probe = probes[id(samplers[slot])]
         probe.reset()
@@ -334,20 +333,17 @@ def run_async(
             bool(probe.model_asks) if probe.model_asks is not None else told >= STARTUP_TRIALS
         )
         agent_of[trial.number] = slot
-        pending.append((trial, x, slot))
+        return trial, x
+
+    def tell(slot: int, asked: tuple) -> None:
+        nonlocal told
+        study.sampler = samplers[slot]  # after_trial of the agent that ran it
+        study.tell(asked[0], f(asked[1]))
+        told += 1
 
     t_start = time.perf_counter()
-    for slot in range(min(workers, n_evaluations)):
-        ask(slot)
-    asked = len(pending)
-    while told < n_evaluations:
-        trial, x, slot = pending.pop(int(rng.integers(len(pending))))
-        study.sampler = samplers[slot]  # after_trial of the agent that ran it
-        study.tell(trial, f(x))
-        told += 1
-        if asked < n_evaluations:
-            ask(slot)
-            asked += 1
+    # completion order: as run.py's async mode
+    ask_tell(n_evaluations, workers, np.random.default_rng(seed + 1000), ask, tell)
     seconds = time.perf_counter() - t_start
     trials = sorted(study.trials, key=lambda t: t.number)
     values = np.array([t.value for t in trials], dtype=float)

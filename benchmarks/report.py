@@ -2,11 +2,11 @@
 
     python -m benchmarks.report [--results DIR] [--docs DIR] [--readme FILE | --no-readme]
 
-writes ``<docs>/{quality,speed,robustness,distributed,ax}.md`` (``PAGES``), their plots under
-``<docs>/img/`` and the headline table of ``<readme>`` (only the text between ``HEADLINE_START``
-and ``HEADLINE_END`` is replaced). Each table is written to one place only, with the commits and
-dates of the rows it shows under it. Defaults: ``benchmarks/results``, ``docs/benchmarks`` and
-``README.md`` of this checkout.
+writes ``<docs>/{quality,speed,robustness,distributed,ax,constrained}.md`` (``PAGES``), their
+plots under ``<docs>/img/`` and the headline table of ``<readme>`` (only the text between
+``HEADLINE_START`` and ``HEADLINE_END`` is replaced). Each table is written to one place only,
+with the commits and dates of the rows it shows under it. Defaults: ``benchmarks/results``,
+``docs/benchmarks`` and ``README.md`` of this checkout.
 
 Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from
 the benchmark's file at the setting (mode, workers, trials) of its latest row, the peers' from the
@@ -408,6 +408,51 @@ def distributed_page(ctx: Context) -> list[str]:
     return lines
 
 
+def constrained_page(ctx: Context) -> list[str]:
+    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
+    ``constrained_report.summarise`` and the best feasible regret against trials, our samplers'
+    rows with the cached peers' of the same setting."""
+    from benchmarks import constrained, constrained_report
+    from benchmarks.constrained_functions import PROBLEMS
+
+    cache = PeerCache(ctx.results / "peers.jsonl")
+    lines = [
+        f"- `{name}` ({len(p.bounds)}-D, {len(p.constraint_names)} constraint"
+        f"{'s' if len(p.constraint_names) > 1 else ''}, best feasible value {p.f_min:.6g}): "
+        f"{p.source}"
+        for name, p in PROBLEMS.items()
+    ] + [""]
+    shown = False
+    for mode, name, peers in (
+        ("seq", "constrained_seq.jsonl", ("gp", "tpe")),
+        ("async", "constrained_async4.jsonl", ("gp", "tpe")),
+        ("seq", "constrained_ax.jsonl", ("ax-default",)),
+    ):
+        cached = cache.rows(samplers=peers, bench=constrained.BENCH, mode=mode)
+        rows = constrained_report.shown(ctx.rows(name), cached)
+        if not rows:
+            continue
+        shown = True
+        workers = rows[0]["workers"]
+        title = (
+            "Ax Client: our generation strategy against Ax's default"
+            if "ax" in name
+            else "Sequential"
+            if mode == "seq"
+            else f"Asynchronous ask/tell, {workers} workers"
+        )
+        img = name.replace(".jsonl", ".png")
+        regret_plot(
+            constrained_report.plot_rows(rows),
+            _img(ctx, img),
+            f"{title}: best feasible value minus the best possible",
+            ylabel="median best feasible regret (IQR)",
+            linthresh=1e-6,
+        )
+        lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{img})", ""]
+    return lines if shown else []
+
+
 def _img(ctx: Context, name: str) -> pathlib.Path:
     ctx.img.mkdir(parents=True, exist_ok=True)
     return ctx.img / name
@@ -429,6 +474,14 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
     "robustness": ("Robustness", "Dead trials, load and faults.", robustness_page),
     "distributed": ("Distributed Thompson sampling", "", distributed_page),
     "ax": ("Ax", "Our generation strategies in Ax's `Client` against Ax's default.", ax_page),
+    "constrained": (
+        "Constrained optimisation",
+        "Best feasible value against trials on constrained problems from the literature; each "
+        "trial reports its constraint values with `trial.set_constraint` and is feasible when "
+        "all are <= 0. Every sampler runs with its default settings "
+        "(`python -m benchmarks.constrained`).",
+        constrained_page,
+    ),
 }
 
 

@@ -29,6 +29,8 @@ import argparse
 import logging
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import optuna
@@ -77,21 +79,19 @@ def run_suite(job: dict) -> dict:
 
         study.optimize(objective, n_trials=n_trials, n_jobs=workers)
     elif mode == "async":
-        pending = []
-        for _ in range(min(workers, n_trials)):
+
+        def ask(slot):
             t = study.ask()
-            pending.append((t, _suggest(t, bounds)))
-        spreads.append(_spread([x for _, x in pending], bounds))
-        asked, told = len(pending), 0
-        while told < n_trials:
-            t, x = pending.pop(int(rng.integers(len(pending))))
-            study.tell(t, f(x))
-            told += 1
-            if asked < n_trials:
-                t = study.ask()
-                pending.append((t, _suggest(t, bounds)))
-                spreads.append(_spread([x for _, x in pending], bounds))
-                asked += 1
+            return t, _suggest(t, bounds)
+
+        ask_tell(
+            n_trials,
+            workers,
+            rng,
+            ask,
+            lambda slot, tx: study.tell(tx[0], f(tx[1])),
+            on_pending=lambda txs: spreads.append(_spread([x for _, x in txs], bounds)),
+        )
     elif mode == "batch":
         while len(study.trials) < n_trials:
             batch = [study.ask() for _ in range(min(workers, n_trials - len(study.trials)))]
@@ -115,6 +115,43 @@ def run_suite(job: dict) -> dict:
     }
 
 
+def ask_tell(
+    n_trials: int,
+    workers: int,
+    rng: np.random.Generator,
+    ask: Callable[[int], Any],
+    tell: Callable[[int, Any], None],
+    *,
+    on_pending: Callable[[list], None] | None = None,
+) -> None:
+    """The ``async`` mode's loop: ``workers`` trials pending (fewer once ``n_trials`` are asked)
+    until ``n_trials`` are told, completing in a random order.
+
+    Args:
+        n_trials: trials in all.
+        workers: worker slots, each with one trial pending.
+        rng: draws the pending trial to complete next (uniformly, in the order asked).
+        ask: ``ask(slot)`` starts a trial in worker slot ``slot`` (``0 .. workers - 1``) and
+            returns it; the slot of a completed trial asks the next one.
+        tell: ``tell(slot, trial)`` completes ``trial``, asked by ``slot``.
+        on_pending: called with the pending trials after the first ``workers`` asks and after
+            each later ask.
+    """
+    pending = [(slot, ask(slot)) for slot in range(min(workers, n_trials))]
+    if on_pending is not None:
+        on_pending([t for _, t in pending])
+    asked, told = len(pending), 0
+    while told < n_trials:
+        slot, trial = pending.pop(int(rng.integers(len(pending))))
+        tell(slot, trial)
+        told += 1
+        if asked < n_trials:
+            pending.append((slot, ask(slot)))
+            if on_pending is not None:
+                on_pending([t for _, t in pending])
+            asked += 1
+
+
 def _spread(xs, bounds) -> float:
     """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
     if len(xs) < 2:
@@ -124,8 +161,10 @@ def _spread(xs, bounds) -> float:
     return float(d[np.triu_indices(len(U), 1)].mean())
 
 
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
+def ax_client(sampler: str, bounds: np.ndarray, seed: int, outcome_constraints=()):
+    """An Ax ``Client`` minimising metric ``loss`` over floats ``x<i>`` on the rows of ``bounds``
+    (subject to ``outcome_constraints``, e.g. ``["c0 <= 0"]``), with Ax's default strategy
+    (``ax-default``) or ``ax_egp.generation_strategy(<method>)`` (``ax-<method>``)."""
     warnings.filterwarnings("ignore")
     logging.disable(logging.INFO)  # Ax logs every trial
     from ax import Client, RangeParameterConfig
@@ -133,8 +172,6 @@ def run_ax(job: dict) -> dict:
     import ax_egp
 
     pin_torch()
-    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
-    bounds, f, f_min = FUNCTIONS[function]
     client = Client(random_seed=seed)
     client.configure_experiment(
         parameters=[
@@ -144,12 +181,20 @@ def run_ax(job: dict) -> dict:
             for i, (lo, hi) in enumerate(bounds)
         ]
     )
-    client.configure_optimization(objective="-loss")
-    if job["sampler"] == "ax-default":
+    client.configure_optimization(objective="-loss", outcome_constraints=list(outcome_constraints))
+    if sampler == "ax-default":
         client.configure_generation_strategy(initialization_random_seed=seed)
     else:
-        method = job["sampler"][len("ax-") :]
+        method = sampler[len("ax-") :]
         client.set_generation_strategy(ax_egp.generation_strategy(method, seed=seed))
+    return client
+
+
+def run_ax(job: dict) -> dict:
+    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
+    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
+    bounds, f, f_min = FUNCTIONS[function]
+    client = ax_client(job["sampler"], bounds, seed)
     values: list[float] = []
     t0 = time.perf_counter()
     while len(values) < n_trials:

@@ -197,6 +197,29 @@ BENCHMARKS: list[Benchmark] = [
         )
         for w, samplers in ((8, "dts-complete,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
+    *(
+        Benchmark(
+            f"constrained_{name}",
+            "constrained",
+            f"{args} --out {{results}}/constrained_{name}.jsonl --cache {{results}}/peers.jsonl",
+            f"{quick} --seeds 1 --functions gramacy --out {{results}}/constrained_{name}.jsonl "
+            "--cache {results}/peers.jsonl",
+        )
+        for name, args, quick in (
+            ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto,tpe"),
+            (
+                "async4",
+                "--mode async --workers 4 --seeds 5",
+                f"{ASYNC_QUICK} --samplers bore++,dts-complete",
+            ),
+            # 5 Sobol trials, then 2 of the algorithm's
+            (
+                "ax",
+                "--samplers ax-default,ax-egp-auto --functions gramacy,spring --seeds 5",
+                "--trials 7 --samplers ax-egp-auto",
+            ),
+        )
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

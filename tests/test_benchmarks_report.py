@@ -6,17 +6,22 @@ sampler code are flagged; ``run_all`` checks its arguments and where it writes."
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 import subprocess
 
+import numpy as np
 import pytest
 
-from benchmarks import report, run_all
+from benchmarks import constrained, constrained_report, report, run_all
+from benchmarks.constrained_functions import PROBLEMS, best_feasible
 from benchmarks.harness import provenance
 from benchmarks.harness.results import read_rows, same_setting
 from benchmarks.harness.tables import current_line, provenance_line
 
 SUITE = {"bench": "suite", "mode": "async", "workers": 4, "n_trials": 3}
+_CELL = {"bench": "constrained", "function": "gardner", "seed": 0, "mode": "seq", "workers": 1}
+_CELL_ROW = {**_CELL, "n_trials": 40}
 
 
 def _row(sampler, function, seed, final, **extra) -> dict:
@@ -194,3 +199,89 @@ def test_code_comparison_ignores_docstrings_and_comments_only():
     attribute = 'KEY = "a"\n"""What KEY holds."""\n'
     assert code(attribute) == code('KEY = "a"  # what it holds\n') != code('KEY = "b"\n')
     assert code("def f(:\n") is None
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_each_constrained_problem_attains_its_best_feasible_value(name):
+    problem = PROBLEMS[name]
+    x = np.array(problem.x_min)
+    low, high = problem.bounds.T
+    assert np.all((low <= x) & (x <= high))
+    assert len(problem.constraints(x)) == len(problem.constraint_names)
+    assert np.all(problem.constraints(x) <= 1e-8)
+    assert problem.objective(x) == pytest.approx(problem.f_min, abs=1e-8)
+    assert 40 <= problem.n_trials <= 100
+    # SLSQP from a few random starts finds nothing feasible below it
+    assert best_feasible(problem, starts=8)[0] >= problem.f_min - 1e-8
+
+
+def test_best_feasible_value_ignores_infeasible_trials():
+    row = constrained.run_constrained(
+        {**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12}
+    )
+
+    values, feasible = np.array(row["values"]), np.array(row["feasible"])
+    assert 0 < feasible.sum() < len(values) and row["n_feasible"] == feasible.sum()
+    for i, best in enumerate(row["best"]):
+        seen = values[: i + 1][feasible[: i + 1]]
+        assert best == (seen.min() if len(seen) else None)
+    assert row["regret"][-1] == pytest.approx(row["best"][-1] + 2.0)
+    assert len(row["ask_cpu_seconds"]) == 12 and row["model_at_ask"].count(True) == 2
+
+
+def _constrained_row(sampler, seed, regret, n_feasible=5, **extra):
+    return {
+        **_CELL_ROW,
+        "sampler": sampler,
+        "seed": seed,
+        "best": [None, None if regret is None else regret - 2.0],  # gardner: f_min -2
+        "n_feasible": n_feasible,
+        "feasible_fraction": n_feasible / 10,
+        "seconds_per_suggestion": 0.2,
+        "cpu_seconds_per_suggestion": 0.1 if sampler == "egp-auto" else 0.4,
+        "commit": "abc1234",
+        "date": "2026-11-26T10:00:00+00:00",
+        **extra,
+    }
+
+
+def test_a_run_without_a_feasible_trial_ranks_worst():
+    # egp-auto: 0.1, none, none -> median none feasible; gp: 2.0, 3.0, 4.0 -> median 3.0
+    rows = [
+        _constrained_row("egp-auto", 0, 0.1),
+        _constrained_row("egp-auto", 1, None, n_feasible=0),
+        _constrained_row("egp-auto", 2, None, n_feasible=0),
+        *(_constrained_row("gp", s, 2.0 + s) for s in range(3)),
+    ]
+
+    lines = constrained_report.summarise(rows, "Sequential")
+
+    assert (
+        "| gardner | 40 | none feasible (none feasible – none feasible) | **3** (2.5 – 3.5) |"
+        in lines
+    )
+    assert "| gardner | 40 | 0.00 (2 of 3) | 0.50 (0 of 3) |" in lines
+    assert (
+        "- EGPTSSampler has a lower median than GPSampler on 0 of 1 problems; runs without a "
+        "feasible trial where GPSampler's run of the same seed had one: 2; CPU seconds per "
+        "suggestion / GPSampler's: 0.25" in lines
+    )
+    assert constrained_report.quantile([1.0, 2.0, math.inf], 0.5) == 2.0
+    assert constrained_report.quantile([1.0, math.inf], 0.5) == math.inf
+
+
+def test_constrained_tables_pair_seeds_per_problem():
+    rows = [_constrained_row("egp-auto", s, 1.0) for s in (0, 1)] + [
+        _constrained_row("gp", 0, 2.0),
+        _constrained_row("gp", 0, 9.0, n_trials=20),  # another setting, older
+        {**_constrained_row("tpe", 5, 1.0), "function": "spring"},
+    ]
+    ours, peers = rows[:2], rows[2:]
+
+    shown = constrained_report.shown(ours, peers)
+
+    assert sorted((r["function"], r["sampler"], r["seed"]) for r in shown) == [
+        ("gardner", "egp-auto", 0),
+        ("gardner", "gp", 0),
+        ("spring", "tpe", 5),
+    ]

@@ -20,8 +20,17 @@ def pyplot():
     return plt
 
 
-def regret_plot(rows: list[dict], path: pathlib.Path, title: str) -> None:
-    """Median regret vs trials (IQR shaded), one panel per function, one line per sampler."""
+def regret_plot(
+    rows: list[dict],
+    path: pathlib.Path,
+    title: str,
+    *,
+    ylabel: str = "median regret (IQR shaded)",
+    linthresh: float = 1e-3,
+) -> None:
+    """Median regret vs trials (IQR shaded), one panel per function, one line per sampler; an
+    infinite regret (nothing found yet) is off the plot. The y axis is logarithmic above
+    ``linthresh``, linear below (down to 0)."""
     if not rows:
         return
     plt = pyplot()
@@ -40,12 +49,14 @@ def regret_plot(rows: list[dict], path: pathlib.Path, title: str) -> None:
             c = np.array(cs)  # (n_seeds, n_trials)
             x = np.arange(1, c.shape[1] + 1)
             ax.plot(x, np.median(c, axis=0), label=s)
-            ax.fill_between(x, np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0), alpha=0.15)
-        ax.set_yscale("symlog", linthresh=1e-3)
+            with np.errstate(invalid="ignore"):  # inf - inf: NaN, a gap in the band
+                low, high = np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0)
+            ax.fill_between(x, low, high, alpha=0.15)
+        ax.set_yscale("symlog", linthresh=linthresh)
         ax.set_title(fn)
         ax.set_xlabel("trials")
     for row in axes:
-        row[0].set_ylabel("median regret (IQR shaded)")
+        row[0].set_ylabel(ylabel)
     axes.flat[len(fns) - 1].legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()

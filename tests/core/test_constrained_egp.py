@@ -139,19 +139,8 @@ class _Step(Acquisition):
         return self.value(X), np.zeros_like(X)
 
 
-class _Linear(Acquisition):
-    """``sign * X[:, j]``."""
-
-    def __init__(self, j, sign=1.0):
-        self.j, self.sign = j, sign
-
-    def value(self, X):
-        return self.sign * X[:, self.j]
-
-    def value_and_grad(self, X):
-        grad = np.zeros_like(X)
-        grad[:, self.j] = self.sign
-        return self.value(X), grad
+class _Linear(_Column, Acquisition):
+    """``sign * X[:, j]`` as an acquisition."""
 
 
 def test_maximize_acquisition_follows_smooth_and_picks_by_the_acquisition():

@@ -10,6 +10,8 @@ Module map (BoTorch-style: one folder per role):
 * ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``)
   and ``LinearConstraint``
 * ``encoding.py``: the encoding of one parameter's columns (grids, log scales, one-hot)
+* ``pareto.py``: Pareto dominance, non-dominated sorting, hypervolume and its contributions, and
+  the inferred hypervolume reference point of several objectives
 * ``halton.py``: scrambled Halton points for ``SearchSpace.sample``
 * ``registry.py``: named algorithms for the adapters (``make_algorithm("egp-ts")``)
 * ``validation.py``: argument checks shared by every constructor

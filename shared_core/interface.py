@@ -7,8 +7,13 @@ object.
 
 Conventions:
     * ``X``: ``(n, d)`` encoded completed points; ``y``: ``(n,)`` objective values to be
-      **minimised** (adapters negate maximised objectives). ``y`` may hold ``+inf``/``-inf``;
-      :func:`clean_targets` maps them to the worst/best finite value. NaN rows are dropped.
+      **minimised** (adapters negate maximised objectives), or ``(n, m)`` for ``m >= 2``
+      objectives, each minimised (:attr:`Observations.Y` is always ``(n, m)``). ``y`` may hold
+      ``+inf``/``-inf``; :meth:`Observations.cleaned` maps them to the worst/best finite value of
+      their objective and drops rows with a NaN value.
+    * ``reference_point``: ``(m,)`` hypervolume reference point of several objectives on their
+      minimised scales (Ax's objective thresholds); NaN or None where it is not given, and the
+      algorithm infers it (:func:`shared_core.pareto.infer_reference_point`).
     * ``X_pending``: ``(p, d)`` encoded points of trials still running (or already suggested in
       the same batch); algorithms should keep new suggestions away from them.
     * ``constraints``: ``(n, k)`` constraint values of the completed points, one column per name in
@@ -27,6 +32,8 @@ capabilities are the runtime-checkable protocols below; an adapter tests
   from the trial attribute ``source_attribute``
 * :class:`ModelsConstraints`: it uses ``Observations.constraints`` (``models_constraints`` is
   True); an adapter refuses or warns about a constrained study given another algorithm
+* :class:`MultiObjective`: it models several objectives (``multi_objective`` is True); adapters
+  refuse a study with several objectives, before its first trial, for any other algorithm
 * :class:`MultiAgent`: one agent of several (distributed TS; also :class:`ReadsSources`): it
   learns from the trials of some sources only (``known_sources``), names the agent whose records
   it adopts (``model_source``), reports what it conditioned on (``last_view``), and an adapter
@@ -44,6 +51,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
+from shared_core.pareto import dominance_ranks
 from shared_core.search_space import SearchSpace
 
 __all__ = [
@@ -53,12 +61,14 @@ __all__ = [
     "Algorithm",
     "ModelsConstraints",
     "MultiAgent",
+    "MultiObjective",
     "OneAtATimeAlgorithm",
     "ReadsSources",
     "SharesModelState",
     "check_capabilities",
     "clean_targets",
     "models_constraints",
+    "multi_objective",
 ]
 
 
@@ -71,6 +81,10 @@ class Observations:
     """Completed points, their values (minimised) and constraint values, the points of trials
     still running, and where each row came from.
 
+    ``y`` is ``(n,)`` with one objective and ``(n, m)`` with ``m >= 2`` (a ``(n, 1)`` array is
+    flattened); :attr:`Y` is ``(n, m)`` in both cases. ``reference_point`` ``(m,)`` is the
+    hypervolume reference point of several objectives (NaN entries, or None: not given).
+
     ``source`` ``(n,)`` and ``pending_source`` ``(p,)`` are integer labels the adapter supplies (for
     distributed Thompson sampling: the agent that ran the trial); ``-1`` (:data:`UNKNOWN_SOURCE`)
     means unknown, and is the default. ``constraints`` ``(n, k)`` holds the value of constraint
@@ -80,15 +94,16 @@ class Observations:
     """
 
     X: np.ndarray  # (n, d)
-    y: np.ndarray  # (n,)
+    y: np.ndarray  # (n,), or (n, m) with m >= 2 objectives
     X_pending: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (p, d)
     source: np.ndarray | None = None  # (n,) int
     pending_source: np.ndarray | None = None  # (p,) int
     constraints: np.ndarray | None = None  # (n, k), NaN where a point has no value
     constraint_names: tuple[str, ...] = ()  # (k,)
+    reference_point: np.ndarray | None = None  # (m,) minimised scale, NaN where not given
 
     def __post_init__(self) -> None:
-        y = np.asarray(self.y, dtype=np.float64).reshape(-1)
+        y = _objective_values(self.y)
         X = np.asarray(self.X, dtype=np.float64)
         X = X.reshape(len(y), -1) if X.ndim != 2 and len(y) else X  # a flat X of n rows
         pending = np.asarray(self.X_pending, dtype=np.float64)
@@ -113,6 +128,18 @@ class Observations:
         names = tuple(self.constraint_names)
         object.__setattr__(self, "constraint_names", names)
         object.__setattr__(self, "constraints", _constraint_matrix(self.constraints, len(y), names))
+        object.__setattr__(
+            self, "reference_point", _reference_point(self.reference_point, self.n_objectives)
+        )
+
+    @property
+    def Y(self) -> np.ndarray:
+        """``(n, m)`` objective values (minimised), also for one objective (``m = 1``)."""
+        return self.y if self.y.ndim == 2 else self.y[:, None]
+
+    @property
+    def n_objectives(self) -> int:
+        return 1 if self.y.ndim == 1 else int(self.y.shape[1])
 
     @property
     def n_constraints(self) -> int:
@@ -134,10 +161,18 @@ class Observations:
 
     def best_first(self) -> np.ndarray:
         """``(n,)`` row indices, best first: feasible rows by value, then infeasible rows by total
-        violation (ties by value)."""
+        violation (ties by value). With several objectives "by value" means by non-dominated
+        sorting rank among the feasible rows (:func:`~shared_core.pareto.dominance_ranks`), ties
+        by the sum of the row's ranks in each objective."""
         feasible = self.feasible
         key = np.where(feasible, 0.0, 1.0)
-        return cast(np.ndarray, np.lexsort((self.y, np.where(feasible, 0.0, self.violation), key)))
+        violation = np.where(feasible, 0.0, self.violation)
+        if self.n_objectives == 1:
+            return cast(np.ndarray, np.lexsort((self.y, violation, key)))
+        front_rank = np.zeros(len(self.y))  # (n,) infeasible rows: only their violation counts
+        front_rank[feasible] = dominance_ranks(self.Y[feasible])
+        column_ranks = np.argsort(np.argsort(self.Y, axis=0), axis=0).sum(axis=1)  # (n,)
+        return cast(np.ndarray, np.lexsort((column_ranks, front_rank, violation, key)))
 
     def subset(self, rows: np.ndarray) -> Observations:
         """The completed rows selected by ``rows`` (a
@@ -152,19 +187,21 @@ class Observations:
         )
 
     def cleaned(self) -> Observations:
-        """NaN rows dropped; ``+inf`` clipped to the worst and ``-inf`` to the best finite value.
+        """Rows with a NaN objective value dropped; ``+inf`` clipped to the worst and ``-inf`` to
+        the best finite value (of the same objective).
 
         If no value is finite, infinite values become ``+1`` (inf) and ``-1`` (-inf) so that their
         order is kept. Infinite constraint values are clipped the same way per constraint, but
         never across 0: ``+inf`` stays infeasible and ``-inf`` feasible (:func:`_clip_infinities`).
         NaN constraint values stay missing.
         """
-        out = self.subset(~np.isnan(self.y))
+        out = self.subset(~np.isnan(self.Y).any(axis=1))
         assert out.constraints is not None  # __post_init__ fills it
         constraints = out.constraints.copy()
         for j in range(constraints.shape[1]):
             constraints[:, j] = _clip_infinities(constraints[:, j], keep_sign=True)
-        return replace(out, y=_clip_infinities(out.y), constraints=constraints)
+        Y = np.stack([_clip_infinities(column) for column in out.Y.T], axis=1)  # (n, m)
+        return replace(out, y=Y if out.y.ndim == 2 else Y[:, 0], constraints=constraints)
 
     def with_pending(
         self, X_new: np.ndarray, source: int | np.ndarray = UNKNOWN_SOURCE
@@ -192,6 +229,30 @@ def _clip_infinities(values: np.ndarray, keep_sign: bool = False) -> np.ndarray:
     out[out == np.inf] = hi
     out[out == -np.inf] = lo
     return cast(np.ndarray, out)
+
+
+def _objective_values(values: np.ndarray) -> np.ndarray:
+    """``(n,)`` float64 values of one objective, or ``(n, m)`` of ``m >= 2``."""
+    y = np.asarray(values, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] >= 2:
+        return y
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError(f"y must have at least one objective column, got shape {y.shape}")
+    if y.ndim > 2:
+        raise ValueError(f"y must have shape (n,) or (n, m), got {y.shape}")
+    return y.reshape(-1)
+
+
+def _reference_point(point: np.ndarray | None, m: int) -> np.ndarray | None:
+    """``(m,)`` float64 reference point (NaN: not given), or None."""
+    if point is None:
+        return None
+    out = np.asarray(point, dtype=np.float64).reshape(-1)
+    if out.shape != (m,) or np.isinf(out).any():
+        raise ValueError(
+            f"reference_point must be {m} finite values or NaN (one per objective), got {point!r}"
+        )
+    return out
 
 
 def _constraint_matrix(values: np.ndarray | None, n: int, names: tuple[str, ...]) -> np.ndarray:
@@ -305,6 +366,21 @@ class ModelsConstraints(Protocol):
 def models_constraints(algorithm: object) -> bool:
     """Whether ``algorithm`` uses constraint values (:class:`ModelsConstraints`)."""
     return isinstance(algorithm, ModelsConstraints) and bool(algorithm.models_constraints)
+
+
+@runtime_checkable
+class MultiObjective(Protocol):
+    """An algorithm that models several objectives: given ``Observations.y`` ``(n, m)`` with
+    ``m >= 2``, its suggestions aim at the Pareto front (with ``reference_point`` where given).
+    Adapters refuse a study with several objectives for other algorithms, before its first
+    trial."""
+
+    multi_objective: bool  # True if it accepts y of shape (n, m), m >= 2
+
+
+def multi_objective(algorithm: object) -> bool:
+    """Whether ``algorithm`` models several objectives (:class:`MultiObjective`)."""
+    return isinstance(algorithm, MultiObjective) and bool(algorithm.multi_objective)
 
 
 # The members of each capability (MultiAgent's besides ReadsSources'), for check_capabilities.

@@ -117,7 +117,7 @@ def hypervolume_contributions(Y: np.ndarray, reference_point: np.ndarray) -> np.
     candidates = np.flatnonzero(non_dominated(Y) & np.all(Y < reference_point, axis=1))
     for i in candidates:
         out[i] = total - hypervolume(np.delete(Y, i, axis=0), reference_point)
-    return cast(np.ndarray, np.maximum(out, 0.0))
+    return np.maximum(out, 0.0)
 
 
 def infer_reference_point(Y: np.ndarray, scale: float = REFERENCE_POINT_SCALE) -> np.ndarray:

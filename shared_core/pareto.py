@@ -8,8 +8,9 @@ Glossary (shapes in comments):
 
 The hypervolume is computed by slicing (Hypervolume by Slicing Objectives, While, Hingston, Barone
 & Huband, "A faster algorithm for calculating hypervolume", IEEE TEVC 2006): exact, with a sweep in
-two objectives and a recursion on the last objective above; ``O(n^{m-1} log n)``, fast for the
-fronts of a study (hundreds of points, 2-4 objectives).
+two objectives and a recursion on the last objective above (in three objectives the sweeps of all
+slices at once, with ``(n, n)`` arrays); ``O(n^{m-1} log n)``, fast for the fronts of a study
+(hundreds of points, 2-4 objectives).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = [
 
 # the inferred reference point's margin beyond the nadir, a fraction of the front's range
 REFERENCE_POINT_SCALE = 0.1
+# most points whose three-objective hypervolume is swept at once ((n, n) arrays), not slice by slice
+_MAX_VECTORISED = 1000
 
 
 def _dominates_matrix(Y: np.ndarray) -> np.ndarray:
@@ -78,7 +81,8 @@ def hypervolume(Y: np.ndarray, reference_point: np.ndarray) -> float:
     Y = Y[np.all(Y < r, axis=1)]
     if len(Y) == 0:
         return 0.0
-    return _sliced_volume(Y[non_dominated(Y)], r)
+    # the sweeps of two and three objectives need no filtering: dominated points add nothing
+    return _sliced_volume(Y if len(r) <= 3 else Y[non_dominated(Y)], r)
 
 
 def _sliced_volume(Y: np.ndarray, r: np.ndarray) -> float:
@@ -91,19 +95,26 @@ def _sliced_volume(Y: np.ndarray, r: np.ndarray) -> float:
     order = np.argsort(Y[:, -1], kind="stable")
     Y = Y[order]
     if m == 2:
-        # sweep in y_1: each point adds the strip between its y_0 and the best y_0 so far
-        best, volume = r[0], 0.0
-        for i in range(len(Y)):
-            height = (Y[i + 1, 1] if i + 1 < len(Y) else r[1]) - Y[i, 1]
-            best = min(best, Y[i, 0])
-            volume += (r[0] - best) * height
-        return float(volume)
+        # sweep in y_1: each point adds the strip between its y_1 and the next one, as wide as
+        # the best y_0 so far (dominated points add nothing beyond it, so none is filtered out)
+        heights = np.diff(np.append(Y[:, 1], r[1]))  # (n,)
+        return float(np.sum((r[0] - np.minimum.accumulate(Y[:, 0])) * heights))
+    if m == 3 and len(Y) <= _MAX_VECTORISED:
+        # every slice's sweep at once: column i of the (n, n) arrays keeps the points at or
+        # below slice i (rows in y_1 order); an interval of y_1 before its first point is 0 wide
+        by_y1 = np.argsort(Y[:, 1], kind="stable")  # (n,)
+        below = by_y1[:, None] <= np.arange(len(Y))[None, :]  # (n, n)
+        best = np.minimum.accumulate(np.where(below, Y[by_y1, :1], r[0]), axis=0)  # (n, n)
+        areas = np.diff(np.append(Y[by_y1, 1], r[1])) @ (r[0] - best)  # (n,)
+        return float(areas @ np.diff(np.append(Y[:, 2], r[2])))
     volume = 0.0
     for i in range(len(Y)):
         height = (Y[i + 1, -1] if i + 1 < len(Y) else r[-1]) - Y[i, -1]
         if height > 0.0:
             below = Y[: i + 1, :-1]  # the points at or below this slice, last objective dropped
-            volume += _sliced_volume(below[non_dominated(below)], r[:-1]) * height
+            if m > 3:  # the sweep needs no filtering; deeper recursions gain from it
+                below = below[non_dominated(below)]
+            volume += _sliced_volume(below, r[:-1]) * height
     return float(volume)
 
 

@@ -42,6 +42,26 @@ Feasibility is Optuna's (:attr:`~shared_core.interface.Observations.feasible`: a
 does not count), so a study without constraint values gets :func:`quantile_labels` of ``y``.
 The local candidates of the acquisition optimiser start from the good points in
 :meth:`~shared_core.interface.Observations.best_first` order.
+
+Several objectives (MBORE: De Ath, Chugh & Rahat, "MBORE: multi-objective Bayesian optimisation
+by density-ratio estimation", GECCO 2022). With ``y`` of shape ``(n, m)`` the classifier is the
+same; only the labels change (:func:`pareto_labels`): each point gets a scalar, and the good class
+is :func:`quantile_labels` of it. The scalar is the paper's HypI (hypervolume improvement, from
+Rahat, Everson & Fieldsend, "Alternative infill strategies for expensive multi-objective
+optimisation", GECCO 2017): with the points sorted into non-dominated shells ``S_0, S_1, ...``
+(:func:`~shared_core.pareto.dominance_ranks`), a point ``x`` of shell ``S_k`` scores the
+hypervolume of ``S_{k+1} ∪ {x}`` (that of ``{x}`` alone in the last shell), larger being better.
+The score never increases from one shell to the next, so the non-dominated points are good first
+and a shell cut by the quantile keeps the points that add the most hypervolume to the shell behind
+it (spread along the front, not bunched). Ties between shells go to the better shell. The paper
+also has a dominance-count rank (DomRank), a Pareto-compliant hypervolume contribution (PHC) and an
+augmented Chebyshev scalarisation. The hypervolume's reference point is the given entries of
+``Observations.reference_point``, the others from
+:func:`~shared_core.pareto.infer_reference_point` of the feasible points. Only the shell that the
+quantile cuts needs hypervolumes: its points are ordered by their exclusive contribution to it
+and the shell behind (the same order as HypI), the other shells are all good or all bad. With
+constraints the same rule applies to the feasible points (infeasible ones are never good, least
+violation while none is feasible); with one objective the labels are exactly those above.
 """
 
 from __future__ import annotations
@@ -67,10 +87,11 @@ from shared_core.optim.acquisition_optimizer import (
     raw_candidates,
 )
 from shared_core.optim.svgd import svgd
+from shared_core.pareto import dominance_ranks, hypervolume, infer_reference_point
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_int, check_real
 
-__all__ = ["BOREAlgorithm", "VARIANTS", "constrained_labels", "quantile_labels"]
+__all__ = ["BOREAlgorithm", "VARIANTS", "constrained_labels", "pareto_labels", "quantile_labels"]
 
 VARIANTS = ("bore++", "bore")
 # The classifiers' names in earlier versions of this module: samplers pickled then still load.
@@ -98,21 +119,73 @@ def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
     return cast(np.ndarray, good.astype(np.float64))
 
 
+def pareto_labels(Y: np.ndarray, reference_point: np.ndarray, gamma: float) -> np.ndarray:
+    """``(n,)`` MBORE labels of the points ``Y`` ``(n, m)`` (every objective minimised):
+    :func:`quantile_labels` of the HypI scalarisation (see the module docstring).
+
+    The good class holds ``ceil(gamma n)`` points with the tie rule of :func:`quantile_labels`:
+    whole non-dominated shells, best first, then the points of the shell that the quantile cuts
+    with the largest hypervolume improvement over the next shell (reference point
+    ``reference_point`` ``(m,)``). Equal points get equal labels.
+    """
+    n = len(Y)
+    if n == 0:
+        return np.zeros(0)
+    k = min(n, max(1, math.ceil(gamma * n)))
+    shell = dominance_ranks(Y)  # (n,)
+    cut = int(np.searchsorted(np.cumsum(np.bincount(shell)), k))  # the shell of the k-th best point
+    score = shell.astype(np.float64)  # (n,) smaller is better
+    rows = np.flatnonzero(shell == cut)
+    if np.count_nonzero(shell <= cut) > k:  # the cut splits this shell: order it by HypI
+        # HypI less the hypervolume of the next shell, common to the whole shell
+        gain = _hypervolume_gains(Y[rows], Y[shell == cut + 1], reference_point)
+        # in [cut, cut + 1): the shell stays between its neighbours, equal gains tie
+        _, position = np.unique(-gain, return_inverse=True)
+        score[rows] += position.reshape(-1) / len(rows)
+    return quantile_labels(score, gamma)
+
+
+def _hypervolume_gains(points: np.ndarray, behind: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``(b,)`` hypervolume that each of ``points`` ``(b, m)`` alone adds to ``behind`` ``(c, m)``
+    (reference point ``r``): the volume of its box ``[x, r]`` less the hypervolume of ``behind``
+    clipped to the box (``max(a, x)``)."""
+    gains = np.zeros(len(points))
+    for i, x in enumerate(points):
+        if np.all(x < r):
+            gains[i] = np.prod(r - x) - hypervolume(np.maximum(behind, x), r)
+    return np.maximum(gains, 0.0)
+
+
+def reference_point_of(obs: Observations) -> np.ndarray:
+    """``(m,)`` hypervolume reference point for ``obs``: the given entries of
+    ``obs.reference_point``, the others (NaN, or all when it is None) from
+    :func:`~shared_core.pareto.infer_reference_point` of the feasible rows (all rows if none is
+    feasible). ``obs`` has at least one row."""
+    feasible = obs.feasible
+    inferred = infer_reference_point(obs.Y[feasible] if feasible.any() else obs.Y)
+    given = obs.reference_point
+    return inferred if given is None else np.where(np.isnan(given), inferred, given)
+
+
 def constrained_labels(obs: Observations, gamma: float) -> np.ndarray:
     """``(n,)`` labels of ``obs`` with its constraints: 1 for the best feasible values, 0 otherwise.
 
-    Infeasible points (:attr:`Observations.feasible`) are never good. With ``m > 0`` feasible
+    Infeasible points (:attr:`Observations.feasible`) are never good. With ``f > 0`` feasible
     points, the good ones are :func:`quantile_labels` of their values, i.e. the best
-    ``ceil(gamma m)`` with the same tie rule. With none, the good ones are
+    ``ceil(gamma f)`` with the same tie rule (with several objectives, :func:`pareto_labels` of
+    the feasible points, reference point :func:`reference_point_of`). With none, the good ones are
     :func:`quantile_labels` of the total violations (:attr:`Observations.violation`): the least
     violating. Without constraint values every point is feasible and the labels are
-    ``quantile_labels(obs.y, gamma)``.
+    ``quantile_labels(obs.y, gamma)`` (``pareto_labels`` of ``obs.y``).
     """
     feasible = obs.feasible  # (n,)
     if not feasible.any():
         return quantile_labels(obs.violation, gamma)
     z = np.zeros(len(obs.y))
-    z[feasible] = quantile_labels(obs.y[feasible], gamma)
+    if obs.n_objectives == 1:
+        z[feasible] = quantile_labels(obs.y[feasible], gamma)
+    else:
+        z[feasible] = pareto_labels(obs.Y[feasible], reference_point_of(obs), gamma)
     return z
 
 
@@ -126,6 +199,14 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
     ``gamma``-fraction of least total violation (:func:`constrained_labels`). There is no model
     per constraint: the one classifier learns "good and feasible" against the rest, and its
     maximiser is the next query. Every variant and ``batch_size`` uses these labels.
+
+    Several objectives (:class:`~shared_core.interface.MultiObjective`; MBORE, De Ath, Chugh &
+    Rahat, "MBORE: multi-objective Bayesian optimisation by density-ratio estimation", GECCO
+    2022): the labels come from the HypI scalarisation (:func:`pareto_labels`): whole
+    non-dominated shells of the feasible trials are good, best first, and in the shell that the
+    ``gamma`` quantile cuts the trials adding the most hypervolume over the next shell. The
+    reference point is ``Observations.reference_point`` where given, else inferred
+    (:func:`reference_point_of`). Constraints compose as above.
 
     Args:
         variant: ``"bore++"`` (least-squares classifier with UCB, default) or ``"bore"`` (network).
@@ -157,6 +238,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
     """
 
     models_constraints = True  # through the labels (constrained_labels)
+    multi_objective = True  # through the labels (pareto_labels)
 
     def __init__(
         self,
@@ -213,13 +295,14 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         layout = repr((space.params, space.constraints)).encode()
         assert obs.constraints is not None  # Observations fills it
         key = (
-            np.ascontiguousarray(np.hstack([obs.X, obs.y[:, None], obs.constraints])).tobytes()
+            np.ascontiguousarray(np.hstack([obs.X, obs.Y, obs.constraints])).tobytes()
             + repr(obs.constraint_names).encode()
+            + (b"" if obs.reference_point is None else obs.reference_point.tobytes())
             + layout
         )
         if key != self._fitted_key:
             # labels come from all observations; beyond max_points the best rows (best_first:
-            # feasible by value, then infeasible by violation) are kept
+            # feasible by value or non-dominated rank, then infeasible by violation) are kept
             rank = np.empty(len(obs.y))  # (n,) position of each row in best_first order
             rank[obs.best_first()] = np.arange(len(obs.y))
             rows = fit_subset(obs.X, rank, self.max_points, rng)
@@ -249,8 +332,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
                 return x
         clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
-        # the best good points: the good class is a prefix of best_first (constrained_labels)
-        X_best = X[obs.best_first()[: min(int(z.sum()), self.n_starts)]]
+        # the best good points (with one objective the good class is a prefix of best_first)
+        order = obs.best_first()
+        X_best = X[order[z[order] > 0][: self.n_starts]]
         x_max = maximize_acquisition(
             clf.acquisition(),
             space,

@@ -279,8 +279,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             if variant == "bore++"
             else NetworkClassifier()
         )
-        # the observations (and space) the classifier was last fitted to
+        # the observations (and space) the classifier was last fitted to, and their labels
         self._fitted_key: bytes = b""
+        self._labels: np.ndarray | None = None
         # particles of the current synchronous batch not handed out yet
         self._queue: list[np.ndarray] = []
         self._queue_key: bytes = b""
@@ -291,7 +292,6 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
     ) -> tuple[np.ndarray, bytes]:
         """Fit the classifier unless it was fitted to these very observations; return the labels and
         the key of the observations in this space (a queued batch is valid for that key only)."""
-        z = constrained_labels(obs, self.gamma)
         layout = repr((space.params, space.constraints)).encode()
         assert obs.constraints is not None  # Observations fills it
         key = (
@@ -300,14 +300,17 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             + (b"" if obs.reference_point is None else obs.reference_point.tobytes())
             + layout
         )
-        if key != self._fitted_key:
-            # labels come from all observations; beyond max_points the best rows (best_first:
-            # feasible by value or non-dominated rank, then infeasible by violation) are kept
-            rank = np.empty(len(obs.y))  # (n,) position of each row in best_first order
-            rank[obs.best_first()] = np.arange(len(obs.y))
-            rows = fit_subset(obs.X, rank, self.max_points, rng)
-            self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
-            self._fitted_key = key
+        labels = getattr(self, "_labels", None)  # absent in samplers pickled by older versions
+        if key == self._fitted_key and labels is not None:
+            return labels, key
+        z = constrained_labels(obs, self.gamma)
+        # labels come from all observations; beyond max_points the best rows (best_first:
+        # feasible by value or non-dominated rank, then infeasible by violation) are kept
+        rank = np.empty(len(obs.y))  # (n,) position of each row in best_first order
+        rank[obs.best_first()] = np.arange(len(obs.y))
+        rows = fit_subset(obs.X, rank, self.max_points, rng)
+        self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
+        self._fitted_key, self._labels = key, z
         return z, key
 
     def _suggest_one(

@@ -31,7 +31,9 @@ def _obs(Y, constraints=None, reference_point=None):
     if constraints is None:
         return Observations(X, Y, reference_point=reference_point)
     c = np.asarray(constraints, dtype=float).reshape(len(Y), -1)
-    return Observations(X, Y, constraints=c, constraint_names=("c",), reference_point=reference_point)
+    return Observations(
+        X, Y, constraints=c, constraint_names=("c",), reference_point=reference_point
+    )
 
 
 # a front of three points (rows 0-2), a second shell (rows 3-4) and two dominated points
@@ -40,13 +42,9 @@ FRONT = [[0.0, 4.0], [1.0, 2.0], [3.0, 0.5], [2.0, 4.5], [4.0, 2.5], [4.0, 5.0],
 
 def test_non_dominated_points_are_good_and_dominated_ones_not():
     # ceil(3 / 7 * 7) = 3: exactly the front
-    np.testing.assert_array_equal(
-        constrained_labels(_obs(FRONT), 3 / 7), [1, 1, 1, 0, 0, 0, 0]
-    )
+    np.testing.assert_array_equal(constrained_labels(_obs(FRONT), 3 / 7), [1, 1, 1, 0, 0, 0, 0])
     # 5 good: the front and the whole second shell, never a dominated point before them
-    np.testing.assert_array_equal(
-        constrained_labels(_obs(FRONT), 5 / 7), [1, 1, 1, 1, 1, 0, 0]
-    )
+    np.testing.assert_array_equal(constrained_labels(_obs(FRONT), 5 / 7), [1, 1, 1, 1, 1, 0, 0])
 
 
 def test_a_cut_front_keeps_the_points_adding_most_hypervolume_over_the_next_shell():
@@ -134,8 +132,13 @@ def test_one_objective_gives_exactly_quantile_labels():
     for n in (1, 5, 40):
         y = np.round(rng.normal(size=n), 1)  # rounded: ties
         for gamma in (0.1, 0.25, 0.5):
-            for obs in (Observations(rng.random((n, 2)), y), Observations(rng.random((n, 2)), y[:, None])):
-                np.testing.assert_array_equal(constrained_labels(obs, gamma), quantile_labels(y, gamma))
+            for obs in (
+                Observations(rng.random((n, 2)), y),
+                Observations(rng.random((n, 2)), y[:, None]),
+            ):
+                np.testing.assert_array_equal(
+                    constrained_labels(obs, gamma), quantile_labels(y, gamma)
+                )
 
 
 def test_a_suggestion_with_two_objectives_and_running_trials():

@@ -1,6 +1,7 @@
-"""Studies with several objectives in the Optuna adapter: what reaches the algorithm (each objective
-minimised, in its column), constraints with them, workers and storages, the refusal for an
-algorithm that models one objective, and the named samplers on awkward values."""
+"""Studies with several objectives in the Optuna adapter, driven by test algorithms: what reaches
+the algorithm (each objective minimised, in its column), constraints with them, workers and
+storages, and the refusal for an algorithm that models one objective. The named samplers on
+several objectives: ``tests/test_fuzz.py`` and ``test_pytest_samplers.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import CoreSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -211,33 +212,3 @@ def test_an_rdb_study_gives_a_new_worker_the_same_observations(tmp_path):
     loaded.optimize(_objective(3), n_trials=1)
     (obs,) = second.seen
     np.testing.assert_allclose(obs.y, _expected_y(loaded.trials[:5], directions), rtol=1e-12)
-
-
-# The named samplers, once their algorithms model several objectives: small budgets, awkward values
-# (an infinite value, a constant objective, three objectives, NaN).
-NAMED = {
-    "egp-ts": lambda: EGPTSSampler(seed=0, n_startup_trials=3, n_features=64),
-    "bore++": lambda: BORESampler(seed=0, n_startup_trials=3, svgd_steps=50),
-    "dts": lambda: DistributedTSSampler(
-        seed=0, n_startup_trials=3, agent_id=0, graph="star", n_agents=3
-    ),
-}
-
-
-@pytest.mark.parametrize("name", list(NAMED))
-def test_named_samplers_run_three_objectives_with_awkward_values(name):
-    def objective(trial):
-        x, y = trial.suggest_float("x", 0.0, 1.0), trial.suggest_int("k", 0, 3)
-        if trial.number == 4:
-            return math.nan, 0.0, 0.0  # a failed trial
-        first = math.inf if trial.number == 1 else x + y
-        return first, 7.0, (x - 0.5) ** 2 - y  # the second is constant
-
-    study = optuna.create_study(
-        directions=["minimize", "maximize", "minimize"], sampler=NAMED[name]()
-    )
-    study.optimize(objective, n_trials=8)
-    states = [t.state for t in study.trials]
-    assert states.count(TrialState.FAIL) == 1 and states.count(TrialState.COMPLETE) == 7
-    assert all(0.0 <= t.params["x"] <= 1.0 and t.params["k"] in range(4) for t in study.trials)
-    assert study.best_trials  # the Pareto front of the completed trials

@@ -364,7 +364,7 @@ class CoreSampler(BaseSampler):
             raise ValueError(
                 f"{type(self).__name__} supports single-objective studies only with the algorithm "
                 f"{type(self._algorithm).__name__}; this study has {len(directions)} objectives "
-                f"({directions}). An algorithm models several objectives if it has "
+                f"(directions {directions}). An algorithm models several objectives if it has "
                 "multi_objective = True (shared_core.interface.MultiObjective)."
             )
 

@@ -195,7 +195,7 @@ def test_two_threads_see_each_others_running_trials_as_pending():
 
 
 def test_an_rdb_study_gives_a_new_worker_the_same_observations(tmp_path):
-    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path / 'study.db'}")  # set up once
     directions = ["maximize", "minimize", "maximize"]
     first = Recorder()
     study = optuna.create_study(

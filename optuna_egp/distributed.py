@@ -48,6 +48,10 @@ class DistributedTSSampler(CoreSampler):
     feasible), the rule of ``study.best_trial``. Only completed trials train the models: the
     constraint values of pruned and failed trials are not used.
 
+    Several objectives (``optuna.create_study(directions=[...])``): a surrogate per objective and
+    a Thompson draw of each, scalarised per suggestion with a random weight vector, each agent on
+    its neighbourhood's trials; the reference point is inferred from the observed front.
+
     Examples:
         One script launched M times, e.g. ``OPTUNA_EGP_AGENT_ID=3 python worker.py``:
 

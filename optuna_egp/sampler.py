@@ -40,7 +40,7 @@ from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, 
 from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
 from optuna_egp._warnings import OnceWarnings
-from shared_core.interface import Algorithm, Observations, check_capabilities
+from shared_core.interface import Algorithm, Observations, check_capabilities, multi_objective
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 from shared_core.threads import check_max_threads, limited_threads
@@ -58,15 +58,26 @@ class CoreSampler(BaseSampler):
 
     Relative sampling on the intersection search space of completed trials; parameters outside it
     (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
-    running trials are pending points; failed and pruned trials are ignored. Single objective only.
+    running trials are pending points; failed and pruned trials are ignored.
+
+    Several objectives (``optuna.create_study(directions=[...])``): an algorithm that models them
+    (``multi_objective = True``, :class:`~shared_core.interface.MultiObjective`) gets
+    ``Observations.y`` of shape ``(n, m)``, column ``i`` the values of objective ``i``, negated for
+    a maximised one, and no reference point (the algorithm infers it from the observed front). A
+    study with one objective gets ``y`` of shape ``(n,)``. Optuna fails a trial whose value is NaN
+    in any objective, so it is never observed; ``+-inf`` in one objective is observed. For an
+    algorithm that models one objective, a study with several is a ``ValueError`` naming the
+    sampler and the number of objectives, at the first trial, before the objective runs (that
+    trial is failed).
 
     Constraints: a trial's constraint values (``trial.set_constraint``, or ``constraints_func``)
-    reach the algorithm with the objective values (``Observations.constraints``, one column per
-    name: the sorted union of the names over the completed trials it sees, NaN where a trial lacks
-    one). Only completed trials train the models, as in Optuna's ``GPSampler``: the constraint
-    values of pruned and failed trials are not used. A trial is feasible when every value it has is
-    ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``. An algorithm that
-    does not model constraints (without ``models_constraints = True``,
+    reach the algorithm with the objective values, one objective or several
+    (``Observations.constraints``, one column per name: the sorted union of the names over the
+    completed trials it sees, NaN where a trial lacks one). Only completed trials train the
+    models, as in Optuna's ``GPSampler``: the constraint values of pruned and failed trials are not
+    used. A trial is feasible when every value it has is ``<= 0`` (a trial with none is feasible),
+    the rule of ``study.best_trial`` (and of ``study.best_trials``). An algorithm that does not
+    model constraints (without ``models_constraints = True``,
     :class:`~shared_core.interface.ModelsConstraints`) refuses ``constraints_func``, and the first
     trial of a study that carries constraint values gets a warning that they are not used.
 
@@ -225,7 +236,7 @@ class CoreSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        _check_single_objective(study, self)
+        self._check_objectives(study)
         with self._lock:
             space = self._search_space.calculate(study)
         if not space and not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
@@ -236,7 +247,7 @@ class CoreSampler(BaseSampler):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        _check_single_objective(study, self)
+        self._check_objectives(study)
         with self._lock, limited_threads(self._max_threads) as capped:
             if not capped:
                 self._warnings.warn(
@@ -302,13 +313,13 @@ class CoreSampler(BaseSampler):
         X_pending: np.ndarray,
         pending_trials: list[FrozenTrial],
     ) -> Observations:
-        """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised) and
-        constraint values ``(n, k)``, pending points."""
-        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised: ``(n,)``
+        for one objective, ``(n, m)`` for ``m`` objectives) and constraint values ``(n, k)``,
+        pending points."""
         names, constraints = self._constraints.matrix(study, complete)
         return Observations(
             X=X,
-            y=sign * np.array([t.value for t in complete], dtype=float),  # minimised
+            y=_minimised_values(study, complete),
             X_pending=X_pending,
             source=_agents.sources(self._algorithm, complete),
             pending_source=_agents.sources(self._algorithm, pending_trials),
@@ -342,6 +353,21 @@ class CoreSampler(BaseSampler):
             f"{what}; the trial runs on without it (a new worker then fits its model from scratch)",
         )
 
+    def _models_objectives(self, study: Study) -> bool:
+        """Whether the algorithm models the study's number of objectives."""
+        return len(study.directions) == 1 or multi_objective(self._algorithm)
+
+    def _check_objectives(self, study: Study) -> None:
+        """``ValueError`` for a study with several objectives if the algorithm models one."""
+        if not self._models_objectives(study):
+            directions = [d.name for d in study.directions]
+            raise ValueError(
+                f"{type(self).__name__} supports single-objective studies only with the algorithm "
+                f"{type(self._algorithm).__name__}; this study has {len(directions)} objectives "
+                f"(directions {directions}). An algorithm models several objectives if it has "
+                "multi_objective = True (shared_core.interface.MultiObjective)."
+            )
+
     def sample_independent(
         self,
         study: Study,
@@ -349,7 +375,7 @@ class CoreSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        _check_single_objective(study, self)
+        self._check_objectives(study)
         in_startup = (study.study_name, trial.number) in self._startup_trials
         if self._warn_independent_sampling and not in_startup:
             self._warnings.warn(
@@ -366,9 +392,9 @@ class CoreSampler(BaseSampler):
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         # reject the study before the objective runs; the new trial is failed
-        if len(study.directions) > 1:
+        if not self._models_objectives(study):
             study.tell(trial.number, state=TrialState.FAIL)
-            _check_single_objective(study, self)
+            self._check_objectives(study)
         self._in_flight.add((study.study_name, trial.number))
         for key in _TRIAL_RECORDS:  # a retried trial inherits the dead trial's records
             if trial.system_attrs.get(key) is not None:
@@ -401,12 +427,18 @@ def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, Ba
     return dict(sorted(fullest.distributions.items())) if fullest is not None else {}
 
 
-def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
-    if len(study.directions) > 1:
-        raise ValueError(
-            f"{type(sampler).__name__} supports single-objective studies only; this study has "
-            f"{len(study.directions)} objectives ({[d.name for d in study.directions]})."
-        )
+def _minimised_values(study: Study, complete: list[FrozenTrial]) -> np.ndarray:
+    """The values of the ``complete`` trials, each objective minimised (a maximised one negated):
+    ``(n,)`` for one objective, ``(n, m)`` for ``m`` objectives (``y[:, i]`` is objective ``i``).
+    Optuna fails a trial with a NaN value, so none is NaN; ``+-inf`` stays (the algorithm's
+    ``Observations.cleaned`` clips it)."""
+    if len(study.directions) == 1:
+        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        return sign * np.array([t.value for t in complete], dtype=float)
+    signs = np.array([-1.0 if d == StudyDirection.MAXIMIZE else 1.0 for d in study.directions])
+    # (n, m)
+    values = np.array([t.values for t in complete], dtype=float).reshape(len(complete), -1)
+    return values * signs
 
 
 def __getattr__(name: str) -> Any:

@@ -51,6 +51,12 @@ class EGPTSSampler(CoreSampler):
     completed trials train the models: the constraint values of pruned and failed trials are not
     used.
 
+    Several objectives (``optuna.create_study(directions=[...])``): a GP ensemble per objective; a
+    Thompson draw of each, scalarised per suggestion with a random weight vector (EGP-EI: see
+    :class:`shared_core.EGPAlgorithm`). The reference point is inferred from the observed front.
+    With constraints, the front is that of the feasible trials. ``study.best_trials`` is the
+    Pareto front found.
+
     Examples:
         >>> import optuna
         >>> from optuna_egp import EGPTSSampler
@@ -130,6 +136,12 @@ class BORESampler(CoreSampler):
     value it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``.
     Only completed trials train the classifier: the constraint values of pruned and failed trials
     are not used.
+
+    Several objectives (``optuna.create_study(directions=[...])``): MBORE (De Ath, Chugh & Rahat,
+    "MBORE: multi-objective Bayesian optimisation by density-ratio estimation", GECCO 2022): the
+    good class comes from a scalarisation of each trial against the others on the Pareto
+    criterion (see :class:`shared_core.BOREAlgorithm`); infeasible trials are never good.
+    ``study.best_trials`` is the Pareto front found.
 
     Examples:
         >>> import optuna

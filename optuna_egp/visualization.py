@@ -5,7 +5,8 @@ With ``EGPTSSampler(share_model=True)`` (the default) every model-based trial re
 kernel weights (trial system attribute :data:`~optuna_egp.sampler.WEIGHTS_KEY`) and, when the model
 was refitted, its hyperparameters (:data:`~optuna_egp.sampler.MODEL_KEY`). :func:`model_history`
 collects them (no Matplotlib needed); :func:`plot_model` draws them with Matplotlib, in the spirit
-of :mod:`optuna.visualization.matplotlib`.
+of :mod:`optuna.visualization.matplotlib`. In a study with several objectives the records are
+those of the first objective's ensemble (the shared model).
 
 Glossary (shapes in comments): n trials with recorded weights, M kernels in the dictionary,
 d encoded columns (a categorical parameter takes one column per choice), P parameters.

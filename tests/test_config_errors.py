@@ -1,10 +1,12 @@
 """Every public constructor and builder rejects a bad argument with a ``ValueError`` naming
-the argument and showing the bad value (one row per argument and bad value)."""
+the argument and showing the bad value (one row per argument and bad value); so does a study the
+sampler cannot optimise, at its first trial."""
 
 from __future__ import annotations
 
 import math
 
+import optuna
 import pytest
 
 from ax_egp import AlgorithmNode, generation_strategy
@@ -41,10 +43,18 @@ class _ConstraintsFunc:
 
 
 class _Unconstrained:
-    """An algorithm that does not model constraints (no ``models_constraints``)."""
+    """An algorithm that models neither constraints (no ``models_constraints``) nor several
+    objectives (no ``multi_objective``)."""
 
     def suggest(self, space, obs, n, rng):
         return rng.random((n, space.dim))
+
+
+def _study(**kwargs):
+    """Run one trial of a study made with ``kwargs`` whose sampler's algorithm is
+    ``_Unconstrained``."""
+    study = optuna.create_study(sampler=CoreSampler(_Unconstrained(), seed=0), **kwargs)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
 
 
 # Bad values shared by several builders: (argument, bad values).
@@ -97,6 +107,11 @@ BUILDERS = {
     "CoreSampler(unconstrained algorithm)": (
         lambda **kw: CoreSampler(**{"algorithm": _Unconstrained(), **kw}),
         [("constraints_func", [_ConstraintsFunc()])],
+    ),
+    # several objectives (Optuna's names of the directions, as the message shows them)
+    "optuna study(CoreSampler of one objective)": (
+        _study,
+        [("directions", [["MINIMIZE", "MAXIMIZE"], ["MAXIMIZE", "MINIMIZE", "MAXIMIZE"]])],
     ),
     "EGPAlgorithm": (
         EGPAlgorithm,

@@ -189,3 +189,23 @@ def test_constrained_example_finds_the_boundary_optimum_with_feasible_trials(tmp
     assert set(found) == {"EGPTSSampler", "TPESampler"}, out
     assert 2.0 <= float(found["EGPTSSampler"]) <= 2.05, out
     assert len(re.findall(r"\d+ of 30 trials feasible", out)) == 2, out
+
+
+def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_path):
+    """Both studies report a hypervolume gap (never negative: ZDT1's true front dominates every
+    point; 1e-3 allows for the grid of its computed hypervolume), and EGPTSSampler's printed front
+    has as many trials as it reports, none dominating another, none below the true front."""
+    out = _run(tmp_path, "multi_objective.py", "0")
+    gaps = dict(
+        re.findall(r"(\w+Sampler): \d+ Pareto-optimal trials of \d+; hypervolume gap (\S+)", out)
+    )
+    assert set(gaps) == {"EGPTSSampler", "TPESampler"}, out
+    assert all(float(gap) >= -1e-3 for gap in gaps.values()), out
+    n_front = int(re.search(r"EGPTSSampler: (\d+) Pareto-optimal", out)[1])
+    front = [
+        (float(a), float(b)) for a, b in re.findall(r"trial +\d+: f1 = (\S+), f2 = (\S+)", out)
+    ]
+    assert len(front) == n_front >= 1, out
+    assert all(f2 >= 1.0 - f1**0.5 - 1e-4 for f1, f2 in front), out  # printed to 4 decimals
+    for p in front:
+        assert not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in front), (p, out)

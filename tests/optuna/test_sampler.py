@@ -92,17 +92,6 @@ def test_core_sampler_rejects_non_algorithms():
         CoreSampler(object())
 
 
-def test_multi_objective_gets_a_clear_error_before_the_objective_runs():
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=EGPTSSampler())
-    calls = []
-    with pytest.raises(ValueError, match="single-objective"):
-        study.optimize(
-            lambda t: (calls.append(t.number), t.suggest_float("x", 0, 1), 1.0)[1:], n_trials=3
-        )
-    # no trial left RUNNING
-    assert calls == [] and [t.state for t in study.trials] == [TrialState.FAIL]
-
-
 @each_sampler
 def test_awkward_values_failures_and_pruning(make):
     calls = iter(range(100))

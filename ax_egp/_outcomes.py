@@ -190,13 +190,14 @@ def _parts(objective: Objective) -> list[list[tuple[str, float]]]:
 def _reference_point(objectives: tuple[_Weights, ...], thresholds: list[Any]) -> tuple[float, ...]:
     """``(m,)`` the objective thresholds on the minimised scales; NaN for an objective without one.
 
-    A threshold ``t * metric >= b`` (or ``<=``; Ax normalises ``t`` to 1) bounds the metric at
-    ``b / t``; the objective ``y = w * metric`` (minimised) at ``w * b / t``. Ax accepts a
-    threshold only on a one-metric part, in the direction of its optimisation."""
+    Ax accepts a threshold only on a one-metric part, in the direction of its optimisation, and
+    stores it as ``metric >= b`` or ``metric <= b`` (``"2*a >= 1"`` as ``a >= 0.5``); the
+    objective ``y = w * metric`` (minimised) is then bounded at ``w * b``."""
     bounds = {}
     for threshold in thresholds:
         ((signature, weight),) = threshold.metric_weights
-        bounds[signature] = float(threshold.bound) / float(weight)
+        assert weight == 1.0, threshold  # Ax's normalised form
+        bounds[signature] = float(threshold.bound)
     point = []
     for weights in objectives:
         if len(weights) == 1 and weights[0][0] in bounds:

@@ -22,6 +22,7 @@ from shared_core.interface import (
     Observations,
     check_capabilities,
     models_constraints,
+    multi_objective,
 )
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
@@ -34,11 +35,12 @@ class _Evaluated(NamedTuple):
     """The evaluated arms of the experiment, as of the last update."""
 
     params: list[TParameterization]
-    y: np.ndarray  # (n,) minimised objective
+    y: np.ndarray  # (n,) minimised objective, or (n, m) with m >= 2 objectives
     trial_index: np.ndarray  # (n,) int
     constraints: np.ndarray  # (n, k), NaN where an arm has no value
     constraint_names: tuple[str, ...]  # (k,)
     keys: frozenset[str]  # _key of each params
+    reference_point: np.ndarray | None  # (m,) minimised scale, NaN where not given
 
 
 class AlgorithmNode(ExternalGenerationNode):
@@ -51,11 +53,16 @@ class AlgorithmNode(ExternalGenerationNode):
     checked against the search space (bounds, types, choices, constraints).
 
     The objective is one metric or a fixed weighted sum of metrics (Ax's scalarized objective),
-    turned into a minimisation; outcome constraints with absolute bounds become the core's
-    constraint values (``metric <= bound`` -> ``metric - bound``, ``metric >= bound`` ->
-    ``bound - metric``; named by their expression), for algorithms that model constraints
-    (:class:`~shared_core.interface.ModelsConstraints`). :meth:`check_experiment` lists what is
-    refused; :func:`ax_egp.generation_strategy` runs it before the first Sobol trial.
+    turned into a minimisation; several objectives (``"a, -b"``), for algorithms that model
+    them (:class:`~shared_core.interface.MultiObjective`), become ``y`` ``(n, m)``, each
+    minimised, with the objective thresholds as the hypervolume reference point (NaN where an
+    objective has none: the algorithm infers it). Outcome constraints with absolute bounds become
+    the core's constraint values (``metric <= bound`` -> ``metric - bound``, ``metric >= bound``
+    -> ``bound - metric``; named by their expression), for algorithms that model constraints
+    (:class:`~shared_core.interface.ModelsConstraints`). An arm without data for some objective
+    metric is not an observation. :mod:`ax_egp._outcomes` has the details;
+    :meth:`check_experiment` lists what is refused; :func:`ax_egp.generation_strategy` runs it
+    before the first Sobol trial.
 
     Args:
         method: registered algorithm name, e.g. ``"egp-ts"`` or ``"egp-ei"``.
@@ -96,7 +103,7 @@ class AlgorithmNode(ExternalGenerationNode):
         self._rng = np.random.default_rng(seed)
         self._experiment: Experiment | None = None
         self._observed = _Evaluated(
-            [], np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), (), frozenset()
+            [], np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), (), frozenset(), None
         )
         # Multi-agent algorithms: the trial index of the
         # next candidate, and the agent of each pending arm.
@@ -118,14 +125,15 @@ class AlgorithmNode(ExternalGenerationNode):
 
     def check_experiment(self, experiment: Experiment) -> Outcomes:
         """What this node models of ``experiment`` (:mod:`ax_egp._outcomes`); ``ValueError`` for
-        what it cannot: no optimization config, several objectives, outcome constraints relative
-        to the status quo, outcome constraints when the algorithm does not model constraints, and
-        the search spaces :class:`~ax_egp._space.AxSpace` refuses (hierarchical, equality
-        constraints, ...)."""
+        what it cannot: no optimization config, several objectives when the algorithm does not
+        model them, outcome constraints or objective thresholds relative to the status quo,
+        outcome constraints when the algorithm does not model constraints, and the search spaces
+        :class:`~ax_egp._space.AxSpace` refuses (hierarchical, equality constraints, ...)."""
         found = outcomes(
             experiment.optimization_config,
             method=self.method,
             models_constraints=models_constraints(self.algorithm),
+            multi_objective=multi_objective(self.algorithm),
         )
         AxSpace(experiment.search_space)
         return found
@@ -147,6 +155,9 @@ class AlgorithmNode(ExternalGenerationNode):
             constraints=constraints,
             constraint_names=found.constraint_names,
             keys=frozenset(_key(p) for p in params),
+            reference_point=(
+                None if found.reference_point is None else np.array(found.reference_point)
+            ),
         )
         self._prepared = None
 
@@ -246,6 +257,7 @@ class AlgorithmNode(ExternalGenerationNode):
                 source=source,
                 constraints=evaluated.constraints[kept],
                 constraint_names=evaluated.constraint_names,
+                reference_point=evaluated.reference_point,
             )
             self._prepared = (dict(self._fixed), space, obs)
         return self._prepared[1], self._prepared[2]

@@ -1,8 +1,8 @@
 """Ready generation strategies for Ax's ``Client``: Sobol initialisation, then a core algorithm.
 
 The Sobol node carries :class:`NextNodeSupportsExperiment`, so that an experiment the algorithm
-node would refuse (several objectives, relative outcome constraints, ...) is refused at the first
-``get_next_trials``, before any Sobol trial is paid for.
+node would refuse (several objectives for an algorithm that does not model them, relative outcome
+constraints, ...) is refused at the first ``get_next_trials``, before any Sobol trial is paid for.
 """
 
 from __future__ import annotations
@@ -79,12 +79,14 @@ def generation_strategy(
     budget) when a large ``get_next_trials`` call asks for more. Failed and abandoned trials do not
     count towards the budget.
 
-    The objective may be one metric or a fixed weighted sum of metrics; outcome constraints with
-    absolute bounds are modelled by algorithms that model constraints. An experiment the
-    algorithm node would refuse (see :meth:`AlgorithmNode.check_experiment`: several objectives,
-    relative outcome constraints, outcome constraints for an algorithm that does not model them,
-    unsupported search spaces) gets its ``ValueError`` at the first ``get_next_trials``, before any
-    trial is generated (:class:`NextNodeSupportsExperiment`).
+    The objective may be one metric or a fixed weighted sum of metrics, or several objectives
+    (with their objective thresholds as the hypervolume reference point) for algorithms that
+    model them; outcome constraints with absolute bounds are modelled by algorithms that model
+    constraints. An experiment the algorithm node would refuse (see
+    :meth:`AlgorithmNode.check_experiment`: several objectives or outcome constraints for an
+    algorithm that does not model them, relative constraints or thresholds, unsupported search
+    spaces) gets its ``ValueError`` at the first ``get_next_trials``, before any trial is
+    generated (:class:`NextNodeSupportsExperiment`).
 
     Args:
         method: one of ``shared_core.registry.algorithm_names()`` ("egp-ts", "egp-ei", ...).

@@ -453,10 +453,20 @@ def _ax_valid(config, value) -> bool:
     return any(type(value) is type(v) and value == v for v in config.values)
 
 
-def _ax_run(method, params, values, constraints, scalarized, seed) -> list[dict]:
+# Ax objectives: (expression, objective thresholds). ``bonus`` falls by 1 per trial and ``extra`` is
+# constant; a threshold is an outcome constraint on an objective's metric.
+AX_OBJECTIVES = [
+    ("-loss", []),
+    ("-loss + 0.5 * bonus", []),  # scalarized: one objective
+    ("-loss, bonus", ["bonus >= -3"]),  # two objectives, a threshold
+    ("-loss, bonus, -extra", []),  # three, one constant, no thresholds
+]
+
+
+def _ax_run(method, params, values, constraints, objective, seed) -> list[dict]:
     """Ax ``Client`` batches of 2 with the drawn objective values and constraint values: an outcome
-    constraint ``name <= 0`` for every constraint name drawn; ``scalarized``: the objective
-    ``-loss + 0.5 * bonus``. Ax takes finite data only, and its Sobol node waits for data of every
+    constraint ``name <= 0`` for every constraint name drawn; ``objective``: a row of
+    ``AX_OBJECTIVES``. Ax takes finite data only, and its Sobol node waits for data of every
     metric of the optimization config (``DataRequiredError``), so a trial without a value for a
     constraint reports 0 and an infinite value is reported as ``+-1e300``."""
     from ax import Client
@@ -464,12 +474,13 @@ def _ax_run(method, params, values, constraints, scalarized, seed) -> list[dict]
     from ax_egp import generation_strategy
 
     options = {"graph": "ring", "n_agents": 3} if method == "dts" else {}
+    expression, thresholds = objective
     client = Client(random_seed=seed)
     client.configure_experiment(parameters=params)
     names = sorted(set().union(*constraints))
     client.configure_optimization(
-        objective="-loss + 0.5 * bonus" if scalarized else "-loss",
-        outcome_constraints=[f"{name} <= 0" for name in names] or None,
+        objective=expression,
+        outcome_constraints=[f"{name} <= 0" for name in names] + thresholds or None,
     )
     client.set_generation_strategy(
         generation_strategy(method, initialization_trials=2, seed=seed, **options)
@@ -480,7 +491,8 @@ def _ax_run(method, params, values, constraints, scalarized, seed) -> list[dict]
             seen.append(p)
             value, given = next(it, 0.0), next(constraint_it, {})
             if math.isfinite(value):
-                data = {"loss": value, **({"bonus": 1.0 - len(seen)} if scalarized else {})}
+                data = {"loss": value, "bonus": 1.0 - len(seen), "extra": 0.0}
+                data = {name: v for name, v in data.items() if name in expression}
                 data |= {name: _finite_or_huge(given.get(name, 0.0)) for name in names}
                 client.complete_trial(index, raw_data=data)
             else:  # Ax takes finite data only: a non-finite result is a failed trial
@@ -496,13 +508,13 @@ def _finite_or_huge(value: float) -> float:
 def test_ax_methods_on_random_spaces_and_values(method):
 
     @settings(FUZZ, max_examples=2 if method == "bore" else 4)
-    @given(ax_parameters(), problems().map(lambda p: (p[2], p[3])), st.booleans())
-    def check(params, values_and_constraints, scalarized):
+    @given(ax_parameters(), problems().map(lambda p: (p[2], p[3])), st.sampled_from(AX_OBJECTIVES))
+    def check(params, values_and_constraints, objective):
         values, constraints = values_and_constraints
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            first = _ax_run(method, params, values, constraints, scalarized, seed=3)
-            again = _ax_run(method, params, values, constraints, scalarized, seed=3)
+            first = _ax_run(method, params, values, constraints, objective, seed=3)
+            again = _ax_run(method, params, values, constraints, objective, seed=3)
         for p in first:
             for config in params:
                 assert _ax_valid(config, p[config.name]), (config, p[config.name])

@@ -196,8 +196,8 @@ def _reference_point(objectives: tuple[_Weights, ...], thresholds: list[Any]) ->
     bounds = {}
     for threshold in thresholds:
         ((signature, weight),) = threshold.metric_weights
-        assert weight == 1.0, threshold  # Ax's normalised form
-        bounds[signature] = float(threshold.bound)
+        # Ax stores thresholds with weight 1 (``"2*a >= 1"`` as ``a >= 0.5``); divide anyway
+        bounds[signature] = float(threshold.bound) / float(weight)
     point = []
     for weights in objectives:
         if len(weights) == 1 and weights[0][0] in bounds:

@@ -437,7 +437,9 @@ def _minimised_values(study: Study, complete: list[FrozenTrial]) -> np.ndarray:
         return sign * np.array([t.value for t in complete], dtype=float)
     signs = np.array([-1.0 if d == StudyDirection.MAXIMIZE else 1.0 for d in study.directions])
     # (n, m)
-    values = np.array([t.values for t in complete], dtype=float).reshape(len(complete), -1)
+    values = np.array([t.values for t in complete], dtype=float).reshape(
+        len(complete), len(study.directions)
+    )
     return values * signs
 
 

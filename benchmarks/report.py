@@ -1,6 +1,7 @@
 """The benchmark pages, generated from the JSONL results: nothing in them is typed by hand.
 
     python -m benchmarks.report [--results DIR] [--docs DIR] [--readme FILE | --no-readme]
+                                [--pages quality,constrained,...]
 
 writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
 ax, constrained, multi_objective), their plots under ``<docs>/img/`` and the headline table of
@@ -22,7 +23,7 @@ import argparse
 import importlib
 import pathlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -611,13 +612,22 @@ def replace_block(text: str, lines: list[str]) -> str:
 
 
 def write(
-    results: pathlib.Path, docs: pathlib.Path, readme: pathlib.Path | None
+    results: pathlib.Path,
+    docs: pathlib.Path,
+    readme: pathlib.Path | None,
+    pages: Iterable[str] | None = None,
 ) -> list[pathlib.Path]:
-    """Write every page (and the README headline if ``readme``); return the files written."""
+    """Write the ``pages`` (names of ``PAGES``; ``None``: every page) and the README headline if
+    ``readme``; return the files written."""
     ctx = Context(results=results, img=docs / "img")
     docs.mkdir(parents=True, exist_ok=True)
     written = []
+    unknown = set(pages or ()) - set(PAGES)
+    if unknown:
+        raise ValueError(f"unknown pages {sorted(unknown)}; known: {', '.join(PAGES)}")
     for name, (title, intro, build) in PAGES.items():
+        if pages is not None and name not in pages:
+            continue
         body = build(ctx)
         path = docs / f"{name}.md"
         text = [f"# {title}", "", GENERATED, ""] + ([intro, ""] if intro else [])
@@ -640,9 +650,11 @@ def main(argv=None) -> None:
     p.add_argument("--docs", default=str(ROOT / "docs" / "benchmarks"))
     p.add_argument("--readme", default=str(ROOT / "README.md"))
     p.add_argument("--no-readme", action="store_true", help="leave the README alone")
+    p.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
     a = p.parse_args(argv)
     readme = None if a.no_readme else pathlib.Path(a.readme)
-    for path in write(pathlib.Path(a.results), pathlib.Path(a.docs), readme):
+    pages = a.pages.split(",") if a.pages else None
+    for path in write(pathlib.Path(a.results), pathlib.Path(a.docs), readme, pages):
         print(path)
 
 

@@ -5,7 +5,7 @@ found on the two-objective problems."""
 
 from __future__ import annotations
 
-import math
+import functools
 import pathlib
 
 import numpy as np
@@ -15,7 +15,7 @@ from benchmarks.harness.plots import pyplot
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
-from benchmarks.mo_functions import GAP_FLOOR, PROBLEMS, log10_gaps, max_hypervolume
+from benchmarks.mo_functions import GAP_FLOOR, PROBLEMS, log10_gaps
 from shared_core.pareto import non_dominated
 
 __all__ = ["CODE", "front_plot", "gaps", "plot_rows", "summarise"]
@@ -31,11 +31,15 @@ CODE = (
 
 
 def gaps(row: dict) -> list[float]:
-    """The row's log10 hypervolume gap after each trial, against the current HV* of its problem
-    (computed again from its ``values`` if HV* changed since the row was written)."""
-    if math.isclose(row["max_hypervolume"], max_hypervolume(row["function"]), rel_tol=1e-12):
-        return row["log10_gap"]
-    return log10_gaps(row["function"], row["values"])
+    """The row's log10 hypervolume gap after each trial, computed from its ``values`` with the
+    current HV* and floor (``mo_functions.log10_gaps``; the row's own ``log10_gap`` holds those of
+    when it was written)."""
+    return _gaps(row["function"], tuple(map(tuple, row["values"])))
+
+
+@functools.lru_cache(maxsize=4096)
+def _gaps(function: str, values: tuple) -> list[float]:
+    return log10_gaps(function, values)
 
 
 def _cell(finals: list[float], *, bold: bool) -> str:

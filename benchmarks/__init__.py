@@ -15,6 +15,10 @@ Modules:
     constrained  best feasible value on the constrained problems, sequential and async
     constrained_report
                  its tables
+    mo_functions multi-objective problems with their reference points and front hypervolumes
+    multi_objective
+                 hypervolume gap on the multi-objective problems, sequential, async and Ax
+    mo_report    its tables and plots
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
     speed        seconds per suggestion by dimension and study size, imports, encoding (its

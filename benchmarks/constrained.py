@@ -15,7 +15,7 @@ constraint ``<name> <= 0`` per constraint, Ax's default generation strategy or o
 Each trial reports its constraint values with ``trial.set_constraint(name, value)`` (Optuna 5),
 feasible when every value is <= 0; Optuna's ``GPSampler`` and ``TPESampler`` read them from the
 trials with their default settings, as ours do. Modes (``benchmarks.run``'s ask/tell loop,
-``run.ask_tell``): ``seq``, one trial at a time; ``async``, ``--workers`` trials pending,
+``harness.asktell``): ``seq``, one trial at a time; ``async``, ``--workers`` trials pending,
 completing in a random order (``default_rng(seed + 1000)``). ``dts-<graph>`` runs one
 ``DistributedTSSampler`` agent per worker slot on the graph (``seq``: one agent), as
 ``benchmarks.distributed``'s async mode; every other sampler is one object for every slot.
@@ -44,13 +44,13 @@ import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.workers import pool_map
-from benchmarks.run import AX_METHODS, ask_tell, ax_client
+from benchmarks.run import AX_METHODS, ax_client
 
 # The peer cache's protocol version of this benchmark: bump it when what a run measures changes
 # (the problems, the modes, what is timed).
@@ -68,58 +68,28 @@ def run_constrained(job: dict) -> dict:
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     problem = PROBLEMS[job["function"]]
-    seed, n_trials, workers = job["seed"], job["n_trials"], job["workers"]
     if job["mode"] not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {job['mode']!r}")
-    samplers = make_async_samplers(job["sampler"], seed, workers)
-    probes = {id(s): ModelProbe(s) for s in samplers}
-    study = optuna.create_study(sampler=samplers[0])
-    limit = job.get("wall_limit")
-    timing: tuple[list[float], list[float]] = ([], [])  # wall and CPU seconds of each ask
-    model_at_ask: list[bool] = []
-    told = 0
-    t_start = time.perf_counter()
 
-    def ask(slot: int):
-        if limit is not None and time.perf_counter() - t_start > limit:
-            return None  # past the wall-time limit: the slot stops
-        study.sampler = samplers[slot]
-        probe = probes[id(samplers[slot])]
-        probe.reset()
-        t0, cpu0 = time.perf_counter(), time.process_time()
-        trial = study.ask()
-        x = np.array(
-            [trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(problem.bounds)]
-        )
-        timing[0].append(time.perf_counter() - t0)
-        timing[1].append(time.process_time() - cpu0)
-        model_at_ask.append(
-            bool(probe.model_asks) if probe.model_asks is not None else told >= STARTUP_TRIALS
-        )
-        return trial, x
-
-    def tell(slot: int, asked) -> None:
-        nonlocal told
-        if asked is None:
-            return
-        trial, x = asked
-        study.sampler = samplers[slot]  # after_trial of the agent that asked it
+    def evaluate(trial, x: np.ndarray) -> float:
         for name, value in zip(problem.constraint_names, problem.constraints(x)):
             trial.set_constraint(name, float(value))
-        study.tell(trial, problem.objective(x))
-        told += 1
+        return problem.objective(x)
 
-    ask_tell(
-        n_trials,
-        workers if job["mode"] == "async" else 1,
-        np.random.default_rng(seed + 1000),
-        ask,
-        tell,
+    run = timed_ask_tell(
+        make_async_samplers(job["sampler"], job["seed"], job["workers"]),
+        problem.bounds,
+        evaluate,
+        n_trials=job["n_trials"],
+        workers=job["workers"] if job["mode"] == "async" else 1,
+        rng=np.random.default_rng(job["seed"] + 1000),
+        startup=STARTUP_TRIALS,
+        wall_limit=job.get("wall_limit"),
     )
-    seconds = time.perf_counter() - t_start
-    trials = sorted(study.trials, key=lambda t: t.number)
+    trials = [t for t in run.trials if t.value is not None]
     feasible = [all(v <= 0 for v in t.constraints.values()) for t in trials]
-    return _result(job, [t.value for t in trials], feasible, timing, model_at_ask, seconds)
+    timing = (run.ask_seconds, run.ask_cpu_seconds)
+    return _result(job, [t.value for t in trials], feasible, timing, run.model_at_ask, run.seconds)
 
 
 def run_ax(job: dict) -> dict:
@@ -158,8 +128,6 @@ def _result(job, values, feasible, timing, model_at_ask, seconds: float) -> dict
     f_min = PROBLEMS[job["function"]].f_min
     values, feasible = np.array(values, dtype=float), np.array(feasible, dtype=bool)  # (n,)
     best = np.minimum.accumulate(np.where(feasible, values, np.inf))
-    model = np.array(model_at_ask, dtype=bool)
-    wall, cpu = (np.array(t) for t in timing)
     return {
         **job,
         "values": values.tolist(),
@@ -168,14 +136,8 @@ def _result(job, values, feasible, timing, model_at_ask, seconds: float) -> dict
         "regret": [None if b == np.inf else float(b - f_min) for b in best],
         "n_feasible": int(feasible.sum()),
         "feasible_fraction": float(feasible.mean()) if len(values) else 0.0,
-        "ask_seconds": wall.tolist(),
-        "ask_cpu_seconds": cpu.tolist(),
-        "model_at_ask": model.tolist(),
-        "seconds_per_suggestion": float(wall[model].mean()) if model.any() else None,
-        "cpu_seconds_per_suggestion": float(cpu[model].mean()) if model.any() else None,
-        "seconds": seconds,
+        **timing_fields(*timing, model_at_ask, seconds, ours=not is_peer(job["sampler"])),
         **({"stopped_at": len(values)} if len(values) < job["n_trials"] else {}),
-        **({"model_asks": int(model.sum())} if not is_peer(job["sampler"]) else {}),
     }
 
 

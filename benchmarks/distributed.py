@@ -119,6 +119,7 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.functions import FUNCTIONS, SUITE, ackley, rosenbrock
+from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot
 from benchmarks.harness.probes import ModelProbe
@@ -126,7 +127,6 @@ from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile, key, latest
 from benchmarks.harness.samplers import is_peer, make_agents, ordered
 from benchmarks.harness.tables import provenance_line
-from benchmarks.run import ask_tell
 
 # The peer cache's protocol version of the async runs: bump it when what a run measures changes
 # (the functions, the completion order's random generator).

@@ -1,12 +1,13 @@
 """The benchmark pages, generated from the JSONL results: nothing in them is typed by hand.
 
     python -m benchmarks.report [--results DIR] [--docs DIR] [--readme FILE | --no-readme]
+                                [--pages quality,constrained,...]
 
-writes ``<docs>/{quality,speed,robustness,distributed,ax,constrained}.md`` (``PAGES``), their
-plots under ``<docs>/img/`` and the headline table of ``<readme>`` (only the text between
-``HEADLINE_START`` and ``HEADLINE_END`` is replaced). Each table is written to one place only,
-with the commits and dates of the rows it shows under it. Defaults: ``benchmarks/results``,
-``docs/benchmarks`` and ``README.md`` of this checkout.
+writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
+ax, constrained, multi_objective), their plots under ``<docs>/img/`` and the headline table of
+``<readme>`` (only the text between ``HEADLINE_START`` and ``HEADLINE_END`` is replaced). Each
+table is written to one place only, with the commits and dates of the rows it shows under it.
+Defaults: ``benchmarks/results``, ``docs/benchmarks`` and ``README.md`` of this checkout.
 
 Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from
 the benchmark's file at the setting (mode, workers, trials) of its latest row, the peers' from the
@@ -22,7 +23,7 @@ import argparse
 import importlib
 import pathlib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -408,6 +409,29 @@ def distributed_page(ctx: Context) -> list[str]:
     return lines
 
 
+def settings(ctx: Context, bench: str, files) -> Iterator[tuple[list[dict], str, str]]:
+    """``(rows, title, stem)`` of each setting of a problem benchmark that has rows: ``files``,
+    ``(mode, results file, peers)`` per setting (sequential, asynchronous, Ax ``Client``); the
+    rows: ``constrained_report.shown`` of our samplers' rows and the peers' cached rows of
+    ``bench`` in that mode; ``stem``: the results file's name without ``.jsonl`` (its plots')."""
+    from benchmarks import constrained_report
+
+    cache = PeerCache(ctx.results / "peers.jsonl")
+    for mode, name, peers in files:
+        cached = cache.rows(samplers=peers, bench=bench, mode=mode)
+        rows = constrained_report.shown(ctx.rows(name), cached)
+        if not rows:
+            continue
+        title = (
+            "Ax Client: our generation strategy against Ax's default"
+            if "ax-default" in peers
+            else "Sequential"
+            if mode == "seq"
+            else f"Asynchronous ask/tell, {rows[0]['workers']} workers"
+        )
+        yield rows, title, name.removesuffix(".jsonl")
+
+
 def constrained_page(ctx: Context) -> list[str]:
     """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
     ``constrained_report.summarise`` and the best feasible regret against trials, our samplers'
@@ -415,7 +439,6 @@ def constrained_page(ctx: Context) -> list[str]:
     from benchmarks import constrained, constrained_report
     from benchmarks.constrained_functions import PROBLEMS
 
-    cache = PeerCache(ctx.results / "peers.jsonl")
     lines = [
         f"- `{name}` ({len(p.bounds)}-D, {len(p.constraint_names)} constraint"
         f"{'s' if len(p.constraint_names) > 1 else ''}, best feasible value {p.f_min:.6g}): "
@@ -423,33 +446,61 @@ def constrained_page(ctx: Context) -> list[str]:
         for name, p in PROBLEMS.items()
     ] + [""]
     shown = False
-    for mode, name, peers in (
+    files = (
         ("seq", "constrained_seq.jsonl", ("gp", "tpe")),
         ("async", "constrained_async4.jsonl", ("gp", "tpe")),
         ("seq", "constrained_ax.jsonl", ("ax-default",)),
-    ):
-        cached = cache.rows(samplers=peers, bench=constrained.BENCH, mode=mode)
-        rows = constrained_report.shown(ctx.rows(name), cached)
-        if not rows:
-            continue
+    )
+    for rows, title, stem in settings(ctx, constrained.BENCH, files):
         shown = True
-        workers = rows[0]["workers"]
-        title = (
-            "Ax Client: our generation strategy against Ax's default"
-            if "ax" in name
-            else "Sequential"
-            if mode == "seq"
-            else f"Asynchronous ask/tell, {workers} workers"
-        )
-        img = name.replace(".jsonl", ".png")
         regret_plot(
             constrained_report.plot_rows(rows),
-            _img(ctx, img),
+            _img(ctx, f"{stem}.png"),
             f"{title}: best feasible value minus the best possible",
             ylabel="median best feasible regret (IQR)",
             linthresh=1e-6,
         )
-        lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{img})", ""]
+        lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
+    return lines if shown else []
+
+
+def multi_objective_page(ctx: Context) -> list[str]:
+    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of ``mo_report.summarise``,
+    the hypervolume gap against trials and the fronts found on the two-objective problems, our
+    samplers' rows with the cached peers' of the same setting."""
+    from benchmarks import mo_report, multi_objective
+    from benchmarks.mo_functions import PROBLEMS
+
+    lines = [
+        f"- `{name}` ({len(p.bounds)}-D, {p.n_objectives} objectives, reference point "
+        f"({', '.join(f'{v:g}' for v in p.reference_point)})): {p.source}"
+        for name, p in PROBLEMS.items()
+    ] + [""]
+    shown = False
+    peers = ("gp", "tpe", "nsga2")
+    files = (
+        ("seq", "mo_seq.jsonl", peers),
+        ("async", "mo_async4.jsonl", peers),
+        ("seq", "mo_ax.jsonl", ("ax-default",)),
+    )
+    for rows, title, stem in settings(ctx, multi_objective.BENCH, files):
+        shown = True
+        regret_plot(
+            mo_report.plot_rows(rows),
+            _img(ctx, f"{stem}.png"),
+            f"{title}: hypervolume gap",
+            ylabel="median HV* - HV (IQR)",
+            yscale="log",
+        )
+        lines += mo_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
+        if mo_report.front_plot(rows, _img(ctx, f"{stem}_fronts.png"), f"{title}: fronts found"):
+            lines += [
+                "The non-dominated trials of one run per sampler (the same seed for all), over "
+                "the Pareto front:",
+                "",
+                f"![{title}: fronts](img/{stem}_fronts.png)",
+                "",
+            ]
     return lines if shown else []
 
 
@@ -481,6 +532,13 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "all are <= 0. Every sampler runs with its default settings "
         "(`python -m benchmarks.constrained`).",
         constrained_page,
+    ),
+    "multi_objective": (
+        "Several objectives",
+        "Hypervolume gap to the Pareto front against trials on multi-objective problems from the "
+        "literature, every objective minimised; every sampler runs with its default settings "
+        "(`python -m benchmarks.multi_objective`).",
+        multi_objective_page,
     ),
 }
 
@@ -554,13 +612,22 @@ def replace_block(text: str, lines: list[str]) -> str:
 
 
 def write(
-    results: pathlib.Path, docs: pathlib.Path, readme: pathlib.Path | None
+    results: pathlib.Path,
+    docs: pathlib.Path,
+    readme: pathlib.Path | None,
+    pages: Iterable[str] | None = None,
 ) -> list[pathlib.Path]:
-    """Write every page (and the README headline if ``readme``); return the files written."""
+    """Write the ``pages`` (names of ``PAGES``; ``None``: every page) and the README headline if
+    ``readme``; return the files written."""
     ctx = Context(results=results, img=docs / "img")
     docs.mkdir(parents=True, exist_ok=True)
     written = []
+    unknown = set(pages or ()) - set(PAGES)
+    if unknown:
+        raise ValueError(f"unknown pages {sorted(unknown)}; known: {', '.join(PAGES)}")
     for name, (title, intro, build) in PAGES.items():
+        if pages is not None and name not in pages:
+            continue
         body = build(ctx)
         path = docs / f"{name}.md"
         text = [f"# {title}", "", GENERATED, ""] + ([intro, ""] if intro else [])
@@ -583,9 +650,11 @@ def main(argv=None) -> None:
     p.add_argument("--docs", default=str(ROOT / "docs" / "benchmarks"))
     p.add_argument("--readme", default=str(ROOT / "README.md"))
     p.add_argument("--no-readme", action="store_true", help="leave the README alone")
+    p.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
     a = p.parse_args(argv)
     readme = None if a.no_readme else pathlib.Path(a.readme)
-    for path in write(pathlib.Path(a.results), pathlib.Path(a.docs), readme):
+    pages = a.pages.split(",") if a.pages else None
+    for path in write(pathlib.Path(a.results), pathlib.Path(a.docs), readme, pages):
         print(path)
 
 

@@ -29,13 +29,12 @@ import argparse
 import logging
 import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import optuna
 
 from benchmarks.functions import FUNCTIONS, SUITE
+from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
@@ -115,43 +114,6 @@ def run_suite(job: dict) -> dict:
     }
 
 
-def ask_tell(
-    n_trials: int,
-    workers: int,
-    rng: np.random.Generator,
-    ask: Callable[[int], Any],
-    tell: Callable[[int, Any], None],
-    *,
-    on_pending: Callable[[list], None] | None = None,
-) -> None:
-    """The ``async`` mode's loop: ``workers`` trials pending (fewer once ``n_trials`` are asked)
-    until ``n_trials`` are told, completing in a random order.
-
-    Args:
-        n_trials: trials in all.
-        workers: worker slots, each with one trial pending.
-        rng: draws the pending trial to complete next (uniformly, in the order asked).
-        ask: ``ask(slot)`` starts a trial in worker slot ``slot`` (``0 .. workers - 1``) and
-            returns it; the slot of a completed trial asks the next one.
-        tell: ``tell(slot, trial)`` completes ``trial``, asked by ``slot``.
-        on_pending: called with the pending trials after the first ``workers`` asks and after
-            each later ask.
-    """
-    pending = [(slot, ask(slot)) for slot in range(min(workers, n_trials))]
-    if on_pending is not None:
-        on_pending([t for _, t in pending])
-    asked, told = len(pending), 0
-    while told < n_trials:
-        slot, trial = pending.pop(int(rng.integers(len(pending))))
-        tell(slot, trial)
-        told += 1
-        if asked < n_trials:
-            pending.append((slot, ask(slot)))
-            if on_pending is not None:
-                on_pending([t for _, t in pending])
-            asked += 1
-
-
 def _spread(xs, bounds) -> float:
     """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
     if len(xs) < 2:
@@ -161,10 +123,19 @@ def _spread(xs, bounds) -> float:
     return float(d[np.triu_indices(len(U), 1)].mean())
 
 
-def ax_client(sampler: str, bounds: np.ndarray, seed: int, outcome_constraints=()):
-    """An Ax ``Client`` minimising metric ``loss`` over floats ``x<i>`` on the rows of ``bounds``
-    (subject to ``outcome_constraints``, e.g. ``["c0 <= 0"]``), with Ax's default strategy
-    (``ax-default``) or ``ax_egp.generation_strategy(<method>)`` (``ax-<method>``)."""
+def ax_client(
+    sampler: str,
+    bounds: np.ndarray,
+    seed: int,
+    outcome_constraints=(),
+    *,
+    objectives: tuple[str, ...] = ("loss",),
+):
+    """An Ax ``Client`` minimising the metrics ``objectives`` (default one, ``loss``) over floats
+    ``x<i>`` on the rows of ``bounds``, subject to ``outcome_constraints`` (e.g. ``["c0 <= 0"]``;
+    with several objectives, a constraint on an objective metric, e.g. ``"f0 <= 18"``, is its
+    objective threshold), with Ax's default strategy (``ax-default``) or
+    ``ax_egp.generation_strategy(<method>)`` (``ax-<method>``)."""
     warnings.filterwarnings("ignore")
     logging.disable(logging.INFO)  # Ax logs every trial
     from ax import Client, RangeParameterConfig
@@ -181,7 +152,10 @@ def ax_client(sampler: str, bounds: np.ndarray, seed: int, outcome_constraints=(
             for i, (lo, hi) in enumerate(bounds)
         ]
     )
-    client.configure_optimization(objective="-loss", outcome_constraints=list(outcome_constraints))
+    client.configure_optimization(
+        objective=", ".join(f"-{name}" for name in objectives),  # Ax maximises "-name"
+        outcome_constraints=list(outcome_constraints),
+    )
     if sampler == "ax-default":
         client.configure_generation_strategy(initialization_random_seed=seed)
     else:

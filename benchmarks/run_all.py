@@ -220,6 +220,28 @@ BENCHMARKS: list[Benchmark] = [
             ),
         )
     ),
+    *(
+        Benchmark(
+            f"mo_{name}",
+            "multi_objective",
+            f"{args} --out {{results}}/mo_{name}.jsonl --cache {{results}}/peers.jsonl",
+            f"{quick} --seeds 1 --functions zdt1 --out {{results}}/mo_{name}.jsonl "
+            "--cache {results}/peers.jsonl",
+        )
+        for name, args, quick in (
+            ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers tpe"),
+            ("async4", "--mode async --workers 4 --seeds 5", f"{ASYNC_QUICK} --samplers nsga2"),
+        )
+    ),
+    Benchmark(
+        "mo_ax",
+        "multi_objective",
+        "--samplers ax-default,ax-egp-auto --functions branin-currin,zdt3 --seeds 5 --trials 40 "
+        "--out {results}/mo_ax.jsonl --cache {results}/peers.jsonl",
+        None,
+        why="Ax's default strategy with several objectives fits a BoTorch model per objective "
+        "from its sixth trial on: too slow for a smoke test",
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

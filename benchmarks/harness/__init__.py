@@ -21,6 +21,8 @@ module              role
 ``plots``           regret-vs-trials plots
 ``probes``          ``ModelProbe``: which asks the model answered, and their seconds
 ``studies``         studies that start with random completed trials
+``asktell``         ``ask_tell``: the loop with trials pending, completing in a random order;
+                    ``timed_ask_tell``: a study run by it with every ask timed
 ==================  ===================================================================
 
 Writing a benchmark ``benchmarks/<name>.py``:

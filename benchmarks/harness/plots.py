@@ -27,10 +27,12 @@ def regret_plot(
     *,
     ylabel: str = "median regret (IQR shaded)",
     linthresh: float = 1e-3,
+    yscale: str = "symlog",
 ) -> None:
     """Median regret vs trials (IQR shaded), one panel per function, one line per sampler; an
-    infinite regret (nothing found yet) is off the plot. The y axis is logarithmic above
-    ``linthresh``, linear below (down to 0)."""
+    infinite regret (nothing found yet) is off the plot. The y axis (``yscale="symlog"``) is
+    logarithmic above ``linthresh``, linear below (down to 0); ``"log"``: logarithmic (regrets
+    all positive)."""
     if not rows:
         return
     plt = pyplot()
@@ -52,7 +54,7 @@ def regret_plot(
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, a gap in the band
                 low, high = np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0)
             ax.fill_between(x, low, high, alpha=0.15)
-        ax.set_yscale("symlog", linthresh=linthresh)
+        ax.set_yscale(yscale, **({"linthresh": linthresh} if yscale == "symlog" else {}))
         ax.set_title(fn)
         ax.set_xlabel("trials")
     for row in axes:

@@ -12,8 +12,8 @@ Names (options as ``-`` suffixes):
 ``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
                             surrogate ``gp`` or ``egp``
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
-``tpe-cl``, ``cmaes``,      ``constant_liar=True``), ``CmaEsSampler``, ``RandomSampler``
-``random``
+``tpe-cl``, ``cmaes``,      ``constant_liar=True``), ``CmaEsSampler``, ``RandomSampler``,
+``random``, ``nsga2``       ``NSGAIISampler(population_size=NSGA2_POPULATION)``
 ``ax-default``              peer for the Ax runs (Ax's default generation strategy; built by
                             ``benchmarks.run``, not here)
 ==========================  ================================================================
@@ -35,6 +35,7 @@ from benchmarks.harness.threads import pin_torch
 
 __all__ = [
     "LABELS",
+    "NSGA2_POPULATION",
     "PEERS",
     "is_peer",
     "make_agents",
@@ -54,6 +55,7 @@ LABELS = {
     "dts-complete": "DistributedTSSampler",
     "gp": "GPSampler",
     "tpe": "TPE",
+    "nsga2": "NSGA-II",
 }
 
 # Peer name -> the distributions its results depend on (its version key in the peer cache).
@@ -63,8 +65,13 @@ PEERS: dict[str, tuple[str, ...]] = {
     "tpe-cl": ("optuna", "scipy", "numpy"),
     "cmaes": ("optuna", "cmaes", "numpy"),
     "random": ("optuna", "numpy"),
+    "nsga2": ("optuna", "numpy"),
     "ax-default": ("ax-platform", "botorch", "gpytorch", "torch"),
 }
+# NSGA-II's population for budgets of 60-100 trials: its first generation (random) is then as
+# long as the other samplers' random start-up (10 trials), and 60 trials make 6 generations
+# (Optuna's default, 50, would leave 60 trials one generation past the random one).
+NSGA2_POPULATION = 10
 _EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
 _BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
 
@@ -157,6 +164,9 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
         return optuna.samplers.CmaEsSampler(seed=seed, **options)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed, **options)
+    if name == "nsga2":
+        kw = {"population_size": NSGA2_POPULATION}
+        return optuna.samplers.NSGAIISampler(seed=seed, **{**kw, **options})
     raise ValueError(f"unknown sampler {name!r}; known (with their patterns): {', '.join(names())}")
 
 

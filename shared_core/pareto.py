@@ -19,6 +19,7 @@ from typing import cast
 import numpy as np
 
 __all__ = [
+    "completed_reference_point",
     "dominance_ranks",
     "hypervolume",
     "hypervolume_contributions",
@@ -133,3 +134,18 @@ def infer_reference_point(Y: np.ndarray, scale: float = REFERENCE_POINT_SCALE) -
     span = nadir - ideal
     span = np.where(span > 0.0, span, np.maximum(np.abs(nadir), 1.0))
     return cast(np.ndarray, nadir + scale * span)
+
+
+def completed_reference_point(
+    Y: np.ndarray, given: np.ndarray | None = None, feasible: np.ndarray | None = None
+) -> np.ndarray:
+    """``(m,)`` the reference point the algorithms use for the points ``Y`` ``(n, m)`` (n >= 1):
+    the entries of ``given`` ``(m,)`` that are not NaN, the others from
+    :func:`infer_reference_point` of the ``feasible`` ``(n,)`` rows (of every row if none is
+    feasible or ``feasible`` is None)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    given = np.full(Y.shape[1], np.nan) if given is None else np.asarray(given, dtype=np.float64)
+    if not np.isnan(given).any():
+        return given.copy()
+    rows = np.ones(len(Y), dtype=bool) if feasible is None or not np.any(feasible) else feasible
+    return cast(np.ndarray, np.where(np.isnan(given), infer_reference_point(Y[rows]), given))

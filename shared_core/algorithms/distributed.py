@@ -70,6 +70,8 @@ class DistributedTSAlgorithm:
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from
     # ModelsConstraints: each agent's EGPAlgorithm models the constraint values of its visible rows
     models_constraints = True
+    # MultiObjective: each agent's EGPAlgorithm models every objective of its visible rows
+    multi_objective = True
 
     def __init__(
         self,

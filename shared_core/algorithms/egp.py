@@ -54,10 +54,22 @@ from shared_core.acquisition import (
     ThompsonSampling,
 )
 from shared_core.interface import Observations, OneAtATimeAlgorithm
-from shared_core.models.constraint_models import ConstraintBelief, ConstraintModels
+from shared_core.acquisition.multi_objective import (
+    ChebyshevScalarization,
+    HypervolumeImprovementRule,
+    HypervolumeScalarization,
+    ObjectiveScales,
+    Scalarization,
+    ScalarizedLogExpectedImprovement,
+    ScalarizedSample,
+    simplex_weights,
+    sphere_weights,
+)
+from shared_core.models.constraint_models import ConstraintBelief, ConstraintModels, OutcomeModels
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
+from shared_core.pareto import completed_reference_point
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_bool, check_int
 
@@ -68,6 +80,7 @@ ACQUISITIONS = ("ts", "ei", "auto")
 
 AUTO_EI_OBSERVATIONS_PER_DIM = 10
 N_LOCAL_CENTRES = 5  # the best observed points perturbed into local raw candidates
+MC_SAMPLES = 128  # base samples of the Monte-Carlo EI of several objectives (qParEGO)
 
 
 def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
@@ -99,8 +112,11 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     """
 
     models_constraints = True  # ModelsConstraints: one ensemble per constraint (module docstring)
-    # Class-level default, for algorithms pickled before constraint models existed.
+    multi_objective = True  # MultiObjective: one ensemble per objective (module docstring)
+    # Class-level defaults, for algorithms pickled before constraint or objective models existed.
     constraint_models: ConstraintModels | None = None
+    objective_models: OutcomeModels | None = None
+    _mo_rule = "hypervolume"
 
     def __init__(
         self,
@@ -134,6 +150,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             warp_outputs=check_bool("warp_outputs", warp_outputs),
         )
         self.constraint_models = ConstraintModels(self.model)
+        self.objective_models = OutcomeModels(self.model)  # objectives 1, ..., m - 1
         super().__init__()
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
@@ -154,7 +171,12 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> None:
         # refit or incremental update (the cached ensembles are shared by threads)
-        self.model.fit(obs.X, obs.y, rng)
+        self.model.fit(obs.X, obs.y if obs.n_objectives == 1 else obs.Y[:, 0], rng)
+        if obs.n_objectives > 1:
+            if self.objective_models is None:  # pickled before objective models existed
+                self.objective_models = OutcomeModels(self.model)
+            for i in range(1, obs.n_objectives):
+                self.objective_models.fit_outcome(i, obs.X, obs.Y[:, i], rng)
         if obs.n_constraints:
             if self.constraint_models is None:  # pickled before constraint models existed
                 self.constraint_models = ConstraintModels(self.model)
@@ -163,8 +185,12 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     def _suggest_one(
         self, space: SearchSpace, obs: Observations, context: Any, rng: np.random.Generator
     ) -> np.ndarray:
-        acq, smooth = self._acquisition(space, obs, rng)
-        X_best = obs.X[obs.best_first()[:N_LOCAL_CENTRES]]
+        if obs.n_objectives > 1:
+            acq, smooth, order = self._multi_objective_acquisition(space, obs, rng)
+        else:
+            acq, smooth = self._acquisition(space, obs, rng)
+            order = obs.best_first()
+        X_best = obs.X[order[:N_LOCAL_CENTRES]]
         # never repeat a running or an evaluated point if avoidable
         avoid = np.vstack([obs.X_pending, obs.X])
         return maximize_acquisition(
@@ -240,3 +266,79 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         return ConstrainedLogExpectedImprovement(
             member.post, float(feasible_values.min()), feasibility
         )
+
+    def _objective_ensembles(self, m: int) -> list[EnsembleGP]:
+        """The ensembles of the ``m`` objectives (objective 0: :attr:`model`)."""
+        assert self.objective_models is not None  # _prepare creates it
+        return [self.model] + [self.objective_models.models[i] for i in range(1, m)]
+
+    def _multi_objective_acquisition(
+        self, space: SearchSpace, obs: Observations, rng: np.random.Generator
+    ) -> tuple[Acquisition, Acquisition, np.ndarray]:
+        """The acquisition for ``m >= 2`` objectives, the one L-BFGS-B follows, and the rows of
+        ``obs`` best first under this suggestion's scalarisation (feasible rows by it, then the
+        others by violation): one member per objective ``m_i ~ Cat(w_i)`` believed at the pending
+        points, a random weight vector, and a Thompson draw per objective (TS) or the posteriors
+        (EI), scalarised on the GP scales (module docstring)."""
+        m, pending = obs.n_objectives, obs.X_pending
+        believed = pending if self.fantasize_pending else pending[:0]
+        ensembles = self._objective_ensembles(m)
+        members = [e.conditioned_on_pending(e.sample_member(rng), believed) for e in ensembles]
+        constraints = self._constraint_beliefs(obs, believed, rng)
+        Y_std = np.stack([e.y_std(obs.Y[:, i]) for i, e in enumerate(ensembles)], axis=1)  # (n, m)
+        feasible = obs.feasible
+        rows = feasible if feasible.any() else np.ones(len(feasible), dtype=bool)
+        reference = completed_reference_point(obs.Y, obs.reference_point, feasible)  # (m,)
+        scales = ObjectiveScales(
+            ideal=Y_std[rows].min(axis=0),
+            reference=np.array([e.y_std(reference[i : i + 1])[0] for i, e in enumerate(ensembles)]),
+        )
+        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
+        use_ei = self.acquisition == "ei" or auto_ei
+        rule = "chebyshev" if use_ei else self._mo_rule
+        scalarization: Scalarization = (
+            ChebyshevScalarization(simplex_weights(m, rng))
+            if rule == "chebyshev"
+            else HypervolumeScalarization(sphere_weights(m, rng))
+        )
+        observed = scalarization(scales(Y_std))  # (n,)
+        violation = np.where(feasible, 0.0, obs.violation)
+        order = np.lexsort((np.where(feasible, observed, 0.0), violation, ~feasible))
+        # the believed pending values, each feasible where every constraint's mean is
+        fantasies = np.stack([mb.post.predict(believed)[0] for mb in members], axis=1)  # (p, m)
+        fantasy_feasible = np.ones(len(believed), dtype=bool)  # (p,)
+        for c in constraints:
+            fantasy_feasible &= c.post.predict(believed)[0] <= c.threshold
+        front = np.vstack([Y_std[feasible], fantasies[fantasy_feasible]])  # (k, m)
+        if use_ei:
+            feasibility = (
+                LogProbabilityOfFeasibility(
+                    [c.post for c in constraints], [c.threshold for c in constraints]
+                )
+                if constraints
+                else None
+            )
+            if not len(front):
+                assert feasibility is not None  # nothing feasible only with constraints
+                return feasibility, feasibility, order
+            ei = ScalarizedLogExpectedImprovement(
+                [mb.post for mb in members],
+                scales,
+                scalarization,
+                best=float(scalarization(scales(front)).min()),
+                base_samples=rng.standard_normal((MC_SAMPLES, m)),
+                feasibility=feasibility,
+            )
+            return ei, ei, order
+        sample = ScalarizedSample([mb.post.sample_path(rng) for mb in members], scales, scalarization)
+        if not constraints:
+            ts = ThompsonSampling(sample)
+            if rule == "tsemo" and len(front):
+                return HypervolumeImprovementRule(sample, scales(front)), ts, order
+            return ts, ts, order
+        constrained = ConstrainedThompsonSampling(
+            sample,
+            [c.post.sample_path(rng) for c in constraints],
+            [c.threshold for c in constraints],
+        )
+        return constrained, constrained.merit(), order

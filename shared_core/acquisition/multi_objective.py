@@ -130,7 +130,7 @@ class ChebyshevScalarization(Scalarization):
     def value_and_grad(self, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weighted = U * self.weights  # (..., m)
         active = np.argmax(weighted, axis=-1)  # (...,)
-        one_hot = np.eye(len(self.weights))[active]  # (..., m)
+        one_hot = np.eye(self.weights.shape[-1])[active]  # (..., m)
         value = np.max(weighted, axis=-1) + CHEBYSHEV_AUGMENTATION * weighted.sum(axis=-1)
         return value, (one_hot + CHEBYSHEV_AUGMENTATION) * self.weights
 
@@ -143,7 +143,7 @@ class HypervolumeScalarization(Scalarization):
     def value_and_grad(self, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ratios = (1.0 - U) / self.weights  # (..., m)
         active = np.argmin(ratios, axis=-1)  # (...,)
-        one_hot = np.eye(len(self.weights))[active]  # (..., m)
+        one_hot = np.eye(self.weights.shape[-1])[active]  # (..., m)
         return -np.min(ratios, axis=-1), one_hot / self.weights
 
 

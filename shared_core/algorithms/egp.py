@@ -330,7 +330,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
                 feasibility=feasibility,
             )
             return ei, ei, order
-        sample = ScalarizedSample([mb.post.sample_path(rng) for mb in members], scales, scalarization)
+        sample = ScalarizedSample(
+            [mb.post.sample_path(rng) for mb in members], scales, scalarization
+        )
         if not constraints:
             ts = ThompsonSampling(sample)
             if rule == "tsemo" and len(front):

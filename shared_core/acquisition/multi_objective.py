@@ -55,12 +55,14 @@ from scipy.special import expit, logsumexp
 from shared_core.acquisition.base import Acquisition
 from shared_core.acquisition.constrained import LogProbabilityOfFeasibility
 from shared_core.models.surrogate import FunctionSample, Posterior
+from shared_core.pareto import hypervolume_improvements
 
 __all__ = [
     "CHEBYSHEV_AUGMENTATION",
     "ChebyshevScalarization",
     "HypervolumeScalarization",
     "ObjectiveScales",
+    "SampledHypervolumeImprovement",
     "ScalarizedLogExpectedImprovement",
     "ScalarizedSample",
     "Scalarization",
@@ -238,33 +240,39 @@ def _log_softplus(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, dz / LOG_EI_TEMPERATURE
 
 
-class HypervolumeImprovementRule(Acquisition):
-    """Development rule in the spirit of TSEMO (Bradford et al. 2018): the hypervolume improvement
-    of the sampled values ``u(f~(x))`` over a front ``(k, m)`` (normalised, reference 1); a
-    candidate without improvement is ranked by minus the additive shift it lacks to enter."""
+class SampledHypervolumeImprovement:
+    """The hypervolume improvement rule of TSEMO (Bradford, Schweidtmann & Lapkin, "Efficient
+    multiobjective optimization employing Gaussian processes, spectral sampling and a genetic
+    algorithm", J. Global Optim. 2018, Sec. 3.3) on one draw per objective, as a sample to
+    *minimise*: ``-HVI(u(f~(x)))`` over ``front`` ``(k, m)`` (normalised values of the observed
+    and believed points; reference point 1), and where ``u`` adds nothing, how far it is from
+    adding anything: ``max(shift, max_i (u_i - 1), 0)``, ``shift = max_k min_i (u_i - front_ki)``
+    the smallest equal decrease of every objective that takes ``u`` out of the front's dominated
+    region.
+
+    TSEMO ranks the sampled front that NSGA-II finds on the draws; here the rule ranks the
+    acquisition optimiser's candidates (raw points and the optimum of the hypervolume
+    scalarisation of the same draws, :class:`ScalarizedSample`, which L-BFGS-B follows). A ranking
+    rule: it has no gradient (:meth:`value_and_grad` raises).
+    """
 
     def __init__(self, sample: ScalarizedSample, front: np.ndarray) -> None:
-        from shared_core.pareto import hypervolume, non_dominated
-
         self.sample = sample
-        front = front[np.all(front < 1.0, axis=1)]
-        self.front = front[non_dominated(front)] if len(front) else front
-        self._hv = hypervolume
-        self.base = hypervolume(self.front, np.ones(front.shape[1])) if len(front) else 0.0
+        self.front = np.asarray(front, dtype=np.float64).reshape(-1, len(sample.samples))
 
     def value(self, X: np.ndarray) -> np.ndarray:
         U = self.sample.scales(self.sample.objectives(X))  # (b, m)
-        m = U.shape[1]
-        if len(self.front):
-            # shift needed to be non-dominated: max_k min_i (u_i - f_ki)
-            shift = np.max(np.min(U[:, None, :] - self.front[None], axis=2), axis=1)
-        else:
-            shift = np.full(len(U), -np.inf)
-        beyond = np.max(U - 1.0, axis=1)
-        out = -np.maximum(np.maximum(shift, beyond), 0.0)
-        for i in np.flatnonzero((shift < 0.0) & (beyond < 0.0)):
-            out[i] = self._hv(np.vstack([self.front, U[i]]), np.ones(m)) - self.base
-        return out
+        improvement = hypervolume_improvements(U, self.front, np.ones(U.shape[1]))  # (b,)
+        shift = (
+            np.max(np.min(U[:, None, :] - self.front[None], axis=2), axis=1)
+            if len(self.front)
+            else np.full(len(U), -np.inf)
+        )  # (b,)
+        distance = np.maximum(np.maximum(shift, np.max(U - 1.0, axis=1)), 0.0)
+        return np.where(improvement > 0.0, -improvement, distance)
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError("a ranking rule: optimise its smooth counterpart")
+        raise NotImplementedError(
+            "the hypervolume improvement rule ranks candidates; L-BFGS-B follows the scalarised "
+            "sample"
+        )

@@ -53,18 +53,18 @@ from shared_core.acquisition import (
     LogProbabilityOfFeasibility,
     ThompsonSampling,
 )
-from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.acquisition.multi_objective import (
     ChebyshevScalarization,
-    HypervolumeImprovementRule,
     HypervolumeScalarization,
     ObjectiveScales,
+    SampledHypervolumeImprovement,
     Scalarization,
     ScalarizedLogExpectedImprovement,
     ScalarizedSample,
     simplex_weights,
     sphere_weights,
 )
+from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.constraint_models import ConstraintBelief, ConstraintModels, OutcomeModels
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.kernels import KernelSpec, parse_kernels
@@ -116,7 +116,6 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     # Class-level defaults, for algorithms pickled before constraint or objective models existed.
     constraint_models: ConstraintModels | None = None
     objective_models: OutcomeModels | None = None
-    _mo_rule = "hypervolume"
 
     def __init__(
         self,
@@ -295,10 +294,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         )
         auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
         use_ei = self.acquisition == "ei" or auto_ei
-        rule = "chebyshev" if use_ei else self._mo_rule
         scalarization: Scalarization = (
             ChebyshevScalarization(simplex_weights(m, rng))
-            if rule == "chebyshev"
+            if use_ei
             else HypervolumeScalarization(sphere_weights(m, rng))
         )
         observed = scalarization(scales(Y_std))  # (n,)
@@ -333,14 +331,13 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         sample = ScalarizedSample(
             [mb.post.sample_path(rng) for mb in members], scales, scalarization
         )
+        improvement = SampledHypervolumeImprovement(sample, scales(front))
         if not constraints:
-            ts = ThompsonSampling(sample)
-            if rule == "tsemo" and len(front):
-                return HypervolumeImprovementRule(sample, scales(front)), ts, order
-            return ts, ts, order
-        constrained = ConstrainedThompsonSampling(
-            sample,
-            [c.post.sample_path(rng) for c in constraints],
-            [c.threshold for c in constraints],
+            return ThompsonSampling(improvement), ThompsonSampling(sample), order
+        draws = [c.post.sample_path(rng) for c in constraints]
+        thresholds = [c.threshold for c in constraints]
+        return (
+            ConstrainedThompsonSampling(improvement, draws, thresholds),
+            ConstrainedThompsonSampling(sample, draws, thresholds).merit(),
+            order,
         )
-        return constrained, constrained.merit(), order

@@ -11,8 +11,14 @@ import pytest
 from scipy.optimize import approx_fprime
 from scipy.stats import norm
 
-from shared_core import DistributedTSAlgorithm, EGPAlgorithm, FloatParam, KernelSpec, Observations
-from shared_core import SearchSpace
+from shared_core import (
+    DistributedTSAlgorithm,
+    EGPAlgorithm,
+    FloatParam,
+    KernelSpec,
+    Observations,
+    SearchSpace,
+)
 from shared_core.acquisition import (
     ConstrainedThompsonSampling,
     LogProbabilityOfFeasibility,
@@ -23,6 +29,7 @@ from shared_core.acquisition.multi_objective import (
     ChebyshevScalarization,
     HypervolumeScalarization,
     ObjectiveScales,
+    SampledHypervolumeImprovement,
     ScalarizedLogExpectedImprovement,
     ScalarizedSample,
     simplex_weights,
@@ -30,7 +37,7 @@ from shared_core.acquisition.multi_objective import (
 )
 from shared_core.interface import multi_objective
 from shared_core.models.gp import ExactPosterior, GPHyper
-from shared_core.pareto import completed_reference_point, hypervolume
+from shared_core.pareto import completed_reference_point, hypervolume, hypervolume_improvements
 from shared_core.threads import limited_threads
 
 
@@ -141,6 +148,44 @@ def test_monte_carlo_log_ei_of_one_weighted_objective_is_the_analytic_ei():
     np.testing.assert_allclose(np.exp(acq.value(Q)), ei, rtol=0.03)
 
 
+class _Identity:
+    """A function sample ``X[:, j]`` (the "draw" of objective ``j`` is the input itself)."""
+
+    def __init__(self, j):
+        self.j = j
+
+    def value(self, X):
+        return X[:, self.j]
+
+    def value_and_grad(self, X):
+        grad = np.zeros_like(X)
+        grad[:, self.j] = 1.0
+        return X[:, self.j], grad
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_hypervolume_improvements_are_the_gains_of_adding_each_point(m):
+    rng = np.random.default_rng(m)
+    Y, Y_new, r = rng.random((10, m)), rng.random((60, m)) * 1.2 - 0.1, np.ones(m)
+    expected = [hypervolume(np.vstack([Y, y]), r) - hypervolume(Y, r) for y in Y_new]
+    assert 0 < np.count_nonzero(expected) < len(Y_new)
+    np.testing.assert_allclose(hypervolume_improvements(Y_new, Y, r), expected, atol=1e-12)
+    alone = [hypervolume(y[None], r) for y in Y_new]
+    np.testing.assert_allclose(hypervolume_improvements(Y_new, Y[:0], r), alone, atol=1e-12)
+
+
+def test_the_sampled_improvement_rule_ranks_improvements_then_distances_to_the_front():
+    scales = ObjectiveScales(ideal=np.zeros(2), reference=np.ones(2))  # u = the draws' values
+    sample = ScalarizedSample(
+        [_Identity(0), _Identity(1)], scales, HypervolumeScalarization(np.ones(2) / 2**0.5)
+    )
+    rule = SampledHypervolumeImprovement(sample, np.array([[0.2, 0.6], [0.6, 0.2]]))
+    U = np.array([[0.1, 0.1], [0.3, 0.3], [0.5, 0.7], [0.8, 0.8], [0.5, 1.4]])
+    # improvements 0.81 - 0.48 and 0.49 - 0.4; (0.5, 0.7) and (0.8, 0.8) must drop 0.1 and 0.2 in every
+    # objective to leave the dominated region; (0.5, 1.4) is 0.4 beyond the reference point
+    np.testing.assert_allclose(rule.value(U), [-0.33, -0.09, 0.1, 0.2, 0.4], atol=1e-12)
+
+
 def test_the_reference_point_given_entries_kept_the_others_inferred_from_feasible_rows():
     Y = np.array([[0.0, 4.0], [1.0, 1.0], [4.0, 0.0], [-5.0, -5.0]])
     feasible = np.array([True, True, True, False])
@@ -164,13 +209,14 @@ def test_the_scalarisation_uses_the_reference_point_mapped_through_each_objectiv
     algorithm.suggest(SQUARE, obs, 1, rng)
     acq = algorithm._multi_objective_acquisition(SQUARE, obs.cleaned(), rng)[0]
     assert isinstance(acq, ThompsonSampling)
+    sample = acq.sample.sample  # the rule's scalarised draw
     ensembles = algorithm._objective_ensembles(2)
     r = completed_reference_point(Y, obs.reference_point)
     assert r[0] == 0.9
     expected = [ensembles[i].y_std(r[i : i + 1])[0] for i in range(2)]
-    np.testing.assert_allclose(acq.sample.scales.reference, expected)
+    np.testing.assert_allclose(sample.scales.reference, expected)
     np.testing.assert_allclose(
-        acq.sample.scales.ideal, [ensembles[i].y_std(Y[:, i]).min() for i in range(2)]
+        sample.scales.ideal, [ensembles[i].y_std(Y[:, i]).min() for i in range(2)]
     )
 
 
@@ -195,7 +241,8 @@ def test_suggestions_improve_the_hypervolume_over_random_points(acquisition):
 def test_pending_points_are_believed_by_every_objective():
     """Each objective's draw comes from its member conditioned on the pending point (kriging
     believer): the variance there shrinks to less than half the unconditioned one (it stays at
-    the noise level: about a sixth here)."""
+    the noise level: about a sixth here); the believed point joins the front whose hypervolume
+    the suggestion improves."""
     rng = np.random.default_rng(3)
     X = SQUARE.sample(rng, 10)
     pending = np.array([[0.55, 0.45]])
@@ -203,7 +250,9 @@ def test_pending_points_are_believed_by_every_objective():
     obs = Observations(X, _bowls(X), X_pending=pending)
     algorithm.suggest(SQUARE, obs, 1, rng)
     acq = algorithm._multi_objective_acquisition(SQUARE, obs.cleaned(), rng)[0]
-    for sample, ensemble in zip(acq.sample.samples, algorithm._objective_ensembles(2)):
+    rule = acq.sample
+    assert len(rule.front) == 11  # 10 observed points and the believed pending one
+    for sample, ensemble in zip(rule.sample.samples, algorithm._objective_ensembles(2)):
         before = ensemble.members[0].post.predict(pending)[1][0]  # one kernel: one member
         assert sample.post.predict(pending)[1][0] < 0.5 * before
 
@@ -230,10 +279,11 @@ def test_constraints_and_several_objectives_choose_feasible_points():
         obs = Observations(X, _bowls(X), constraints=0.7 - X[:, :1], constraint_names=("a",))
         X = np.vstack([X, algorithm.suggest(SQUARE, obs, 1, rng)])
     assert np.sum(X[8:, 0] >= 0.7) >= 4
-    # SCBO's rule ranks the scalarised draw
-    acq = algorithm._multi_objective_acquisition(SQUARE, obs.cleaned(), rng)[0]
+    # SCBO's rule ranks the sampled hypervolume improvement; its merit follows the scalarised draw
+    acq, smooth, _ = algorithm._multi_objective_acquisition(SQUARE, obs.cleaned(), rng)
     assert isinstance(acq, ConstrainedThompsonSampling)
-    assert isinstance(acq.objective, ScalarizedSample)
+    assert isinstance(acq.objective, SampledHypervolumeImprovement)
+    assert isinstance(smooth.objective, ScalarizedSample) and smooth.constraints == acq.constraints
 
 
 @pytest.mark.parametrize("acquisition", ["ts", "ei"])

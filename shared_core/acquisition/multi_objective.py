@@ -10,9 +10,10 @@ Glossary (shapes in comments):
         are scaled by one constant).
     lambda: ``(m,)`` positive weights, drawn afresh for each suggestion.
 
-Scalarisations (each *minimised*, so that :class:`ScalarizedSample` is a draw of one objective
-to minimise, which :class:`~shared_core.acquisition.ThompsonSampling` and the constrained
-Thompson rule take unchanged):
+Scalarisations (each *minimised*, so that :class:`ScalarizedSample` and
+:class:`SampledHypervolumeImprovement` are draws of one objective to minimise, which
+:class:`~shared_core.acquisition.ThompsonSampling` and the constrained Thompson rule take
+unchanged):
 
 * :class:`HypervolumeScalarization`, Golovin & Zhang, "Random hypervolume scalarizations for
   provable multi-objective black box optimization" (ICML 2020), eq. (3) and Lemma 5: with
@@ -33,6 +34,10 @@ Acquisitions:
 
 * :class:`ScalarizedSample`: one Thompson draw per objective (Paria et al. 2019, Algorithm 1 with
   TS), scalarised.
+* :class:`SampledHypervolumeImprovement`: the hypervolume improvement of the same draws over a
+  front (Bradford, Schweidtmann & Lapkin, "Efficient multiobjective optimization employing
+  Gaussian processes, spectral sampling and a genetic algorithm", J. Global Optim. 2018, TSEMO),
+  a rule that ranks candidates (EGP-TS's; the scalarised draw is what L-BFGS-B follows).
 * :class:`ScalarizedLogExpectedImprovement`: qParEGO (Daulton, Balandat & Bakshy, "Differentiable
   expected hypervolume improvement for parallel multi-objective Bayesian optimization", NeurIPS
   2020, Sec. 5 and Appendix): the Monte-Carlo expected improvement of a random Chebyshev

@@ -1,5 +1,6 @@
 """EGP-TS and EGP-EI (Lu, Polyzos, Li, Giannakis, "Surrogate modeling for Bayesian optimization
-beyond a single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs.
+beyond a single Gaussian process", TPAMI 2023): Thompson sampling or EI on an ensemble of GPs,
+with constraints and several objectives.
 
 Per suggestion (Algorithm 1, lines 17-19, and Sec. V-D for EI):
     1. bring the ensemble up to date (refit or incremental update, see ``ensemble.py``);
@@ -30,6 +31,40 @@ member ``m_j ~ Cat(w_j)``, believed at the pending points).
   constraints" (ICML 2014), in log space: ``log EI(best feasible) + sum_j log P(c_j <= t_j)``;
   while no observed point (nor believed pending point) is feasible, ``sum_j log P(c_j <= t_j)``
   alone, which leads the search into the feasible region.
+
+Several objectives (``Observations.y`` ``(n, m)``, each minimised; ``m >= 2``): objective ``i``
+has its own ensemble (objective 0: :attr:`EGPAlgorithm.model`; the others in
+:attr:`EGPAlgorithm.objective_models`, the same options, fitted on every row), and steps 2-3 are
+repeated per objective (one member ``m_i ~ Cat(w_i)``, believed at the pending points). Every
+objective is on its own GP scale (its output transform is increasing, so dominance is
+unchanged), normalised per suggestion by ``u_i = (f_i - z_i) / (r_i - z_i)``: ``z_i`` the best
+GP-scale value of the feasible rows (of all rows while none is feasible) and ``r_i`` the reference
+point mapped through the same transform. The reference point takes the given entries of
+``Observations.reference_point`` and infers the others from the feasible rows
+(:func:`~shared_core.pareto.completed_reference_point`). Each suggestion draws a fresh weight
+vector (``acquisition/multi_objective.py``):
+
+* TS: one draw ``f~_i`` per objective. The acquisition optimiser's candidates are ranked by the
+  hypervolume improvement of ``u(f~(x))`` over the observed feasible front plus the believed
+  pending points (the rule of TSEMO, Bradford, Schweidtmann & Lapkin, "Efficient multiobjective
+  optimization employing Gaussian processes, spectral sampling and a genetic algorithm", J. Global
+  Optim. 2018, on the optimiser's candidates instead of an NSGA-II front of the draws); L-BFGS-B
+  refines the best of them on the random hypervolume scalarisation of the same draws (Golovin &
+  Zhang, "Random hypervolume scalarizations for provable multi-objective black box
+  optimization", ICML 2020, eq. 3; weights uniform on the positive unit sphere). With
+  constraints, SCBO's rule ranks the feasible candidates by that improvement and L-BFGS-B follows
+  the merit of the scalarised draw. The believed pending points join the front: a candidate next
+  to one improves little, which keeps concurrent suggestions apart.
+* EI: qParEGO (Daulton, Balandat & Bakshy, "Differentiable expected hypervolume improvement for
+  parallel multi-objective Bayesian optimization", NeurIPS 2020): the Monte-Carlo log EI (128
+  base samples drawn per suggestion) of a random augmented Chebyshev scalarisation (weights
+  uniform on the simplex) of the members' posteriors, over the best scalarised value of the
+  feasible rows and believed pending points; with constraints plus ``sum_j log P(c_j <= t_j)``,
+  which alone is maximised while nothing is feasible. ``"auto"`` keeps its rule.
+
+The local candidates are the best observed points under the suggestion's own scalarisation
+(feasible rows by it, then infeasible ones by violation). The shared model state is the first
+objective's ensemble only: each process fits the other objectives' ensembles itself.
 
 Local candidates are perturbations of the best observed points by ``Observations.best_first``:
 the best feasible ones, or the least violating while none is feasible. Unconstrained data
@@ -92,7 +127,9 @@ def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
 class EGPAlgorithm(OneAtATimeAlgorithm):
     """Ensemble-GP Bayesian optimisation behind the
     :class:`~shared_core.interface.Algorithm` interface; models constraint values, one ensemble
-    per constraint (:class:`~shared_core.interface.ModelsConstraints`, module docstring).
+    per constraint (:class:`~shared_core.interface.ModelsConstraints`), and several objectives,
+    one ensemble per objective (:class:`~shared_core.interface.MultiObjective`; module
+    docstring).
 
     Args:
         kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``,
@@ -154,8 +191,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
     def model_state(self) -> dict[str, Any] | None:
-        """The objective ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`), None
-        before a fit. Constraint ensembles are not shared: each process fits its own."""
+        """The (first) objective ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`),
+        None before a fit. Constraint ensembles and those of further objectives are not shared:
+        each process fits its own."""
         return self.model.state()
 
     def wants_model_state(self) -> bool:

@@ -166,7 +166,9 @@ class _Identity:
 @pytest.mark.parametrize("m", [2, 3])
 def test_hypervolume_improvements_are_the_gains_of_adding_each_point(m):
     rng = np.random.default_rng(m)
-    Y, Y_new, r = rng.random((10, m)), rng.random((60, m)) * 1.2 - 0.1, np.ones(m)
+    front = rng.dirichlet(np.ones(m), 10)  # on the simplex: none dominates another
+    Y = np.vstack([front, front[:3] + 0.1])  # and three dominated points
+    Y_new, r = rng.random((60, m)), np.ones(m)
     expected = [hypervolume(np.vstack([Y, y]), r) - hypervolume(Y, r) for y in Y_new]
     assert 0 < np.count_nonzero(expected) < len(Y_new)
     np.testing.assert_allclose(hypervolume_improvements(Y_new, Y, r), expected, atol=1e-12)

@@ -287,9 +287,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         constraint's mean is feasible); times the probability of feasibility with constraints,
         which alone is maximised while no value is feasible."""
         fantasies = member.post.predict(believed)[0]  # (p,)
-        fantasy_feasible = np.ones(len(fantasies), dtype=bool)  # (p,)
-        for c in constraints:
-            fantasy_feasible &= c.post.predict(believed)[0] <= c.threshold
+        fantasy_feasible = _believed_feasible(constraints, believed)  # (p,)
         feasible_values = np.concatenate(
             [self.model.y_std(obs.y[obs.feasible]), fantasies[fantasy_feasible]]
         )
@@ -315,57 +313,37 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         """The acquisition for ``m >= 2`` objectives, the one L-BFGS-B follows, and the rows of
         ``obs`` best first under this suggestion's scalarisation (feasible rows by it, then the
         others by violation): one member per objective ``m_i ~ Cat(w_i)`` believed at the pending
-        points, a random weight vector, and a Thompson draw per objective (TS) or the posteriors
-        (EI), scalarised on the GP scales (module docstring)."""
+        points, a random weight vector, and a Thompson draw per objective ranked by its
+        hypervolume improvement (TS) or qParEGO's log EI (EI) (module docstring)."""
         m, pending = obs.n_objectives, obs.X_pending
         believed = pending if self.fantasize_pending else pending[:0]
         ensembles = self._objective_ensembles(m)
         members = [e.conditioned_on_pending(e.sample_member(rng), believed) for e in ensembles]
         constraints = self._constraint_beliefs(obs, believed, rng)
         Y_std = np.stack([e.y_std(obs.Y[:, i]) for i, e in enumerate(ensembles)], axis=1)  # (n, m)
-        feasible = obs.feasible
-        rows = feasible if feasible.any() else np.ones(len(feasible), dtype=bool)
-        reference = completed_reference_point(obs.Y, obs.reference_point, feasible)  # (m,)
-        scales = ObjectiveScales(
-            ideal=Y_std[rows].min(axis=0),
-            reference=np.array([e.y_std(reference[i : i + 1])[0] for i, e in enumerate(ensembles)]),
-        )
+        scales = _objective_scales(obs, ensembles, Y_std)
         auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
         use_ei = self.acquisition == "ei" or auto_ei
         scalarization: Scalarization = (
-            ChebyshevScalarization(simplex_weights(m, rng))
+            ChebyshevScalarization(simplex_weights(m, rng))  # qParEGO's
             if use_ei
-            else HypervolumeScalarization(sphere_weights(m, rng))
+            else HypervolumeScalarization(sphere_weights(m, rng))  # Golovin & Zhang's
         )
-        observed = scalarization(scales(Y_std))  # (n,)
+        feasible = obs.feasible
         violation = np.where(feasible, 0.0, obs.violation)
-        order = np.lexsort((np.where(feasible, observed, 0.0), violation, ~feasible))
-        # the believed pending values, each feasible where every constraint's mean is
+        observed = np.where(feasible, scalarization(scales(Y_std)), 0.0)  # (n,)
+        order = np.lexsort((observed, violation, ~feasible))
+        # the observed feasible front and the believed pending values, each feasible where every
+        # constraint's mean is
         fantasies = np.stack([mb.post.predict(believed)[0] for mb in members], axis=1)  # (p, m)
-        fantasy_feasible = np.ones(len(believed), dtype=bool)  # (p,)
-        for c in constraints:
-            fantasy_feasible &= c.post.predict(believed)[0] <= c.threshold
-        front = np.vstack([Y_std[feasible], fantasies[fantasy_feasible]])  # (k, m)
+        front = np.vstack(
+            [Y_std[feasible], fantasies[_believed_feasible(constraints, believed)]]
+        )  # (k, m)
         if use_ei:
-            feasibility = (
-                LogProbabilityOfFeasibility(
-                    [c.post for c in constraints], [c.threshold for c in constraints]
-                )
-                if constraints
-                else None
+            acq, smooth = self._scalarized_log_ei(
+                members, constraints, scales, scalarization, front, rng
             )
-            if not len(front):
-                assert feasibility is not None  # nothing feasible only with constraints
-                return feasibility, feasibility, order
-            ei = ScalarizedLogExpectedImprovement(
-                [mb.post for mb in members],
-                scales,
-                scalarization,
-                best=float(scalarization(scales(front)).min()),
-                base_samples=rng.standard_normal((MC_SAMPLES, m)),
-                feasibility=feasibility,
-            )
-            return ei, ei, order
+            return acq, smooth, order
         sample = ScalarizedSample(
             [mb.post.sample_path(rng) for mb in members], scales, scalarization
         )
@@ -379,3 +357,60 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             ConstrainedThompsonSampling(sample, draws, thresholds).merit(),
             order,
         )
+
+    def _scalarized_log_ei(
+        self,
+        members: list[Member],
+        constraints: list[ConstraintBelief],
+        scales: ObjectiveScales,
+        scalarization: Scalarization,
+        front: np.ndarray,
+        rng: np.random.Generator,
+    ) -> tuple[Acquisition, Acquisition]:
+        """qParEGO's log EI over the best scalarised value of ``front`` ``(k, m)`` (GP scales),
+        plus the log probability of feasibility with constraints, which alone is maximised while
+        ``front`` is empty (nothing feasible)."""
+        feasibility = (
+            LogProbabilityOfFeasibility(
+                [c.post for c in constraints], [c.threshold for c in constraints]
+            )
+            if constraints
+            else None
+        )
+        if not len(front):
+            assert feasibility is not None  # nothing feasible only with constraints
+            return feasibility, feasibility
+        ei = ScalarizedLogExpectedImprovement(
+            [mb.post for mb in members],
+            scales,
+            scalarization,
+            best=float(scalarization(scales(front)).min()),
+            base_samples=rng.standard_normal((MC_SAMPLES, len(members))),
+            feasibility=feasibility,
+        )
+        return ei, ei
+
+
+def _believed_feasible(constraints: list[ConstraintBelief], believed: np.ndarray) -> np.ndarray:
+    """``(p,)`` mask of the believed pending points ``(p, d)`` where every constraint's mean is
+    feasible (all of them without constraints)."""
+    out = np.ones(len(believed), dtype=bool)
+    for c in constraints:
+        out &= c.post.predict(believed)[0] <= c.threshold
+    return out
+
+
+def _objective_scales(
+    obs: Observations, ensembles: list[EnsembleGP], Y_std: np.ndarray
+) -> ObjectiveScales:
+    """The normalisation of the objectives' GP scales ``Y_std`` ``(n, m)``: ideal point the best
+    value of each objective among the feasible rows (all rows while none is feasible), reference
+    point :func:`~shared_core.pareto.completed_reference_point` mapped through each objective's
+    output transform."""
+    feasible = obs.feasible
+    rows = feasible if feasible.any() else np.ones(len(feasible), dtype=bool)
+    reference = completed_reference_point(obs.Y, obs.reference_point, feasible)  # (m,)
+    return ObjectiveScales(
+        ideal=Y_std[rows].min(axis=0),
+        reference=np.array([e.y_std(reference[i : i + 1])[0] for i, e in enumerate(ensembles)]),
+    )

@@ -183,8 +183,8 @@ def test_the_sampled_improvement_rule_ranks_improvements_then_distances_to_the_f
     )
     rule = SampledHypervolumeImprovement(sample, np.array([[0.2, 0.6], [0.6, 0.2]]))
     U = np.array([[0.1, 0.1], [0.3, 0.3], [0.5, 0.7], [0.8, 0.8], [0.5, 1.4]])
-    # improvements 0.81 - 0.48 and 0.49 - 0.4; (0.5, 0.7) and (0.8, 0.8) must drop 0.1 and 0.2 in every
-    # objective to leave the dominated region; (0.5, 1.4) is 0.4 beyond the reference point
+    # improvements 0.81 - 0.48 and 0.49 - 0.4; (0.5, 0.7) and (0.8, 0.8) must drop 0.1 and 0.2
+    # in every objective to leave the dominated region; (0.5, 1.4) is 0.4 beyond the reference
     np.testing.assert_allclose(rule.value(U), [-0.33, -0.09, 0.1, 0.2, 0.4], atol=1e-12)
 
 

@@ -10,8 +10,8 @@ Module map (BoTorch-style: one folder per role):
 * ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``)
   and ``LinearConstraint``
 * ``encoding.py``: the encoding of one parameter's columns (grids, log scales, one-hot)
-* ``pareto.py``: Pareto dominance, non-dominated sorting, hypervolume and its contributions, and
-  the inferred hypervolume reference point of several objectives
+* ``pareto.py``: Pareto dominance, non-dominated sorting, hypervolume, its contributions and
+  improvements, and the (inferred) hypervolume reference point of several objectives
 * ``halton.py``: scrambled Halton points for ``SearchSpace.sample``
 * ``registry.py``: named algorithms for the adapters (``make_algorithm("egp-ts")``)
 * ``validation.py``: argument checks shared by every constructor
@@ -24,7 +24,8 @@ Module map (BoTorch-style: one folder per role):
 * ``models/features.py``: random-feature GP (Bayesian linear regression, for large data)
 * ``models/kernels.py``: kernels, spectral densities, random Fourier features, kernel names
 * ``models/ensemble.py``: the ensemble of GPs (weights, incremental updates, refits)
-* ``models/constraint_models.py``: one GP ensemble per constraint of a constrained study
+* ``models/constraint_models.py``: one GP ensemble per constraint of a constrained study, and per
+  further objective of a study with several objectives
 * ``models/output_transform.py``: the ensemble's output warping (shift, Yeo-Johnson,
   standardise)
 * ``models/refit.py``: when to refit hyperparameters, and on which points
@@ -32,7 +33,8 @@ Module map (BoTorch-style: one folder per role):
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
 * ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB, and under
-  constraints SCBO's Thompson rule (with its penalty merit), constrained log EI
+  constraints SCBO's Thompson rule (with its penalty merit), constrained log EI, and for several
+  objectives random scalarisations, TSEMO's hypervolume improvement rule and qParEGO's log EI
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints) and SVGD
 * ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
   (``distributed.py``)

@@ -20,9 +20,11 @@ from typing import cast
 import numpy as np
 
 __all__ = [
+    "completed_reference_point",
     "dominance_ranks",
     "hypervolume",
     "hypervolume_contributions",
+    "hypervolume_improvements",
     "infer_reference_point",
     "non_dominated",
 ]
@@ -131,6 +133,46 @@ def hypervolume_contributions(Y: np.ndarray, reference_point: np.ndarray) -> np.
     return np.maximum(out, 0.0)
 
 
+def hypervolume_improvements(
+    Y_new: np.ndarray, Y: np.ndarray, reference_point: np.ndarray
+) -> np.ndarray:
+    """``(b,)`` hypervolume improvement of each point of ``Y_new`` ``(b, m)`` alone over the points
+    ``Y`` ``(n, m)``: ``HV(Y + {y}) - HV(Y)``.
+
+    The region ``y`` adds is the box ``[y, r]`` less its part dominated by ``Y``, which is the
+    region dominated by the points ``max(y, Y_k)`` (componentwise): ``prod(r - y) - HV(max(y, Y),
+    r)``. Two objectives are computed for every point at once (a sweep over the sorted points);
+    more objectives point by point, for the points that no point of ``Y`` weakly dominates.
+    """
+    Y_new = np.asarray(Y_new, dtype=np.float64)
+    r = np.asarray(reference_point, dtype=np.float64).reshape(-1)
+    Y = np.asarray(Y, dtype=np.float64).reshape(-1, len(r))
+    Y = Y[np.all(Y < r, axis=1)]
+    below = np.all(Y_new < r, axis=1)  # (b,)
+    if len(Y):
+        Y = Y[non_dominated(Y)]
+        weakly_dominated = np.any(np.all(Y[None] <= Y_new[:, None], axis=2), axis=1)  # (b,)
+        below &= ~weakly_dominated
+    out = np.zeros(len(Y_new))
+    box = np.prod(r - Y_new[below], axis=1)  # (c,)
+    if not len(Y):
+        out[below] = box
+        return out
+    clipped = np.maximum(Y[None], Y_new[below][:, None])  # (c, n, m)
+    if len(r) == 2:
+        # per point: sort the clipped points by objective 0; each adds a strip of height
+        # r_1 - (the best objective 1 so far) up to the next point's objective 0
+        order = np.argsort(clipped[..., 0], axis=1)
+        c0 = np.take_along_axis(clipped[..., 0], order, axis=1)  # (c, n)
+        c1 = np.minimum.accumulate(np.take_along_axis(clipped[..., 1], order, axis=1), axis=1)
+        widths = np.diff(np.concatenate([c0, np.full((len(c0), 1), r[0])], axis=1), axis=1)
+        dominated = np.sum(widths * (r[1] - c1), axis=1)
+    else:
+        dominated = np.array([hypervolume(c, r) for c in clipped])
+    out[below] = np.maximum(box - dominated, 0.0)
+    return out
+
+
 def infer_reference_point(Y: np.ndarray, scale: float = REFERENCE_POINT_SCALE) -> np.ndarray:
     """``(m,)`` reference point for the points ``Y`` ``(n, m)`` (n >= 1), as BoTorch's
     ``infer_reference_point`` (which Ax uses for missing objective thresholds) in the minimised
@@ -144,3 +186,18 @@ def infer_reference_point(Y: np.ndarray, scale: float = REFERENCE_POINT_SCALE) -
     span = nadir - ideal
     span = np.where(span > 0.0, span, np.maximum(np.abs(nadir), 1.0))
     return cast(np.ndarray, nadir + scale * span)
+
+
+def completed_reference_point(
+    Y: np.ndarray, given: np.ndarray | None = None, feasible: np.ndarray | None = None
+) -> np.ndarray:
+    """``(m,)`` the reference point the algorithms use for the points ``Y`` ``(n, m)`` (n >= 1):
+    the entries of ``given`` ``(m,)`` that are not NaN, the others from
+    :func:`infer_reference_point` of the ``feasible`` ``(n,)`` rows (of every row if none is
+    feasible or ``feasible`` is None)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    given = np.full(Y.shape[1], np.nan) if given is None else np.asarray(given, dtype=np.float64)
+    if not np.isnan(given).any():
+        return cast(np.ndarray, given.copy())
+    rows = np.ones(len(Y), dtype=bool) if feasible is None or not np.any(feasible) else feasible
+    return np.where(np.isnan(given), infer_reference_point(Y[rows]), given)

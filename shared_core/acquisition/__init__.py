@@ -4,6 +4,8 @@
 * ``analytic.py``: of one posterior: Thompson sampling, log EI, UCB
 * ``constrained.py``: under black-box constraints: SCBO's Thompson rule and its exact-penalty
   merit, constrained log EI, log probability of feasibility
+* ``multi_objective.py``: of several objectives: random Chebyshev and hypervolume scalarisations,
+  the scalarised Thompson draw, TSEMO's sampled hypervolume improvement, qParEGO's log EI
 """
 
 from shared_core.acquisition.analytic import (

@@ -23,6 +23,13 @@ Constraints: an agent's surrogate is an :class:`~shared_core.algorithms.egp.EGPA
 models each constraint by its own ensemble and follows the Thompson rule of SCBO (Eriksson &
 Poloczek, "Scalable constrained Bayesian optimization", AISTATS 2021; see ``egp.py``). Constraint
 values travel with their rows, so an agent models the constraint values of its neighbourhood only.
+
+Several objectives: likewise, an agent's ``EGPAlgorithm`` models every objective of its
+neighbourhood's rows (one ensemble per objective), and its Thompson step draws every objective and
+picks the candidate of largest hypervolume improvement of the draws over its neighbourhood's
+feasible front and believed pending points, refined along a random hypervolume scalarisation
+(TSEMO's rule, Bradford et al. 2018, with Golovin & Zhang's scalarisation, 2020; see ``egp.py``).
+The paper treats one objective; this is the same draw-and-maximise step on the scalarised draws.
 """
 
 from __future__ import annotations
@@ -70,6 +77,8 @@ class DistributedTSAlgorithm:
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from
     # ModelsConstraints: each agent's EGPAlgorithm models the constraint values of its visible rows
     models_constraints = True
+    # MultiObjective: each agent's EGPAlgorithm models every objective of its visible rows
+    multi_objective = True
 
     def __init__(
         self,

@@ -1,4 +1,5 @@
-"""Surrogates of the constraint functions of a study: one GP ensemble per constraint.
+"""Surrogates of the other outcomes of a study (constraints, further objectives): one GP ensemble
+per outcome.
 
 Glossary (shapes in comments):
     k: constraints with at least one value; n_j: rows with a value for constraint ``j``;
@@ -6,26 +7,30 @@ Glossary (shapes in comments):
     t_j: the feasibility threshold of constraint ``j`` on its GP scale, ``transform_j(0)``: the
         output transform is increasing, so ``c_j <= 0`` if and only if ``transform_j(c_j) <= t_j``.
 
-Each constraint is modelled independently, as in Gardner et al., "Bayesian optimization with
-inequality constraints" (ICML 2014) and Eriksson & Poloczek, "Scalable constrained Bayesian
-optimization" (AISTATS 2021): an :class:`~shared_core.models.ensemble.EnsembleGP` with the
-objective ensemble's options (kernels, random features, exact limit, refit schedule, output
-warping), fitted on the rows that have a value for that constraint (a constraint may be missing on
-some rows, or appear only in later trials). Models are kept by constraint name, so each is brought
-up to date incrementally between refits exactly as the objective's ensemble is.
+Each outcome is modelled independently, as the constraints in Gardner et al., "Bayesian
+optimization with inequality constraints" (ICML 2014) and Eriksson & Poloczek, "Scalable
+constrained Bayesian optimization" (AISTATS 2021), and the objectives in Paria, Kandasamy &
+Póczos, "A flexible framework for multi-objective Bayesian optimization using random
+scalarizations" (UAI 2019): an :class:`~shared_core.models.ensemble.EnsembleGP` with the first
+objective's ensemble options (kernels, random features, exact limit, refit schedule, output
+warping), fitted on the rows that have a value for that outcome (a constraint may be missing on
+some rows, or appear only in later trials). Models are kept by outcome key (a constraint's name,
+an objective's index), so each is brought up to date incrementally between refits exactly as the
+first objective's ensemble is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
 
 from shared_core.interface import Observations
-from shared_core.models.ensemble import EnsembleGP
+from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.surrogate import Posterior
 
-__all__ = ["ConstraintBelief", "ConstraintModels"]
+__all__ = ["ConstraintBelief", "ConstraintModels", "OutcomeModels"]
 
 
 @dataclass(frozen=True)
@@ -38,13 +43,39 @@ class ConstraintBelief:
     threshold: float
 
 
-class ConstraintModels:
-    """One ensemble of GPs per constraint name, each with the options of ``template`` (the
+class OutcomeModels:
+    """One ensemble of GPs per outcome key, each with the options of ``template`` (the first
     objective's ensemble; only its options are read)."""
 
     def __init__(self, template: EnsembleGP) -> None:
         self._template = template.unfitted_copy()
-        self.models: dict[str, EnsembleGP] = {}  # constraint name -> its ensemble
+        self.models: dict[Hashable, EnsembleGP] = {}  # outcome key -> its ensemble
+
+    def fit_outcome(
+        self, key: Hashable, X: np.ndarray, y: np.ndarray, rng: np.random.Generator
+    ) -> EnsembleGP:
+        """Bring the ensemble of ``key`` up to date with ``(X (n, d), y (n,))`` (finite values),
+        creating it at its first values."""
+        model = self.models.get(key)
+        if model is None:
+            model = self.models[key] = self._template.unfitted_copy()
+        model.fit(X, y, rng)
+        return model
+
+    def sampled_member(
+        self, key: Hashable, rng: np.random.Generator, X_pending: np.ndarray
+    ) -> Member:
+        """A member ``m ~ Cat(w)`` (eq. 10 of Lu et al. 2023) of the ensemble of ``key``,
+        conditioned on the pending points ``(p, d)`` by kriging believer."""
+        model = self.models[key]
+        return model.conditioned_on_pending(model.sample_member(rng), X_pending)
+
+
+class ConstraintModels(OutcomeModels):
+    """One ensemble of GPs per constraint name (:class:`OutcomeModels` keyed by name)."""
+
+    def __init__(self, template: EnsembleGP) -> None:
+        super().__init__(template)
         self.active: tuple[str, ...] = ()  # names fitted by the last fit (they have values)
 
     def fit(self, obs: Observations, rng: np.random.Generator) -> None:
@@ -57,10 +88,7 @@ class ConstraintModels:
             rows = ~np.isnan(obs.constraints[:, j])  # (n,)
             if not rows.any():
                 continue
-            model = self.models.get(name)
-            if model is None:
-                model = self.models[name] = self._template.unfitted_copy()
-            model.fit(obs.X[rows], obs.constraints[rows, j], rng)
+            self.fit_outcome(name, obs.X[rows], obs.constraints[rows, j], rng)
             active.append(name)
         self.active = tuple(active)
 
@@ -73,9 +101,9 @@ class ConstraintModels:
     ) -> list[ConstraintBelief]:
         """Per active constraint, a member ``m_j ~ Cat(w_j)`` (eq. 10 of Lu et al. 2023)
         conditioned on the pending points ``(p, d)`` by kriging believer."""
-        out = []
-        for name in self.active:
-            model = self.models[name]
-            member = model.conditioned_on_pending(model.sample_member(rng), X_pending)
-            out.append(ConstraintBelief(name, member.post, self.threshold(name)))
-        return out
+        return [
+            ConstraintBelief(
+                name, self.sampled_member(name, rng, X_pending).post, self.threshold(name)
+            )
+            for name in self.active
+        ]

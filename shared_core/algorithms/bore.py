@@ -87,7 +87,7 @@ from shared_core.optim.acquisition_optimizer import (
     raw_candidates,
 )
 from shared_core.optim.svgd import svgd
-from shared_core.pareto import dominance_ranks, hypervolume, infer_reference_point
+from shared_core.pareto import completed_reference_point, dominance_ranks, hypervolume
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_int, check_real
 
@@ -182,11 +182,9 @@ def reference_point_of(obs: Observations) -> np.ndarray:
     """``(m,)`` hypervolume reference point for ``obs``: the given entries of
     ``obs.reference_point``, the others (NaN, or all when it is None) from
     :func:`~shared_core.pareto.infer_reference_point` of the feasible rows (all rows if none is
-    feasible). ``obs`` has at least one row."""
-    feasible = obs.feasible
-    inferred = infer_reference_point(obs.Y[feasible] if feasible.any() else obs.Y)
-    given = obs.reference_point
-    return inferred if given is None else np.where(np.isnan(given), inferred, given)
+    feasible; :func:`~shared_core.pareto.completed_reference_point`). ``obs`` has at least one
+    row."""
+    return completed_reference_point(obs.Y, obs.reference_point, obs.feasible)
 
 
 def constrained_labels(obs: Observations, gamma: float) -> np.ndarray:

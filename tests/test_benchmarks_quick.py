@@ -35,6 +35,9 @@ MODEL_BASED = (
     "constrained_seq",
     "constrained_async4",
     "constrained_ax",
+    "mo_seq",
+    "mo_async4",
+    "mo_ax",
 )
 # One thread per pool, whatever the caller exported (the rows record it).
 THREADS = {
@@ -101,7 +104,7 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
         assert f"| gramacy | {trials} |" in constrained
     assert (docs / "img" / "constrained_async4.png").stat().st_size > 0
     several = (docs / "multi_objective.md").read_text()
-    for trials in (12, 13):  # sequential, asynchronous (peers' rows: ours join after their runs)
+    for trials in (12, 13, 7):  # sequential, asynchronous, Ax
         assert f"| zdt1 | {trials} |" in several
     assert (docs / "img" / "mo_async4_fronts.png").stat().st_size > 0
 

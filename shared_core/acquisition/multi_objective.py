@@ -76,13 +76,27 @@ __all__ = [
 ]
 
 CHEBYSHEV_AUGMENTATION = 0.05  # rho of ParEGO's augmented Chebyshev scalarisation (Knowles 2006)
-# The smallest span r_i - z_i used to normalise: a reference point at (or below) the ideal value,
-# e.g. one constant objective with a given reference point, would divide by zero. The GP scale is
-# standardised, so this is a millionth of a standard deviation.
-MIN_SPAN = 1e-6
+# The smallest span r_i - z_i used to normalise. A reference point at or below the ideal value (an
+# Ax threshold stricter than every trial so far, or a constant objective with a given reference
+# point) would divide by zero or inflate that objective a millionfold; its span is then one
+# standard deviation of the (standardised) GP scale instead, and the reference point keeps its place
+# in normalised units (``reference_unit``, at most MIN_SPAN), so that improving on it comes first.
+MIN_SPAN = 1e-3
+# Above this many objectives, the exact hypervolume improvement (one sliced hypervolume per
+# candidate, O(k^{m-1}) for a front of k points) is computed for the best candidates by the
+# scalarised draw only: at 680 candidates it took 0.75 s (3 objectives, 50 front points) to 55 s
+# (5 objectives, 60 points) per suggestion.
+MAX_EXACT_IMPROVEMENT_OBJECTIVES = 2
+N_EXACT_IMPROVEMENTS = 64
 # Temperature of the smoothed log max(0, I) of the log EI, in normalised units (the ideal-to-
 # reference box is [0, 1]^m): improvements far below it are ranked by their size, not set to -inf.
 LOG_EI_TEMPERATURE = 1e-3
+
+
+# The smallest sphere weight before normalising: ``1 / lambda_i`` scales the scalarisation and
+# its gradient, which at 1e-12 made L-BFGS-B's steps (and the constrained merit) meaningless; at
+# 1e-3 the distribution stays uniform on the sphere but for a sliver (|N(0, 1)| < 1e-3: 0.08 %).
+WEIGHT_FLOOR = 1e-3
 
 
 def simplex_weights(m: int, rng: np.random.Generator) -> np.ndarray:
@@ -94,22 +108,29 @@ def sphere_weights(m: int, rng: np.random.Generator) -> np.ndarray:
     """``(m,)`` weights uniform on the positive part of the unit sphere (Golovin & Zhang 2020):
     absolute values of a standard normal vector, normalised (floored away from 0, so that
     ``1 / lambda_i`` is finite)."""
-    v = np.maximum(np.abs(rng.standard_normal(m)), 1e-12)
+    v = np.maximum(np.abs(rng.standard_normal(m)), WEIGHT_FLOOR)
     return cast(np.ndarray, v / np.linalg.norm(v))
 
 
 @dataclass(frozen=True)
 class ObjectiveScales:
-    """The affine per-objective map ``u = (f - ideal) / (reference - ideal)`` of GP-scale values
-    ``f`` ``(..., m)`` (the span floored at :data:`MIN_SPAN`)."""
+    """The affine per-objective map ``u = (f - ideal) / span`` of GP-scale values ``f``
+    ``(..., m)``: ``span = reference - ideal``, or 1 (a GP standard deviation) where that is below
+    :data:`MIN_SPAN`; the reference point is at :attr:`reference_unit` (1 but there)."""
 
     ideal: np.ndarray  # (m,)
     reference: np.ndarray  # (m,)
 
     @property
     def span(self) -> np.ndarray:
-        """``(m,)`` ``max(reference - ideal, MIN_SPAN)``."""
-        return cast(np.ndarray, np.maximum(self.reference - self.ideal, MIN_SPAN))
+        """``(m,)`` ``reference - ideal`` where it is at least :data:`MIN_SPAN`, else 1."""
+        gap = self.reference - self.ideal
+        return np.where(gap >= MIN_SPAN, gap, 1.0)
+
+    @property
+    def reference_unit(self) -> np.ndarray:
+        """``(m,)`` the reference point in normalised units."""
+        return cast(np.ndarray, (self.reference - self.ideal) / self.span)
 
     def __call__(self, F: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, (F - self.ideal) / self.span)
@@ -143,12 +164,17 @@ class ChebyshevScalarization(Scalarization):
 
 
 class HypervolumeScalarization(Scalarization):
-    """``-min_i (1 - u_i) / lambda_i``: minus the hypervolume scalarisation of Golovin & Zhang
+    """``-min_i (r_i - u_i) / lambda_i``: minus the hypervolume scalarisation of Golovin & Zhang
     (2020, eq. 3) before its increasing ``max(0, .)^m`` (module docstring); ``lambda`` from
-    :func:`sphere_weights`."""
+    :func:`sphere_weights`, ``r`` the normalised reference point (:attr:`ObjectiveScales.
+    reference_unit`; default 1)."""
+
+    def __init__(self, weights: np.ndarray, reference: np.ndarray | None = None) -> None:
+        super().__init__(weights)
+        self.reference = np.ones(self.weights.shape[-1]) if reference is None else reference
 
     def value_and_grad(self, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ratios = (1.0 - U) / self.weights  # (..., m)
+        ratios = (self.reference - U) / self.weights  # (..., m)
         active = np.argmin(ratios, axis=-1)  # (...,)
         one_hot = np.eye(self.weights.shape[-1])[active]  # (..., m)
         return -np.min(ratios, axis=-1), one_hot / self.weights
@@ -250,15 +276,19 @@ class SampledHypervolumeImprovement:
     multiobjective optimization employing Gaussian processes, spectral sampling and a genetic
     algorithm", J. Global Optim. 2018, Sec. 3.3) on one draw per objective, as a sample to
     *minimise*: ``-HVI(u(f~(x)))`` over ``front`` ``(k, m)`` (normalised values of the observed
-    and believed points; reference point 1), and where ``u`` adds nothing, how far it is from
-    adding anything: ``max(shift, max_i (u_i - 1), 0)``, ``shift = max_k min_i (u_i - front_ki)``
+    and believed points; reference point ``r``, :attr:`ObjectiveScales.reference_unit`), and where
+    ``u`` adds nothing, how far it is from adding anything:
+    ``max(shift, max_i (u_i - r_i), 0)``, ``shift = max_k min_i (u_i - front_ki)``
     the smallest equal decrease of every objective that takes ``u`` out of the front's dominated
     region.
 
     TSEMO ranks the sampled front that NSGA-II finds on the draws; here the rule ranks the
     acquisition optimiser's candidates (raw points and the optimum of the hypervolume
     scalarisation of the same draws, :class:`ScalarizedSample`, which L-BFGS-B follows). A ranking
-    rule: it has no gradient (:meth:`value_and_grad` raises).
+    rule: it has no gradient (:meth:`value_and_grad` raises). Above
+    :data:`MAX_EXACT_IMPROVEMENT_OBJECTIVES` objectives the improvement is computed exactly for the
+    :data:`N_EXACT_IMPROVEMENTS` best candidates by the scalarised draw; the others that improve
+    rank after them, tied (value 0).
     """
 
     def __init__(self, sample: ScalarizedSample, front: np.ndarray) -> None:
@@ -267,13 +297,18 @@ class SampledHypervolumeImprovement:
 
     def value(self, X: np.ndarray) -> np.ndarray:
         U = self.sample.scales(self.sample.objectives(X))  # (b, m)
-        improvement = hypervolume_improvements(U, self.front, np.ones(U.shape[1]))  # (b,)
+        r = self.sample.scales.reference_unit  # (m,)
+        improvement = np.zeros(len(U))  # (b,)
+        exact = np.arange(len(U))
+        if U.shape[1] > MAX_EXACT_IMPROVEMENT_OBJECTIVES:  # the best by the scalarised draw
+            exact = np.argsort(self.sample.scalarization(U), kind="stable")[:N_EXACT_IMPROVEMENTS]
+        improvement[exact] = hypervolume_improvements(U[exact], self.front, r)
         shift = (
             np.max(np.min(U[:, None, :] - self.front[None], axis=2), axis=1)
             if len(self.front)
             else np.full(len(U), -np.inf)
         )  # (b,)
-        distance = np.maximum(np.maximum(shift, np.max(U - 1.0, axis=1)), 0.0)
+        distance = np.maximum(np.maximum(shift, np.max(U - r, axis=1)), 0.0)
         return np.where(improvement > 0.0, -improvement, distance)
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -66,11 +66,11 @@ The local candidates are the best observed points under the suggestion's own sca
 (feasible rows by it, then infeasible ones by violation). The shared model state is the first
 objective's ensemble only: each process fits the other objectives' ensembles itself.
 
-Local candidates are perturbations of the best observed points by ``Observations.best_first``:
-the best feasible ones, or the least violating while none is feasible. Unconstrained data
-(no constraint values) takes exactly the unconstrained path. The shared model state
-(:meth:`EGPAlgorithm.model_state`) is the objective's ensemble only: each process fits its
-constraint ensembles itself.
+With one objective, local candidates are perturbations of the best observed points by
+``Observations.best_first``: the best feasible ones, or the least violating while none is feasible.
+Unconstrained data (no constraint values) takes exactly the unconstrained path. The shared model
+state (:meth:`EGPAlgorithm.model_state`) is the (first) objective's ensemble only: each process
+fits its constraint ensembles itself.
 """
 
 from __future__ import annotations
@@ -327,7 +327,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         scalarization: Scalarization = (
             ChebyshevScalarization(simplex_weights(m, rng))  # qParEGO's
             if use_ei
-            else HypervolumeScalarization(sphere_weights(m, rng))  # Golovin & Zhang's
+            else HypervolumeScalarization(sphere_weights(m, rng), scales.reference_unit)
         )
         feasible = obs.feasible
         violation = np.where(feasible, 0.0, obs.violation)

@@ -188,6 +188,53 @@ def test_the_sampled_improvement_rule_ranks_improvements_then_distances_to_the_f
     np.testing.assert_allclose(rule.value(U), [-0.33, -0.09, 0.1, 0.2, 0.4], atol=1e-12)
 
 
+def test_a_reference_point_below_the_ideal_value_keeps_its_place_at_a_unit_scale():
+    # an Ax threshold stricter than every trial so far in objective 0
+    scales = ObjectiveScales(ideal=np.zeros(2), reference=np.array([-0.5, 2.0]))
+    np.testing.assert_allclose(scales.span, [1.0, 2.0])  # not inflated a thousandfold or more
+    np.testing.assert_allclose(scales.reference_unit, [-0.5, 1.0])
+    sample = ScalarizedSample(
+        [_Identity(0), _Identity(1)],
+        scales,
+        HypervolumeScalarization(np.ones(2) / 2**0.5, scales.reference_unit),
+    )
+    rule = SampledHypervolumeImprovement(sample, np.zeros((0, 2)))
+    # only a point beyond the threshold in objective 0 improves the hypervolume; the others rank
+    # by how far they are from it, at the scale of the data
+    values = rule.value(np.array([[-1.0, 0.0], [0.0, 0.0], [1.0, 0.0]]))
+    np.testing.assert_allclose(values, [-0.5 * 1.0, 0.5, 1.5], atol=1e-12)
+    assert np.all(np.abs(sample.value(np.array([[0.0, 0.0], [1.0, 1.0]]))) < 10.0)
+
+
+def test_above_two_objectives_exact_improvements_are_computed_for_the_best_candidates_only(
+    monkeypatch,
+):
+    import shared_core.acquisition.multi_objective as mo
+
+    computed = []
+
+    def counted(Y_new, Y, r):
+        computed.append(len(Y_new))
+        return hypervolume_improvements(Y_new, Y, r)
+
+    monkeypatch.setattr(mo, "hypervolume_improvements", counted)
+    scales = ObjectiveScales(ideal=np.zeros(3), reference=np.ones(3))
+    sample = ScalarizedSample(
+        [_Identity(0), _Identity(1), _Identity(2)],
+        scales,
+        HypervolumeScalarization(np.ones(3) / 3**0.5),
+    )
+    rule = SampledHypervolumeImprovement(sample, np.array([[0.5, 0.5, 0.5]]))
+    U = np.random.default_rng(0).random((500, 3))
+    values = rule.value(U)
+    assert computed == [mo.N_EXACT_IMPROVEMENTS]
+    # the best by the scalarisation get their exact improvement
+    best = np.argsort(sample.scalarization(U))[: mo.N_EXACT_IMPROVEMENTS]
+    np.testing.assert_allclose(
+        values[best], -hypervolume_improvements(U[best], rule.front, np.ones(3)), atol=1e-12
+    )
+
+
 def test_the_reference_point_given_entries_kept_the_others_inferred_from_feasible_rows():
     Y = np.array([[0.0, 4.0], [1.0, 1.0], [4.0, 0.0], [-5.0, -5.0]])
     feasible = np.array([True, True, True, False])

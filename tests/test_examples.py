@@ -206,6 +206,8 @@ def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_pa
         (float(a), float(b)) for a, b in re.findall(r"trial +\d+: f1 = (\S+), f2 = (\S+)", out)
     ]
     assert len(front) == n_front >= 1, out
-    assert all(f2 >= 1.0 - f1**0.5 - 1e-4 for f1, f2 in front), out  # printed to 4 decimals
+    # printed to 4 decimals: each true value is within 5e-5 of the printed one, and near f1 = 0
+    # the front's slope magnifies f1's rounding, so the bound takes the largest f1 it may be
+    assert all(f2 + 5e-5 >= 1.0 - (f1 + 5e-5) ** 0.5 for f1, f2 in front), out
     for p in front:
         assert not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in front), (p, out)

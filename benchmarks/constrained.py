@@ -37,7 +37,6 @@ run that has taken ``S`` seconds (recorded as ``wall_limit``; the row then has f
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
@@ -45,21 +44,15 @@ import numpy as np
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
-from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import commit
-from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import is_peer
-from benchmarks.harness.workers import pool_map
+from benchmarks.problem_runs import MODES, ProblemBenchmark
 from benchmarks.run import AX_METHODS, ax_client
 
 # The peer cache's protocol version of this benchmark: bump it when what a run measures changes
 # (the problems, the modes, what is timed).
 PROTOCOL = 1
 BENCH = "constrained"
-# The fields of a cell: with the sampler (and the commit or the peer version) they key a run.
-CELL = ("bench", "function", "seed", "mode", "workers", "n_trials")
 SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe"
-MODES = ("seq", "async")
 
 
 def run_constrained(job: dict) -> dict:
@@ -146,77 +139,25 @@ def run_job(job: dict) -> dict:
     return run_ax(job) if job["sampler"] in AX_METHODS else run_constrained(job)
 
 
-def jobs(a: argparse.Namespace) -> list[dict]:
-    """Every run the arguments ask for, seeds outermost (partial results cover every cell)."""
-    return [
-        {
-            "bench": BENCH,
-            "function": fn,
-            "seed": seed,
-            "mode": a.mode,
-            "workers": a.workers if a.mode == "async" else 1,
-            "n_trials": a.trials or PROBLEMS[fn].n_trials,
-            "sampler": s,
-            **({"wall_limit": a.wall_limit} if a.wall_limit else {}),
-        }
-        for seed in range(a.first_seed, a.first_seed + a.seeds)
-        for fn in a.functions.split(",")
-        for s in a.samplers.split(",")
-    ]
-
-
-def main(argv=None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.constrained",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def _describe(row: dict) -> str:
+    """The printed summary of a run: its best feasible value and number of feasible trials."""
+    best = row["best"][-1]
+    return (
+        f"best {'none feasible' if best is None else f'{best:.6g}'}, {row['n_feasible']} feasible"
     )
-    p.add_argument("--functions", default=",".join(PROBLEMS))
-    p.add_argument("--samplers", default=SAMPLERS, help="comma-separated names (harness.samplers)")
-    p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--first-seed", type=int, default=0, help="seeds: first-seed .. + seeds - 1")
-    p.add_argument("--trials", type=int, default=None, help="default: each problem's budget")
-    p.add_argument("--mode", choices=MODES, default="seq")
-    p.add_argument("--workers", type=int, default=4, help="pending trials in the async mode")
-    p.add_argument("--wall-limit", type=float, default=None, help="seconds per run (recorded)")
-    p.add_argument("--procs", type=int, default=1, help="runs in parallel processes")
-    p.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
-    p.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
-    a = p.parse_args(argv)
-    unknown = [fn for fn in a.functions.split(",") if fn not in PROBLEMS]
-    if unknown:
-        raise SystemExit(f"unknown problems {unknown}; known: {', '.join(PROBLEMS)}")
-    for s in a.samplers.split(","):  # a bad name fails here, not inside a worker process
-        if s not in AX_METHODS:
-            make_async_samplers(s, 0, 1)
-        elif a.mode != "seq":
-            raise SystemExit(f"{s}: the Ax runs are sequential (--mode seq)")
-    out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
-    ours_key = ("sampler", "commit", *CELL)
-    done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
-    todo = [
-        job
-        for job in jobs(a)
-        if (
-            cache.key(job["sampler"], **{f: job[f] for f in CELL}) not in done_peers
-            if is_peer(job["sampler"])
-            else key({**job, "commit": code}, ours_key) not in done_ours
-        )
-    ]
-    print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
-    for row in pool_map(run_job, todo, procs=a.procs):
-        if is_peer(row["sampler"]):
-            cache.put(row, CELL)
-        else:
-            out.append(row)
-        best = row["best"][-1]
-        print(
-            f"{row['function']} {row['sampler']} {row['mode']} seed={row['seed']}: best "
-            f"{'none feasible' if best is None else f'{best:.6g}'}, {row['n_feasible']} "
-            f"feasible, {row['seconds']:.1f} s, "
-            f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion",
-            flush=True,
-        )
+
+
+BENCHMARK = ProblemBenchmark(
+    bench=BENCH,
+    prog="python -m benchmarks.constrained",
+    doc=__doc__ or "",
+    problems=PROBLEMS,
+    samplers=SAMPLERS,
+    protocol=PROTOCOL,
+    run_job=run_job,
+    describe=_describe,
+)
+main = BENCHMARK.main
 
 
 if __name__ == "__main__":

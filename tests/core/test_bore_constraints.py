@@ -7,15 +7,8 @@ import shared_core.algorithms.bore as bore
 from shared_core import FloatParam, Observations, SearchSpace
 from shared_core.algorithms.bore import BOREAlgorithm, constrained_labels, quantile_labels
 from shared_core.interface import models_constraints
-from shared_core.threads import limited_threads
 
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The algorithms run here as the samplers run them, with one BLAS thread (``max_threads=1``):
-    with a thread per core, their small matrices cost about 25 times as long."""
-    with limited_threads(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # tests/core/conftest.py
 
 
 def _obs(y, constraints, X=None):

@@ -14,15 +14,8 @@ from shared_core.algorithms.bore import (
 )
 from shared_core.interface import multi_objective
 from shared_core.pareto import hypervolume
-from shared_core.threads import limited_threads
 
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The algorithms run here as the samplers run them, with one BLAS thread (``max_threads=1``):
-    with a thread per core, their small matrices cost about 25 times as long."""
-    with limited_threads(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # tests/core/conftest.py
 
 
 def _obs(Y, constraints=None, reference_point=None):

@@ -29,15 +29,8 @@ from shared_core.acquisition import (
 from shared_core.acquisition.constrained import PENALTY_MARGIN
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
-from shared_core.threads import limited_threads
 
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The algorithms run here as the samplers run them, with one BLAS thread (``max_threads=1``):
-    with a thread per core, their small matrices cost about 25 times as long."""
-    with limited_threads(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # tests/core/conftest.py
 
 
 # small but complete models: one kernel, few features, a small optimiser budget (fast tests)

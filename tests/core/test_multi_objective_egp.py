@@ -38,14 +38,8 @@ from shared_core.acquisition.multi_objective import (
 from shared_core.interface import multi_objective
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.pareto import completed_reference_point, hypervolume, hypervolume_improvements
-from shared_core.threads import limited_threads
 
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The algorithms run here as the samplers run them, with one BLAS thread."""
-    with limited_threads(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # tests/core/conftest.py
 
 
 # small but complete models: one kernel, few features, a small optimiser budget (fast tests)

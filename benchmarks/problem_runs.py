@@ -1,0 +1,118 @@
+"""The command line and the run loop shared by the benchmarks on lists of test problems
+(``benchmarks.constrained``, ``benchmarks.multi_objective``): one run per seed, problem and
+sampler, in ``seq`` or ``async`` mode (Optuna) or through an Ax ``Client`` (sequential); our
+samplers' rows to ``--out`` keyed by commit, the peers' to the peer cache; runs already done are
+skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.distributed import make_async_samplers
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.provenance import commit
+from benchmarks.harness.results import RESULTS, ResultsFile, key
+from benchmarks.harness.samplers import is_peer
+from benchmarks.harness.workers import pool_map
+from benchmarks.run import AX_METHODS
+
+__all__ = ["CELL", "MODES", "ProblemBenchmark"]
+
+# The fields of a cell: with the sampler (and the commit or the peer version) they key a run.
+CELL = ("bench", "function", "seed", "mode", "workers", "n_trials")
+MODES = ("seq", "async")
+
+
+@dataclass(frozen=True)
+class ProblemBenchmark:
+    """One benchmark on ``problems`` (name -> an object with ``n_trials``): ``run_job(job) -> row``
+    (a module-level function, for the spawned workers) and ``describe(row) -> str`` (the line
+    printed per run)."""
+
+    bench: str
+    prog: str
+    doc: str
+    problems: Mapping[str, Any]
+    samplers: str  # the default --samplers
+    protocol: int  # the peer cache's protocol version
+    run_job: Callable[[dict], dict]
+    describe: Callable[[dict], str]
+
+    def jobs(self, a: argparse.Namespace) -> list[dict]:
+        """Every run the arguments ask for, seeds outermost (partial results cover every cell)."""
+        return [
+            {
+                "bench": self.bench,
+                "function": fn,
+                "seed": seed,
+                "mode": a.mode,
+                "workers": a.workers if a.mode == "async" else 1,
+                "n_trials": a.trials or self.problems[fn].n_trials,
+                "sampler": s,
+                **({"wall_limit": a.wall_limit} if a.wall_limit else {}),
+            }
+            for seed in range(a.first_seed, a.first_seed + a.seeds)
+            for fn in a.functions.split(",")
+            for s in a.samplers.split(",")
+        ]
+
+    def arguments(self, argv: Sequence[str] | None = None) -> argparse.Namespace:
+        """The parsed command line, checked: known problems, known samplers, Ax runs sequential."""
+        p = argparse.ArgumentParser(
+            prog=self.prog,
+            description=self.doc,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.add_argument("--functions", default=",".join(self.problems))
+        p.add_argument("--samplers", default=self.samplers, help="comma-separated names")
+        p.add_argument("--seeds", type=int, default=10)
+        p.add_argument("--first-seed", type=int, default=0, help="seeds: first-seed .. + seeds - 1")
+        p.add_argument("--trials", type=int, default=None, help="default: each problem's budget")
+        p.add_argument("--mode", choices=MODES, default="seq")
+        p.add_argument("--workers", type=int, default=4, help="pending trials in the async mode")
+        p.add_argument("--wall-limit", type=float, default=None, help="seconds per run (recorded)")
+        p.add_argument("--procs", type=int, default=1, help="runs in parallel processes")
+        p.add_argument("--out", required=True, help="JSONL file of our samplers' rows")
+        p.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
+        a = p.parse_args(argv)
+        unknown = [fn for fn in a.functions.split(",") if fn not in self.problems]
+        if unknown:
+            raise SystemExit(f"unknown problems {unknown}; known: {', '.join(self.problems)}")
+        for s in a.samplers.split(","):  # a bad name fails here, not inside a worker process
+            if s not in AX_METHODS:
+                make_async_samplers(s, 0, 1)
+            elif a.mode != "seq":
+                raise SystemExit(f"{s}: the Ax runs are sequential (--mode seq)")
+        return a
+
+    def main(self, argv: Sequence[str] | None = None) -> None:
+        """Run what the command line asks for and is not done yet."""
+        a = self.arguments(argv)
+        out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=self.protocol)
+        ours_key = ("sampler", "commit", *CELL)
+        done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
+        todo = [
+            job
+            for job in self.jobs(a)
+            if (
+                cache.key(job["sampler"], **{f: job[f] for f in CELL}) not in done_peers
+                if is_peer(job["sampler"])
+                else key({**job, "commit": code}, ours_key) not in done_ours
+            )
+        ]
+        print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
+        for row in pool_map(self.run_job, todo, procs=a.procs):
+            if is_peer(row["sampler"]):
+                cache.put(row, CELL)
+            else:
+                out.append(row)
+            print(
+                f"{row['function']} {row['sampler']} {row['mode']} seed={row['seed']}: "
+                f"{self.describe(row)}, {row['seconds']:.1f} s, "
+                f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion",
+                flush=True,
+            )

@@ -120,8 +120,8 @@ def quantile_labels(y: np.ndarray, gamma: float) -> np.ndarray:
 
 
 # Above this many objectives the exact HypI of a cut shell (one hypervolume per point, each
-# ``O(n^{m-1})``) took seconds at 500 points (4 objectives: 0.7-11 s, 5: 21 s); the shell is then
-# ordered by the volume each point dominates alone.
+# ``O(n^{m-1})``) costs seconds per suggestion at a few hundred trials; the shell is then ordered
+# by the volume each point dominates alone.
 MAX_EXACT_HYPI_OBJECTIVES = 3
 
 

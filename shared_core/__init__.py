@@ -7,8 +7,10 @@ Module map (BoTorch-style: one folder per role):
   shared suggest loop)
 * ``search_space.py``: ``SearchSpace``: named parameters and their column-wise encoding to the
   unit cube
-* ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``)
-  and ``LinearConstraint``
+* ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``),
+  ``LinearConstraint`` and the ``Condition`` of a conditional parameter
+* ``conditions.py``: conditional spaces: which parameters are active at a point, and the fixed
+  encoding of inactive ones
 * ``encoding.py``: the encoding of one parameter's columns (grids, log scales, one-hot)
 * ``pareto.py``: Pareto dominance, non-dominated sorting, hypervolume, its contributions and
   improvements, and the (inferred) hypervolume reference point of several objectives
@@ -47,7 +49,13 @@ from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
 from shared_core.models.kernels import KernelSpec, default_dictionary, lengthscale_grid_dictionary
-from shared_core.search_space import CategoricalParam, FloatParam, IntParam, SearchSpace
+from shared_core.search_space import (
+    CategoricalParam,
+    Condition,
+    FloatParam,
+    IntParam,
+    SearchSpace,
+)
 
 __all__ = [
     "__version__",
@@ -55,6 +63,7 @@ __all__ = [
     "BOREAlgorithm",
     "DistributedTSAlgorithm",
     "CategoricalParam",
+    "Condition",
     "EGPAlgorithm",
     "FloatParam",
     "IntParam",

@@ -10,7 +10,7 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["FloatParam", "IntParam", "CategoricalParam", "LinearConstraint", "Param"]
+__all__ = ["FloatParam", "IntParam", "CategoricalParam", "Condition", "LinearConstraint", "Param"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,23 @@ class LinearConstraint:
             raise ValueError("LinearConstraint needs at least one coefficient")
         if not math.isfinite(self.bound) or not all(math.isfinite(c) for _, c in self.coefficients):
             raise ValueError(f"LinearConstraint needs finite coefficients and bound, got {self!r}")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a parameter of a conditional space is active: ``parent`` is active and its decoded
+    value is one of ``values`` (a categorical parent's choices, an int parent's integers).
+
+    Args:
+        parent: name of a categorical or int parameter of the same space.
+        values: the parent's values under which the parameter is active.
+    """
+
+    parent: str
+    values: tuple[Hashable, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.parent, str) or not self.parent:
+            raise ValueError(f"Condition needs a parent parameter name, got {self.parent!r}")
+        if len(self.values) == 0:
+            raise ValueError(f"Condition on {self.parent!r} needs at least one parent value")

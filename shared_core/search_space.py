@@ -24,6 +24,12 @@ Encodings:
       encodes to ``0.5`` (or the only one-hot column), except a log-scaled int, which keeps its
       padded log encoding.
 
+Conditional spaces (``conditions``, :mod:`shared_core.conditions`): a parameter with a
+:class:`Condition` is active only where its parent has one of the condition's values. Inactive
+parameters are encoded at a fixed value (``INACTIVE_VALUE`` for floats and ints, an all-zero one-hot
+block for categoricals); :meth:`SearchSpace.sample`, :meth:`SearchSpace.round_to_valid` and the
+encoding of points return such imputed points, and a missing value (``None``) encodes as inactive.
+
 Sampling: scrambled Halton points (framework-free, seeded only by the caller's generator), snapped
 to valid encodings when the space has grids.
 
@@ -39,11 +45,27 @@ from typing import Any, cast
 
 import numpy as np
 
+from shared_core.conditions import INACTIVE_VALUE, active_masks, condition_order
 from shared_core.encoding import choice_indices, decode_block, encode_block, one_hot
 from shared_core.halton import scrambled_halton
-from shared_core.parameters import CategoricalParam, FloatParam, IntParam, LinearConstraint, Param
+from shared_core.parameters import (
+    CategoricalParam,
+    Condition,
+    FloatParam,
+    IntParam,
+    LinearConstraint,
+    Param,
+)
 
-__all__ = ["FloatParam", "IntParam", "CategoricalParam", "LinearConstraint", "Param", "SearchSpace"]
+__all__ = [
+    "FloatParam",
+    "IntParam",
+    "CategoricalParam",
+    "Condition",
+    "LinearConstraint",
+    "Param",
+    "SearchSpace",
+]
 
 
 class SearchSpace:
@@ -54,10 +76,16 @@ class SearchSpace:
             :class:`CategoricalParam`; the order of the mapping is the order of the columns.
         constraints: linear constraints on decoded float and int values; :meth:`sample` and the
             acquisition optimiser return only points whose decoded values satisfy them.
+        conditions: ``{name: Condition}`` for the parameters that are active only under a value
+            of their parent (a conditional or hierarchical space); the others are always active.
+            Constraints may not name a conditional parameter.
     """
 
     def __init__(
-        self, params: Mapping[str, Param], constraints: Sequence[LinearConstraint] = ()
+        self,
+        params: Mapping[str, Param],
+        constraints: Sequence[LinearConstraint] = (),
+        conditions: Mapping[str, Condition] | None = None,
     ) -> None:
         self.params: dict[str, Param] = dict(params)
         for name, p in self.params.items():
@@ -73,6 +101,15 @@ class SearchSpace:
                     raise ValueError(
                         f"constraint {c!r} names {name!r}, which is not a float or int parameter"
                     )
+        self.conditions: dict[str, Condition] = dict(conditions or {})
+        self._condition_order = condition_order(self.params, self.conditions)
+        for c in self.constraints:
+            for name, _ in c.coefficients:
+                if name in self.conditions:
+                    raise ValueError(
+                        f"constraint {c!r} names the conditional parameter {name!r}: constraints "
+                        "apply to parameters that are always active"
+                    )
         self.columns: dict[str, slice] = {}
         col = 0
         for name, p in self.params.items():
@@ -85,6 +122,10 @@ class SearchSpace:
     @property
     def names(self) -> list[str]:
         return list(self.params)
+
+    @property
+    def is_conditional(self) -> bool:
+        return bool(self.conditions)
 
     @property
     def categorical_groups(self) -> list[np.ndarray]:
@@ -146,12 +187,21 @@ class SearchSpace:
             values = columns[name]
             if len(values) != n:
                 raise ValueError(f"the column of {name!r} has {len(values)} values, expected {n}")
-            if isinstance(p, CategoricalParam):
-                values = choice_indices(
-                    p.choices, values.tolist() if isinstance(values, np.ndarray) else values
+            values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+            missing = np.array([v is None for v in values], dtype=bool)  # (n,) inactive
+            if missing.any() and name not in self.conditions:
+                raise ValueError(
+                    f"parameter {name!r} has no value (None) but has no condition: it is always "
+                    "active"
                 )
-            X[:, self.columns[name]] = encode_block(p, values)
-        return X
+            present = [v for v in values if v is not None]
+            block = self.columns[name]
+            X[~missing, block] = encode_block(
+                p,
+                choice_indices(p.choices, present) if isinstance(p, CategoricalParam) else present,
+            )
+            X[missing, block] = 0.0 if isinstance(p, CategoricalParam) else INACTIVE_VALUE
+        return self.impute_inactive(X)
 
     # ----------------------------------------------------------------------------- decode
     def decode(self, x: np.ndarray) -> dict[str, Any]:
@@ -182,6 +232,30 @@ class SearchSpace:
                 out[name] = decoded.astype(np.int64) if isinstance(p, IntParam) else decoded
         return out
 
+    def decode_active(self, x: np.ndarray) -> dict[str, Any]:
+        """Decode a ``(d,)`` vector to ``{name: value}`` of the parameters active at it."""
+        active = self.active(np.asarray(x, dtype=np.float64)[None, :])
+        return {name: v for name, v in self.decode(x).items() if active[name][0]}
+
+    def active(self, X: np.ndarray) -> dict[str, np.ndarray]:
+        """``{name: (n,) bool}``: where each parameter is active at the ``(n, d)`` points (every
+        parameter everywhere in a space without conditions)."""
+        X = self._as_points(X)
+        return active_masks(self.params, self.columns, self.conditions, self._condition_order, X)
+
+    def impute_inactive(self, X: np.ndarray) -> np.ndarray:
+        """``(n, d)`` points with every inactive parameter at its fixed encoding
+        (``INACTIVE_VALUE``, or an all-zero one-hot block); ``X`` itself if nothing is
+        conditional."""
+        X = self._as_points(X)
+        if not self.conditions:
+            return X
+        X = X.copy()
+        for name, active in self.active(X).items():
+            fixed = 0.0 if isinstance(self.params[name], CategoricalParam) else INACTIVE_VALUE
+            X[~active, self.columns[name]] = fixed
+        return X
+
     def feasible(self, X: np.ndarray) -> np.ndarray:
         """``(n,)`` mask of encoded points whose decoded values satisfy every linear constraint."""
         X = self._as_points(X)
@@ -201,7 +275,7 @@ class SearchSpace:
         for name, p in self.params.items():
             sl = self.columns[name]
             out[:, sl] = encode_block(p, decode_block(p, X[:, sl]))
-        return out
+        return self.impute_inactive(out)
 
     def _as_points(self, X: np.ndarray) -> np.ndarray:
         """``X`` as an ``(n, d)`` float64 array (a ``(d,)`` vector is one point)."""
@@ -251,7 +325,7 @@ class SearchSpace:
                 )
             else:
                 X[:, self.columns[name].start] = U[:, j]
-        return self.round_to_valid(X) if self._has_grid() else X
+        return self.round_to_valid(X) if self._has_grid() else self.impute_inactive(X)
 
     def _has_grid(self) -> bool:
         return any(

@@ -17,6 +17,9 @@ feasible set) comes with a ``smooth`` counterpart: L-BFGS-B follows ``smooth``, 
 acquisition itself ranks the raw candidates, chooses categories and picks the result among the
 refined and the best raw candidates, so the result is never worse by it than the best raw one.
 
+Conditional spaces (``space.conditions``): every point evaluated has its inactive parameters at
+their fixed encoding (``SearchSpace.impute_inactive``); L-BFGS-B moves only the active columns.
+
 Linear constraints (``space.constraints``): infeasible raw candidates are dropped, and an L-BFGS-B
 result that left the feasible set is pulled back along the segment from its (feasible) start by
 bisection, so every returned point satisfies the constraints after decoding.
@@ -61,15 +64,17 @@ def _lbfgs_continuous(
     if len(cont) == 0:
         return X0
     s, c = len(X0), len(cont)
-    base = X0.copy()
+    base = space.impute_inactive(X0)
+    # (s, c): a conditional space's inactive columns stay at their fixed encoding
+    moving = _active_columns(space, base)[:, cont]
 
     def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
         X = base.copy()
-        X[:, cont] = z.reshape(s, c)
+        X[:, cont] = np.where(moving, z.reshape(s, c), base[:, cont])
         vals, grads = acq.value_and_grad(X)
         # one bad start must not stop the others
         vals = np.nan_to_num(vals, nan=-1e10, neginf=-1e10, posinf=1e10)
-        return -float(np.sum(vals)), -np.nan_to_num(grads[:, cont]).ravel()
+        return -float(np.sum(vals)), -(np.nan_to_num(grads[:, cont]) * moving).ravel()
 
     res = minimize(
         fun,
@@ -80,8 +85,17 @@ def _lbfgs_continuous(
         options={"maxiter": maxiter},
     )
     out = base.copy()
-    out[:, cont] = np.clip(res.x.reshape(s, c), 0.0, 1.0)
+    out[:, cont] = np.where(moving, np.clip(res.x.reshape(s, c), 0.0, 1.0), base[:, cont])
     return cast(np.ndarray, out)
+
+
+def _active_columns(space: SearchSpace, X: np.ndarray) -> np.ndarray:
+    """``(n, d)`` mask of the columns of active parameters at the points ``X`` ``(n, d)``."""
+    mask = np.ones(X.shape, dtype=bool)
+    if space.is_conditional:
+        for name, active in space.active(X).items():
+            mask[:, space.columns[name]] = active[:, None]
+    return mask
 
 
 def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int = 30) -> np.ndarray:
@@ -103,7 +117,8 @@ def pull_back(space: SearchSpace, starts: np.ndarray, X: np.ndarray, steps: int 
 
 
 def _categorical_ascent(acq: Acquisition, space: SearchSpace, X: np.ndarray) -> np.ndarray:
-    """For each row and each categorical parameter, switch to the best choice (others fixed)."""
+    """For each row and each categorical parameter, switch to the best choice (others fixed; in a
+    conditional space the parameters a switch activates start at their fixed encoding)."""
     X = X.copy()
     for group in space.categorical_groups:
         best_vals = acq.value(X)
@@ -111,6 +126,7 @@ def _categorical_ascent(acq: Acquisition, space: SearchSpace, X: np.ndarray) -> 
             trial = X.copy()
             trial[:, group] = 0.0
             trial[:, col] = 1.0
+            trial = space.impute_inactive(trial)
             vals = acq.value(trial)
             better = vals > best_vals
             X[better], best_vals[better] = trial[better], vals[better]

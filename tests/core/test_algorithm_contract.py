@@ -9,7 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
+from shared_core import (
+    CategoricalParam,
+    Condition,
+    FloatParam,
+    IntParam,
+    Observations,
+    SearchSpace,
+)
 from shared_core.interface import (
     UNKNOWN_SOURCE,
     Algorithm,
@@ -73,6 +80,48 @@ def test_suggestions_are_valid_encoded_points_with_or_without_data(method):
     )
     X, y = _data()
     _assert_valid(_make(method).suggest(SPACE, Observations(X, y), 3, rng), 3)
+
+
+# a root choice; branch "a" holds a float and a choice whose "u" branch holds a log float,
+# branch "b" an int; "s" is always active
+CONDITIONAL = SearchSpace(
+    {
+        "m": CategoricalParam(("a", "b", "c")),
+        "xa": FloatParam(0.0, 1.0),
+        "ka": CategoricalParam(("u", "v")),
+        "xu": FloatParam(1e-3, 1.0, log=True),
+        "nb": IntParam(1, 10),
+        "s": FloatParam(-1.0, 1.0),
+    },
+    conditions={
+        "xa": Condition("m", ("a",)),
+        "ka": Condition("m", ("a",)),
+        "xu": Condition("ka", ("u",)),
+        "nb": Condition("m", ("b",)),
+    },
+)
+
+
+@each_method
+def test_suggestions_in_a_conditional_space_have_inactive_parameters_at_their_fixed_encoding(
+    method,
+):
+    rng = np.random.default_rng(0)
+    X = CONDITIONAL.sample(rng, 12)  # (12, d)
+    y = np.array(
+        [
+            v.get("xa", 0.6) + v.get("nb", 5) / 10 + v["s"] ** 2
+            for v in map(CONDITIONAL.decode_active, X)
+        ]
+    )
+    pending = CONDITIONAL.sample(rng, 1)
+    batch = _make(method).suggest(CONDITIONAL, Observations(X, y, X_pending=pending), 3, rng)
+    assert batch.shape == (3, CONDITIONAL.dim)
+    np.testing.assert_array_equal(CONDITIONAL.impute_inactive(batch), batch)
+    np.testing.assert_array_equal(CONDITIONAL.round_to_valid(batch), batch)
+    points = np.vstack([pending, batch])
+    gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(len(points), 1)]
+    assert gaps.min() > 1e-9
 
 
 @each_method

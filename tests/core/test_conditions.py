@@ -1,0 +1,115 @@
+"""Conditional search spaces: activity of parameters, the fixed encoding of inactive ones, and the
+acquisition optimiser keeping it."""
+
+import numpy as np
+import pytest
+
+from shared_core import CategoricalParam, Condition, FloatParam, IntParam, SearchSpace
+from shared_core.conditions import INACTIVE_VALUE
+from shared_core.optim.acquisition_optimizer import _lbfgs_continuous, maximize_acquisition
+from shared_core.search_space import LinearConstraint
+
+PARAMS = {
+    "m": CategoricalParam(("a", "b")),
+    "k": CategoricalParam(("u", "v")),
+    "x": FloatParam(0.0, 10.0),
+    "n": IntParam(1, 4),
+    "s": FloatParam(-1.0, 1.0),
+}
+# k only under m=a; x only under k=u (nested); n only under m=b; s always
+CONDITIONS = {
+    "k": Condition("m", ("a",)),
+    "x": Condition("k", ("u",)),
+    "n": Condition("m", ("b",)),
+}
+SPACE = SearchSpace(PARAMS, conditions=CONDITIONS)
+
+
+def test_nested_conditions_decide_which_parameters_are_active():
+    X = SPACE.encode_many(
+        [
+            {"m": "a", "k": "u", "x": 3.0, "n": None, "s": 0.0},
+            {"m": "a", "k": "v", "x": None, "n": None, "s": 0.0},
+            {"m": "b", "k": None, "x": None, "n": 2, "s": 0.0},
+        ]
+    )
+    active = SPACE.active(X)
+    assert active["k"].tolist() == [True, True, False]
+    assert active["x"].tolist() == [True, False, False]  # its parent k is inactive under m=b
+    assert active["n"].tolist() == [False, False, True]
+    assert active["s"].all()
+    assert SPACE.decode_active(X[0]) == {"m": "a", "k": "u", "x": 3.0, "s": 0.0}
+    assert SPACE.decode_active(X[2]) == {"m": "b", "n": 2, "s": 0.0}
+
+
+def test_inactive_parameters_encode_at_a_fixed_value_whatever_they_held():
+    given = SPACE.encode_many([{"m": "b", "k": "u", "x": 9.0, "n": 3, "s": 0.5}])[0]
+    missing = SPACE.encode_many([{"m": "b", "k": None, "x": None, "n": 3, "s": 0.5}])[0]
+    np.testing.assert_array_equal(given, missing)
+    assert given[SPACE.columns["x"]] == [INACTIVE_VALUE]
+    np.testing.assert_array_equal(given[SPACE.columns["k"]], [0.0, 0.0])
+
+
+def test_sampled_and_rounded_points_are_imputed():
+    rng = np.random.default_rng(0)
+    X = SPACE.sample(rng, 64)
+    np.testing.assert_array_equal(SPACE.impute_inactive(X), X)
+    assert {SPACE.decode(x)["m"] for x in X} == {"a", "b"}
+    rounded = SPACE.round_to_valid(rng.random((16, SPACE.dim)))
+    np.testing.assert_array_equal(SPACE.impute_inactive(rounded), rounded)
+
+
+class _ActiveColumnAcquisition:
+    """Largest where x (active under m=a, k=u) is 10 and s is -1; it also rewards the encoded column
+    of n, which is inactive there, so an optimiser that moved inactive columns would move it."""
+
+    def __init__(self, space):
+        self.cx, self.cn, self.cs = (space.columns[n].start for n in ("x", "n", "s"))
+
+    def value(self, X):
+        return -((X[:, self.cx] - 1.0) ** 2) - X[:, self.cs] ** 2 + 0.2 * X[:, self.cn]
+
+    def value_and_grad(self, X):
+        grad = np.zeros_like(X)
+        grad[:, self.cx] = -2 * (X[:, self.cx] - 1.0)
+        grad[:, self.cs] = -2 * X[:, self.cs]
+        grad[:, self.cn] = 0.2
+        return self.value(X), grad
+
+
+def test_the_optimiser_moves_only_active_columns_and_returns_an_imputed_point():
+    x = maximize_acquisition(
+        _ActiveColumnAcquisition(SPACE), SPACE, np.random.default_rng(1), n_raw=64, n_starts=2
+    )
+    np.testing.assert_array_equal(SPACE.impute_inactive(x[None])[0], x)
+    # the best: m=a, k=u, x=10 (0.1 with n's fixed 0.5); under m=b at most -0.25 + 0.2 * 0.875
+    assert SPACE.decode_active(x) == pytest.approx(
+        {"m": "a", "k": "u", "x": 10.0, "s": -1.0}, abs=0.05
+    )
+
+
+def test_lbfgs_keeps_inactive_columns_at_their_fixed_encoding():
+    start = SPACE.encode_many([{"m": "a", "k": "u", "x": 2.0, "n": None, "s": 0.5}])
+    out = _lbfgs_continuous(_ActiveColumnAcquisition(SPACE), SPACE, start, maxiter=50)[0]
+    assert out[SPACE.columns["x"]] == pytest.approx([1.0], abs=1e-4)  # the active ones move
+    assert out[SPACE.columns["n"]] == [INACTIVE_VALUE]
+
+
+@pytest.mark.parametrize(
+    "conditions, constraints, message",
+    [
+        ({"x": Condition("s", (0.0,))}, (), "not a categorical or int"),
+        ({"x": Condition("m", ("z",))}, (), "not a choice"),
+        ({"q": Condition("m", ("a",))}, (), "not a parameter"),
+        ({"k": Condition("m", ("a",)), "m": Condition("k", ("u",))}, (), "cycle"),
+        ({"x": Condition("m", ("a",))}, (LinearConstraint((("x", 1.0),), 5.0),), "conditional"),
+    ],
+)
+def test_bad_conditions_are_refused_naming_them(conditions, constraints, message):
+    with pytest.raises(ValueError, match=message):
+        SearchSpace(PARAMS, constraints, conditions=conditions)
+
+
+def test_a_missing_value_of_an_always_active_parameter_is_an_error():
+    with pytest.raises(ValueError, match="'s' has no value"):
+        SPACE.encode_many([{"m": "b", "k": None, "x": None, "n": 3, "s": None}])

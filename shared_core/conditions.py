@@ -19,10 +19,25 @@ import numpy as np
 from shared_core.encoding import decode_block
 from shared_core.parameters import CategoricalParam, Condition, IntParam, Param
 
-__all__ = ["INACTIVE_VALUE", "active_masks", "condition_order"]
+__all__ = ["INACTIVE", "INACTIVE_VALUE", "active_masks", "condition_order"]
 
 # The encoding of an inactive float or int parameter (the middle of its range).
 INACTIVE_VALUE = 0.5
+
+
+class _Inactive:
+    """The type of :data:`INACTIVE`."""
+
+    def __repr__(self) -> str:
+        return "INACTIVE"
+
+    def __reduce__(self) -> str:
+        return "INACTIVE"  # unpickles as the module's one instance
+
+
+# The value given to ``SearchSpace.encode_columns`` for a parameter a point does not have (``None``
+# may be a categorical choice).
+INACTIVE = _Inactive()
 
 
 def condition_order(params: Mapping[str, Param], conditions: Mapping[str, Condition]) -> list[str]:

@@ -28,7 +28,8 @@ Conditional spaces (``conditions``, :mod:`shared_core.conditions`): a parameter 
 :class:`Condition` is active only where its parent has one of the condition's values. Inactive
 parameters are encoded at a fixed value (``INACTIVE_VALUE`` for floats and ints, an all-zero one-hot
 block for categoricals); :meth:`SearchSpace.sample`, :meth:`SearchSpace.round_to_valid` and the
-encoding of points return such imputed points, and a missing value (``None``) encodes as inactive.
+encoding of points return such imputed points, and the value ``shared_core.conditions.INACTIVE`` (a
+point without that parameter) encodes as inactive.
 
 Sampling: scrambled Halton points (framework-free, seeded only by the caller's generator), snapped
 to valid encodings when the space has grids.
@@ -45,7 +46,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from shared_core.conditions import INACTIVE_VALUE, active_masks, condition_order
+from shared_core.conditions import INACTIVE, INACTIVE_VALUE, active_masks, condition_order
 from shared_core.encoding import choice_indices, decode_block, encode_block, one_hot
 from shared_core.halton import scrambled_halton
 from shared_core.parameters import (
@@ -188,13 +189,13 @@ class SearchSpace:
             if len(values) != n:
                 raise ValueError(f"the column of {name!r} has {len(values)} values, expected {n}")
             values = values.tolist() if isinstance(values, np.ndarray) else list(values)
-            missing = np.array([v is None for v in values], dtype=bool)  # (n,) inactive
+            missing = np.array([v is INACTIVE for v in values], dtype=bool)  # (n,)
             if missing.any() and name not in self.conditions:
                 raise ValueError(
-                    f"parameter {name!r} has no value (None) but has no condition: it is always "
-                    "active"
+                    f"parameter {name!r} has no value (INACTIVE) but has no condition: it is "
+                    "always active"
                 )
-            present = [v for v in values if v is not None]
+            present = [v for v in values if v is not INACTIVE]
             block = self.columns[name]
             X[~missing, block] = encode_block(
                 p,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from shared_core import CategoricalParam, Condition, FloatParam, IntParam, SearchSpace
-from shared_core.conditions import INACTIVE_VALUE
+from shared_core.conditions import INACTIVE, INACTIVE_VALUE
 from shared_core.optim.acquisition_optimizer import _lbfgs_continuous, maximize_acquisition
 from shared_core.search_space import LinearConstraint
 
@@ -28,9 +28,9 @@ SPACE = SearchSpace(PARAMS, conditions=CONDITIONS)
 def test_nested_conditions_decide_which_parameters_are_active():
     X = SPACE.encode_many(
         [
-            {"m": "a", "k": "u", "x": 3.0, "n": None, "s": 0.0},
-            {"m": "a", "k": "v", "x": None, "n": None, "s": 0.0},
-            {"m": "b", "k": None, "x": None, "n": 2, "s": 0.0},
+            {"m": "a", "k": "u", "x": 3.0, "n": INACTIVE, "s": 0.0},
+            {"m": "a", "k": "v", "x": INACTIVE, "n": INACTIVE, "s": 0.0},
+            {"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 2, "s": 0.0},
         ]
     )
     active = SPACE.active(X)
@@ -44,7 +44,7 @@ def test_nested_conditions_decide_which_parameters_are_active():
 
 def test_inactive_parameters_encode_at_a_fixed_value_whatever_they_held():
     given = SPACE.encode_many([{"m": "b", "k": "u", "x": 9.0, "n": 3, "s": 0.5}])[0]
-    missing = SPACE.encode_many([{"m": "b", "k": None, "x": None, "n": 3, "s": 0.5}])[0]
+    missing = SPACE.encode_many([{"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 3, "s": 0.5}])[0]
     np.testing.assert_array_equal(given, missing)
     assert given[SPACE.columns["x"]] == [INACTIVE_VALUE]
     np.testing.assert_array_equal(given[SPACE.columns["k"]], [0.0, 0.0])
@@ -89,7 +89,7 @@ def test_the_optimiser_moves_only_active_columns_and_returns_an_imputed_point():
 
 
 def test_lbfgs_keeps_inactive_columns_at_their_fixed_encoding():
-    start = SPACE.encode_many([{"m": "a", "k": "u", "x": 2.0, "n": None, "s": 0.5}])
+    start = SPACE.encode_many([{"m": "a", "k": "u", "x": 2.0, "n": INACTIVE, "s": 0.5}])
     out = _lbfgs_continuous(_ActiveColumnAcquisition(SPACE), SPACE, start, maxiter=50)[0]
     assert out[SPACE.columns["x"]] == pytest.approx([1.0], abs=1e-4)  # the active ones move
     assert out[SPACE.columns["n"]] == [INACTIVE_VALUE]
@@ -112,4 +112,4 @@ def test_bad_conditions_are_refused_naming_them(conditions, constraints, message
 
 def test_a_missing_value_of_an_always_active_parameter_is_an_error():
     with pytest.raises(ValueError, match="'s' has no value"):
-        SPACE.encode_many([{"m": "b", "k": None, "x": None, "n": 3, "s": None}])
+        SPACE.encode_many([{"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 3, "s": INACTIVE}])

@@ -22,12 +22,16 @@ from typing import Any
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
+from optuna_egp._conditional import (
+    ModelledDistributions,
+    infer_conditions,
+    projected_value,
+)
 from optuna_egp._constraints import (
     CompletedTrialConstraints,
     ConstraintNotice,
@@ -37,7 +41,7 @@ from optuna_egp._constraints import (
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
-from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
+from optuna_egp._space import CompletedTrialEncodings, RelativeSpace, has_all_params
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
 from optuna_egp._warnings import OnceWarnings
 from shared_core.interface import Algorithm, Observations, check_capabilities, multi_objective
@@ -56,9 +60,16 @@ _TRIAL_RECORDS = (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_K
 class CoreSampler(BaseSampler):
     """Optuna sampler around any core algorithm (``suggest(space, obs, n, rng)``).
 
-    Relative sampling on the intersection search space of completed trials; parameters outside it
-    (conditional or dynamic ones) go to ``independent_sampler``. Completed trials are observations,
-    running trials are pending points; failed and pruned trials are ignored.
+    Relative sampling on the parameters of the completed trials: every parameter suggested in every
+    completed trial, or in at least ``max(5, 10 %)`` of them (``optuna_egp._conditional``). In a
+    conditional (define-by-run) space a parameter that some trials lack is modelled with its
+    activity (a trial without it encodes it as inactive; its parent parameter is inferred from the
+    trials), and a suggestion holds only the parameters active at the model's point, so the
+    objective's ``suggest_*`` calls take the model's values for the branch it takes. A name
+    suggested with different ranges in different branches is modelled on their union, and its
+    value moved into the range the objective asks for. Rarer parameters go to
+    ``independent_sampler``. Completed trials are observations, running trials are pending points;
+    failed and pruned trials are ignored.
 
     Several objectives (``optuna.create_study(directions=[...])``): an algorithm that models them
     (``multi_objective = True``, :class:`~shared_core.interface.MultiObjective`) gets
@@ -91,7 +102,7 @@ class CoreSampler(BaseSampler):
         independent_sampler: sampler for parameters outside the relative search space (default
             :class:`~optuna.samplers.RandomSampler` with ``seed``); if given, it also does the
             start-up.
-        warn_independent_sampling: log a warning (once per parameter) when a parameter is sampled
+        warn_independent_sampling: log a warning (once per study) when a parameter is sampled
             independently after the start-up phase.
         max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1: with several
             worker processes per machine, more threads only compete for the same cores); the
@@ -162,7 +173,9 @@ class CoreSampler(BaseSampler):
         """What belongs to this process and is not pickled: locks, caches, this process's trials."""
         # one suggestion at a time, so each sees the ones before it as pending
         self._lock = threading.Lock()
-        self._search_space = IntersectionSearchSpace()
+        self._search_space = ModelledDistributions()
+        # (study name, trial number) -> the model's values of the trial's modelled parameters
+        self._relative_values: dict[tuple[str, int], dict[str, Any]] = {}
         self._encodings = CompletedTrialEncodings()
         self._warnings = OnceWarnings(type(self).__name__)
         self._records = ModelRecords()
@@ -183,6 +196,7 @@ class CoreSampler(BaseSampler):
         process = {
             "_lock",
             "_search_space",
+            "_relative_values",
             "_encodings",
             "_unwritten",
             "_in_flight",
@@ -237,9 +251,10 @@ class CoreSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         self._check_objectives(study)
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         with self._lock:
-            space = self._search_space.calculate(study)
-        if not space and not study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            space = self._search_space.calculate(study, complete)
+        if not space and not complete:
             # the first trials: workers starting together
             space = _first_running_trial_space(study, trial)
         return {name: dist for name, dist in space.items() if not dist.single()}
@@ -272,9 +287,9 @@ class CoreSampler(BaseSampler):
                 if len(complete) < max(self._n_startup_trials, 1):
                     self._startup_trials.add((study.study_name, trial.number))
                 return {}
-            space = RelativeSpace(search_space)
+            space = _relative_space(search_space, complete)
             # X: (n, d)
-            complete, X = self._encodings.encode(study, space.core, search_space, complete)
+            complete, X = self._encodings.encode(study, space, complete)
             # nothing (or too little) to model yet
             in_startup = len(complete) < max(self._n_startup_trials, 1)
             if in_startup:
@@ -303,7 +318,9 @@ class CoreSampler(BaseSampler):
                 if self._share_model:
                     self._records.write(self._algorithm, study, trial, space, self._warn_record)
                 record_view(self._algorithm, study, trial, self._warn_record)
-        return space.decode(x)
+            params = space.decode(x)
+            self._relative_values[(study.study_name, trial.number)] = params
+        return params
 
     def _observations(
         self,
@@ -376,14 +393,21 @@ class CoreSampler(BaseSampler):
         param_distribution: BaseDistribution,
     ) -> Any:
         self._check_objectives(study)
+        modelled = self._relative_values.get((study.study_name, trial.number), {})
+        if param_name in modelled:  # asked with a narrower range than the one modelled
+            value = projected_value(param_distribution, modelled[param_name])
+            if value is not None:
+                return value
         in_startup = (study.study_name, trial.number) in self._startup_trials
         if self._warn_independent_sampling and not in_startup:
             self._warnings.warn(
-                f"independent:{param_name}",
+                f"independent:{study.study_name}",
                 f"The parameter '{param_name}' in trial#{trial.number} is sampled independently "
                 f"by {type(self._independent_sampler).__name__} instead of {type(self).__name__}: "
-                "it is not in every completed trial (conditional or dynamic search space)",
-                once="once per parameter",
+                "it was suggested in too few completed trials to be modelled (fewer than "
+                "max(5, 10 %) of them), or the model did not expect it on this branch; later "
+                "parameters sampled independently in this study are not reported",
+                once="once per study",
                 named=False,
             )
         return self._independent_sampler.sample_independent(
@@ -406,10 +430,25 @@ class CoreSampler(BaseSampler):
     ) -> None:
         self._startup_trials.discard((study.study_name, trial.number))
         self._in_flight.discard((study.study_name, trial.number))
+        self._relative_values.pop((study.study_name, trial.number), None)
         if self._constraints_func is not None:
             write_constraints_func_values(self._constraints_func, study, trial, state)
         self._constraint_notice.check(study, [trial], self._warnings)
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _relative_space(
+    distributions: dict[str, BaseDistribution], complete: list[FrozenTrial]
+) -> RelativeSpace:
+    """The space of a suggestion: ``distributions`` (the modelled parameters), the parameters some
+    ``complete`` trials lack, and the conditions that explain when they are active."""
+    optional = frozenset(
+        name for name in distributions if any(name not in t.params for t in complete)
+    )
+    if not optional:
+        return RelativeSpace(distributions)
+    held = [t for t in complete if has_all_params(t, distributions, optional)]
+    return RelativeSpace(distributions, infer_conditions(held, distributions), optional)
 
 
 def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:

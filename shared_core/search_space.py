@@ -28,8 +28,10 @@ Conditional spaces (``conditions``, :mod:`shared_core.conditions`): a parameter 
 :class:`Condition` is active only where its parent has one of the condition's values. Inactive
 parameters are encoded at a fixed value (``INACTIVE_VALUE`` for floats and ints, an all-zero one-hot
 block for categoricals); :meth:`SearchSpace.sample`, :meth:`SearchSpace.round_to_valid` and the
-encoding of points return such imputed points, and the value ``shared_core.conditions.INACTIVE`` (a
-point without that parameter) encodes as inactive.
+encoding of points return such imputed points. The value ``shared_core.conditions.INACTIVE`` (a point
+without that parameter) encodes at the fixed value too, also for a parameter without a condition
+(one whose presence the adapter cannot explain by a parent's value; it counts as active at new
+points).
 
 Sampling: scrambled Halton points (framework-free, seeded only by the caller's generator), snapped
 to valid encodings when the space has grids.
@@ -190,11 +192,6 @@ class SearchSpace:
                 raise ValueError(f"the column of {name!r} has {len(values)} values, expected {n}")
             values = values.tolist() if isinstance(values, np.ndarray) else list(values)
             missing = np.array([v is INACTIVE for v in values], dtype=bool)  # (n,)
-            if missing.any() and name not in self.conditions:
-                raise ValueError(
-                    f"parameter {name!r} has no value (INACTIVE) but has no condition: it is "
-                    "always active"
-                )
             present = [v for v in values if v is not INACTIVE]
             block = self.columns[name]
             X[~missing, block] = encode_block(

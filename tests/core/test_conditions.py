@@ -110,6 +110,6 @@ def test_bad_conditions_are_refused_naming_them(conditions, constraints, message
         SearchSpace(PARAMS, constraints, conditions=conditions)
 
 
-def test_a_missing_value_of_an_always_active_parameter_is_an_error():
-    with pytest.raises(ValueError, match="'s' has no value"):
-        SPACE.encode_many([{"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 3, "s": INACTIVE}])
+def test_a_missing_value_of_a_parameter_without_a_condition_encodes_at_the_fixed_value():
+    x = SPACE.encode_many([{"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 3, "s": INACTIVE}])[0]
+    assert x[SPACE.columns["s"]] == [INACTIVE_VALUE]

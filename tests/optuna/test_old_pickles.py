@@ -37,13 +37,12 @@ def test_old_pickles_load_as_todays_samplers(old):
 
 
 def test_old_pickles_keep_the_warnings_they_gave(old, optuna_log):
-    """The old samplers had warned about c_a and/or c_b: those are not warned about again."""
+    """The old samplers had warned about c_a and/or c_b (one warning per parameter then): their
+    topics load, and a new study gets at most one independent-sampling warning per sampler."""
+    assert {"independent:c_a", "independent:c_b"} & old["egp"]._warnings.topics
     for sampler in old.values():
         optuna.create_study(sampler=sampler).optimize(_objective, n_trials=5)
-    warned = [m.split("'")[1] for m in optuna_log.messages("sampled independently")]
-    assert (
-        "c_b" not in warned and warned.count("c_a") <= 2
-    )  # c_a: only bore++ and dts had not seen it
+    assert len(optuna_log.messages("sampled independently")) <= len(old)
 
 
 def test_old_pickles_continue_a_study(old):

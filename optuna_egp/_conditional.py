@@ -1,0 +1,216 @@
+"""Conditional (define-by-run) search spaces of Optuna studies: which parameters are modelled, the
+distribution each is modelled on, and when each is active.
+
+* **Modelled parameters**: those suggested in every completed trial, and those suggested in at least
+  ``max(MIN_TRIALS, MIN_FRACTION * n)`` of the ``n`` completed trials. Rarer ones are sampled by the
+  independent sampler.
+* **One distribution per name**: a name suggested with different ranges (in different branches) is
+  modelled on the union of its ranges (the lowest ``low``, the highest ``high``; the ``step`` if
+  every range has the same one). Optuna itself refuses a name with distributions of different kinds,
+  log scales or categorical choices in one study.
+* **Conditions** (:func:`infer_conditions`): a parameter absent from some completed trials is active
+  under its parent's values when a categorical or int parameter explains its presence exactly: every
+  trial with it has the parent at one of those values, and every trial with the parent at one of
+  those values has it. Of several such parents, the one present in the most trials is taken (the one
+  nearest the root). A parameter no parent explains (e.g. one suggested when a float exceeds a
+  threshold) is modelled without a condition: absent values take the fixed inactive encoding and new
+  points always hold it.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+
+from shared_core.parameters import Condition
+
+__all__ = [
+    "ModelledDistributions",
+    "MIN_FRACTION",
+    "MIN_TRIALS",
+    "infer_conditions",
+    "merged_distribution",
+    "modelled_distributions",
+    "projected_value",
+]
+
+# A parameter is modelled once it was suggested in this many completed trials, or in this fraction
+# of them if that is more (or in every completed trial).
+MIN_TRIALS = 5
+MIN_FRACTION = 0.1
+
+
+class ModelledDistributions:
+    """:func:`modelled_distributions` of a study's completed trials, counted once per trial (a
+    completed trial never changes). Studies are held weakly; not thread-safe: callers hold a
+    lock."""
+
+    def __init__(self) -> None:
+        # study -> (trial numbers counted, counts per name, distinct distributions per name)
+        self._tallies: weakref.WeakKeyDictionary[Study, _Tally] = weakref.WeakKeyDictionary()
+
+    def calculate(
+        self, study: Study, complete: Sequence[FrozenTrial]
+    ) -> dict[str, BaseDistribution]:
+        tally = self._tallies.setdefault(study, _Tally())
+        for t in complete:
+            if t.number not in tally.numbers:
+                tally.add(t)
+        if len(tally.numbers) != len(complete):  # trials this call does not see: count afresh
+            return modelled_distributions(complete)
+        return tally.modelled()
+
+
+class _Tally:
+    """How often each parameter name was suggested, and with which distributions."""
+
+    def __init__(self) -> None:
+        self.numbers: set[int] = set()
+        self.counts: Counter[str] = Counter()
+        self.seen: dict[str, list[BaseDistribution]] = {}
+
+    def add(self, trial: FrozenTrial) -> None:
+        self.numbers.add(trial.number)
+        for name, dist in trial.distributions.items():
+            self.counts[name] += 1
+            kinds = self.seen.setdefault(name, [])
+            if dist not in kinds:
+                kinds.append(dist)
+
+    def modelled(self) -> dict[str, BaseDistribution]:
+        n = len(self.numbers)
+        needed = min(n, max(MIN_TRIALS, math.ceil(MIN_FRACTION * n)))
+        out: dict[str, BaseDistribution] = {}
+        for name in sorted(self.counts):
+            if self.counts[name] >= needed:
+                dist = merged_distribution(self.seen[name])
+                if dist is not None and not dist.single():
+                    out[name] = dist
+        return out
+
+
+def modelled_distributions(complete: Sequence[FrozenTrial]) -> dict[str, BaseDistribution]:
+    """The modelled parameters of the ``complete`` trials and their (merged) distributions, sorted
+    by name; single-value distributions left out."""
+    tally = _Tally()
+    for t in complete:
+        tally.add(t)
+    return tally.modelled()
+
+
+def merged_distribution(dists: Sequence[BaseDistribution]) -> BaseDistribution | None:
+    """One distribution holding every value of ``dists`` (the same kind, as Optuna enforces in a
+    study); None if they cannot be merged (kinds, log scales or choices differ)."""
+    first = dists[0]
+    if len(dists) == 1:
+        return first
+    if any(type(d) is not type(first) for d in dists):
+        return None
+    if isinstance(first, CategoricalDistribution):
+        same = all(d.choices == first.choices for d in dists)  # type: ignore[attr-defined]
+        return first if same else None
+    assert isinstance(first, (FloatDistribution, IntDistribution))
+    if any(d.log != first.log for d in dists):  # type: ignore[attr-defined]
+        return None
+    low = min(d.low for d in dists)  # type: ignore[attr-defined]
+    high = max(d.high for d in dists)  # type: ignore[attr-defined]
+    steps = {d.step for d in dists}  # type: ignore[attr-defined]
+    if isinstance(first, IntDistribution):
+        int_step = first.step if len(steps) == 1 and (high - low) % first.step == 0 else 1
+        return IntDistribution(int(low), int(high), log=first.log, step=int_step)
+    step = first.step if len(steps) == 1 else None
+    if step is not None and not math.isclose(round((high - low) / step) * step, high - low):
+        step = None
+    return FloatDistribution(low, high, log=first.log, step=step)
+
+
+def infer_conditions(
+    complete: Sequence[FrozenTrial], distributions: dict[str, BaseDistribution]
+) -> dict[str, Condition]:
+    """``{name: Condition}`` for the modelled parameters that some ``complete`` trials lack and
+    whose presence a categorical or int parameter explains (module docstring). Categorical values
+    are choice indices (the core space's choices); trials are assumed to be in ``distributions``
+    (values of a merged range included)."""
+    names = list(distributions)
+    n = len(complete)
+    # (n, p) presence and the internal values (NaN where absent)
+    present = np.zeros((n, len(names)), dtype=bool)
+    values = np.full((n, len(names)), np.nan)
+    for i, t in enumerate(complete):
+        for j, name in enumerate(names):
+            if name in t.params:
+                present[i, j] = True
+                values[i, j] = _internal_value(distributions[name], t.params[name])
+    counts = present.sum(axis=0)  # (p,)
+    parents = [
+        j
+        for j, name in enumerate(names)
+        if isinstance(distributions[name], (CategoricalDistribution, IntDistribution))
+    ]
+    conditions: dict[str, Condition] = {}
+    for j, name in enumerate(names):
+        if counts[j] == n:
+            continue
+        explained = [
+            (counts[k], -k, k, allowed)
+            for k in parents
+            # strictly nearer the root (more trials, or as many and earlier): no cycles
+            if (counts[k], -k) > (counts[j], -j)
+            and (allowed := _explaining_values(present[:, j], present[:, k], values[:, k]))
+            is not None
+        ]
+        if explained:
+            _, _, k, allowed = max(explained, key=lambda e: (e[0], e[1]))
+            conditions[name] = Condition(names[k], allowed)
+    return conditions
+
+
+def _explaining_values(
+    child: np.ndarray, parent: np.ndarray, parent_values: np.ndarray
+) -> tuple[Any, ...] | None:
+    """The parent's values under which the child is present, if they explain the child's
+    presence exactly (``child``, ``parent``: ``(n,)`` presence; ``parent_values``: ``(n,)``)."""
+    if not child.any() or np.any(child & ~parent):
+        return None
+    allowed = np.unique(parent_values[child])
+    under = parent & np.isin(parent_values, allowed)
+    if np.any(under & ~child):
+        return None
+    return tuple(int(v) for v in allowed)
+
+
+def _internal_value(dist: BaseDistribution, value: Any) -> float:
+    """A parent value as the core space decodes it: a categorical's choice index, an int itself;
+    other kinds are never parents (their value is not used)."""
+    if isinstance(dist, CategoricalDistribution):
+        return float(dist.to_internal_repr(value))
+    return float(value) if isinstance(dist, IntDistribution) else 0.0
+
+
+def projected_value(dist: BaseDistribution, value: Any) -> Any | None:
+    """``value`` (from a merged range) moved into ``dist``: clipped to its range and rounded to its
+    step; None if ``dist`` cannot hold it (a categorical value not among its choices)."""
+    if isinstance(dist, CategoricalDistribution):
+        return value if value in dist.choices else None
+    if not isinstance(dist, (FloatDistribution, IntDistribution)):
+        return None
+    v = min(max(float(value), dist.low), dist.high)
+    if dist.step is not None:
+        k = round((v - dist.low) / dist.step)
+        v = min(dist.low + k * dist.step, dist.high)
+        while v > dist.high:
+            v -= dist.step
+    return int(round(v)) if isinstance(dist, IntDistribution) else float(v)

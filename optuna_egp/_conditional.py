@@ -79,11 +79,13 @@ class _Tally:
 
     def __init__(self) -> None:
         self.numbers: set[int] = set()
+        self.n_trials = 0
         self.counts: Counter[str] = Counter()
         self.seen: dict[str, list[BaseDistribution]] = {}
 
     def add(self, trial: FrozenTrial) -> None:
         self.numbers.add(trial.number)
+        self.n_trials += 1
         for name, dist in trial.distributions.items():
             self.counts[name] += 1
             kinds = self.seen.setdefault(name, [])
@@ -91,7 +93,7 @@ class _Tally:
                 kinds.append(dist)
 
     def modelled(self) -> dict[str, BaseDistribution]:
-        n = len(self.numbers)
+        n = self.n_trials
         needed = min(n, max(MIN_TRIALS, math.ceil(MIN_FRACTION * n)))
         out: dict[str, BaseDistribution] = {}
         for name in sorted(self.counts):

@@ -28,10 +28,10 @@ Conditional spaces (``conditions``, :mod:`shared_core.conditions`): a parameter 
 :class:`Condition` is active only where its parent has one of the condition's values. Inactive
 parameters are encoded at a fixed value (``INACTIVE_VALUE`` for floats and ints, an all-zero one-hot
 block for categoricals); :meth:`SearchSpace.sample`, :meth:`SearchSpace.round_to_valid` and the
-encoding of points return such imputed points. The value ``shared_core.conditions.INACTIVE`` (a point
-without that parameter) encodes at the fixed value too, also for a parameter without a condition
-(one whose presence the adapter cannot explain by a parent's value; it counts as active at new
-points).
+encoding of points return such imputed points. The value ``shared_core.conditions.INACTIVE`` (a
+point without that parameter) encodes at the fixed value too, also for a parameter without a
+condition (one whose presence the adapter cannot explain by a parent's value; it counts as active
+at new points).
 
 Sampling: scrambled Halton points (framework-free, seeded only by the caller's generator), snapped
 to valid encodings when the space has grids.

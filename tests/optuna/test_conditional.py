@@ -1,0 +1,183 @@
+"""Conditional (define-by-run) search spaces in the Optuna samplers: which parameters are modelled,
+the conditions inferred from the trials, suggestions that hold the active parameters only, a name
+with several ranges, and every algorithm with running trials, constraints and two objectives."""
+
+import math
+
+import numpy as np
+import optuna
+import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.trial import TrialState, create_trial
+
+from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp._conditional import (
+    MIN_TRIALS,
+    infer_conditions,
+    merged_distribution,
+    modelled_distributions,
+    projected_value,
+)
+from shared_core.parameters import Condition
+
+MODEL = CategoricalDistribution(["svc", "tree", "linear"])
+KERNEL = CategoricalDistribution(["rbf", "poly"])
+UNIT = FloatDistribution(0.0, 1.0)
+DEPTH = IntDistribution(1, 8)
+
+
+def _trial(params, dists, value=0.0):
+    return create_trial(params=params, distributions={n: dists[n] for n in params}, value=value)
+
+
+DISTS = {"model": MODEL, "kernel": KERNEL, "gamma": UNIT, "c": UNIT, "depth": DEPTH, "lr": UNIT}
+
+
+def _branch_trials():
+    """svc: kernel (rbf: gamma), c; tree: depth (depth > 4: lr); linear: c."""
+    out = []
+    for i in range(4):
+        out.append(_trial({"model": "svc", "kernel": "rbf", "gamma": 0.1 * i, "c": 0.2}, DISTS))
+        out.append(_trial({"model": "svc", "kernel": "poly", "c": 0.3}, DISTS))
+        out.append(_trial({"model": "tree", "depth": 2 + i}, DISTS))
+        out.append(_trial({"model": "tree", "depth": 6 + i % 3, "lr": 0.5}, DISTS))
+        out.append(_trial({"model": "linear", "c": 0.1 * i}, DISTS))
+    return out
+
+
+def test_conditions_are_inferred_from_which_trials_hold_each_parameter():
+    conditions = infer_conditions(_branch_trials(), DISTS)
+    assert conditions == {
+        "kernel": Condition("model", (0,)),  # choice indices: svc
+        "gamma": Condition("kernel", (0,)),  # nested: rbf under svc
+        "depth": Condition("model", (1,)),
+        "lr": Condition("depth", (6, 7, 8)),  # an int parent: the values seen with lr
+        # c is in svc and linear trials: model in {svc, linear} explains it
+        "c": Condition("model", (0, 2)),
+    }
+
+
+def test_a_parameter_no_parent_explains_has_no_condition():
+    dists = {"x": UNIT, "extra": UNIT}
+    trials = [
+        _trial({"x": v, **({"extra": 0.5} if v > 0.5 else {})}, dists) for v in (0.1, 0.6, 0.9)
+    ]
+    assert infer_conditions(trials, dists) == {}  # a float threshold is not a parent
+
+
+def test_parameters_in_too_few_trials_are_not_modelled():
+    dists = {"x": UNIT, "rare": UNIT, "often": UNIT}
+    trials = [
+        _trial({"x": 0.5, **({"rare": 0.5} if i < MIN_TRIALS - 1 else {}), "often": 0.1}, dists)
+        if i % 2
+        else _trial({"x": 0.5, **({"rare": 0.5} if i < MIN_TRIALS - 1 else {})}, dists)
+        for i in range(40)
+    ]
+    # x: every trial; often: 20 of 40 >= max(5, 4); rare: 2 < 5
+    assert list(modelled_distributions(trials)) == ["often", "x"]
+    # in every one of the first 3 trials: modelled at once; often in 1 of them
+    assert list(modelled_distributions(trials[:3])) == ["rare", "x"]
+
+
+def test_ranges_of_one_name_merge_and_values_move_into_the_range_asked_for():
+    merged = merged_distribution([FloatDistribution(0, 1), FloatDistribution(0.5, 4)])
+    assert merged == FloatDistribution(0, 4)
+    assert merged_distribution([IntDistribution(0, 10, step=2), IntDistribution(0, 4, step=2)]) == (
+        IntDistribution(0, 10, step=2)
+    )
+    assert projected_value(FloatDistribution(0.5, 4), 0.2) == 0.5
+    assert projected_value(IntDistribution(0, 4, step=2), 2.9) == 2
+    assert projected_value(FloatDistribution(0, 1, step=0.25), 0.3) == 0.25
+
+
+def _model_choice(trial):
+    model = trial.suggest_categorical("model", ["svc", "tree", "linear"])
+    if model == "svc":
+        c = trial.suggest_float("c", 1e-3, 1e3, log=True)
+        if trial.suggest_categorical("kernel", ["rbf", "poly"]) == "rbf":
+            return (math.log10(c) - 1) ** 2 / 10 + (trial.suggest_float("gamma", 0, 1) - 0.3) ** 2
+        return 0.5 + (math.log10(c) - 1) ** 2 / 10
+    if model == "tree":
+        # one name, two ranges: "width" is [0, 1] here and [0, 5] under linear
+        return (
+            0.3
+            + (trial.suggest_int("depth", 1, 8) - 5) ** 2 / 20
+            + trial.suggest_float("width", 0, 1)
+        )
+    return 0.8 + (trial.suggest_float("width", 0, 5) - 2) ** 2
+
+
+BRANCH_PARAMS = [
+    {"model", "c", "kernel", "gamma"},
+    {"model", "c", "kernel"},
+    {"model", "depth", "width"},
+    {"model", "width"},
+]
+
+
+class _SpaceRecorder:
+    """Records the space and observations it is given; suggests random points."""
+
+    def suggest(self, space, obs, n, rng):
+        self.space, self.obs = space, obs
+        return space.sample(rng, n)
+
+
+def test_the_algorithm_sees_every_branch_with_its_conditions_and_suggests_active_parameters_only(
+    optuna_log,
+):
+    algorithm = _SpaceRecorder()
+    study = optuna.create_study(sampler=CoreSampler(algorithm, seed=0, n_startup_trials=10))
+    study.optimize(_model_choice, n_trials=40)
+    space = algorithm.space
+    assert set(space.params) == {"model", "c", "kernel", "gamma", "depth", "width"}
+    assert space.conditions["gamma"] == Condition("kernel", (0,))
+    assert space.conditions["depth"] == Condition("model", (1,))
+    assert "width" in space.conditions  # tree or linear
+    assert len(algorithm.obs.y) == 39  # every completed trial is a row, whatever its branch
+    # each trial wrote exactly the parameters its branch asks for
+    assert all(set(t.params) in BRANCH_PARAMS for t in study.trials)
+    assert all(0 <= t.params["width"] <= 5 for t in study.trials if "width" in t.params)
+    # the only independent sampling: a parameter before it is in 5 trials (at most one warning)
+    assert len(optuna_log.messages("sampled independently")) <= 1
+
+
+def test_suggest_relative_holds_only_the_parameters_active_at_the_models_point():
+    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=12))
+    study.optimize(_model_choice, n_trials=14)
+    sampler = study.sampler
+    frozen = study._storage.get_trial(study.ask()._trial_id)
+    params = sampler.sample_relative(
+        study, frozen, sampler.infer_relative_search_space(study, frozen)
+    )
+    assert set(params) in BRANCH_PARAMS
+
+
+SAMPLERS = {
+    "egp": lambda: EGPTSSampler(seed=1, n_startup_trials=8),
+    "bore++": lambda: BORESampler(seed=1, n_startup_trials=8),
+    "dts": lambda: DistributedTSSampler(seed=1, n_startup_trials=8, n_agents=2, agent_id=0),
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_every_algorithm_runs_a_conditional_study_with_running_trials_constraints_two_objectives(
+    name,
+):
+    study = optuna.create_study(sampler=SAMPLERS[name](), directions=["minimize", "minimize"])
+    running = []
+    for _ in range(18):
+        trial = study.ask()
+        value = _model_choice(trial)
+        if hasattr(trial, "set_constraint"):  # Optuna 5
+            trial.set_constraint("below_one", value - 1.0)
+        running.append((trial, [value, -value + trial.params.get("width", 0.0)]))
+        if len(running) == 3:  # three running trials at each ask
+            done, values = running.pop(0)
+            study.tell(done, values)
+    for trial, values in running:
+        study.tell(trial, values)
+    complete = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(complete) == 18
+    assert all(set(t.params) in BRANCH_PARAMS for t in complete)
+    assert not np.isnan([t.values for t in complete]).any()

@@ -142,15 +142,28 @@ def test_the_algorithm_sees_every_branch_with_its_conditions_and_suggests_active
     assert len(optuna_log.messages("sampled independently")) <= 1
 
 
-def test_suggest_relative_holds_only_the_parameters_active_at_the_models_point():
-    study = optuna.create_study(sampler=EGPTSSampler(seed=0, n_startup_trials=12))
-    study.optimize(_model_choice, n_trials=14)
-    sampler = study.sampler
-    frozen = study._storage.get_trial(study.ask()._trial_id)
-    params = sampler.sample_relative(
-        study, frozen, sampler.infer_relative_search_space(study, frozen)
-    )
-    assert set(params) in BRANCH_PARAMS
+def _active_names(params):
+    """The parameters ``_model_choice`` asks for on the branch of ``params``."""
+    branch = {
+        "svc": {"model", "c", "kernel"} | ({"gamma"} if params.get("kernel") == "rbf" else set()),
+        "tree": {"model", "depth", "width"},
+        "linear": {"model", "width"},
+    }
+    return branch[params["model"]]
+
+
+def test_sample_relative_returns_exactly_the_parameters_active_at_the_point():
+    algorithm = _SpaceRecorder()  # random points of the space: every branch comes up
+    sampler = CoreSampler(algorithm, seed=0, n_startup_trials=10)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(_model_choice, n_trials=40)
+    suggested = []
+    for _ in range(12):
+        frozen = study._storage.get_trial(study.ask()._trial_id)
+        space = sampler.infer_relative_search_space(study, frozen)
+        suggested.append(sampler.sample_relative(study, frozen, space))
+    assert all(set(params) == _active_names(params) for params in suggested)
+    assert len({params["model"] for params in suggested}) >= 2
 
 
 SAMPLERS = {

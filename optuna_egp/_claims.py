@@ -119,10 +119,12 @@ def other_points(
         if t.number == trial.number or t.number in known:
             continue
         done = settled(t, space)  # first: an in-memory trial's parameters may be written meanwhile
-        if space.holds(t):
+        if space.written(t):
             out.append((t, space.encode([t])[0], done))
         elif (claimed := claimed_point(t, space)) is not None:
             out.append((t, claimed, done))
+        elif space.holds(t):  # part of a conditional point, and no claim
+            out.append((t, space.encode([t])[0], done))
     return out
 
 

@@ -40,11 +40,12 @@ def pending_points(
 ) -> tuple[np.ndarray, list[FrozenTrial]]:
     """Encoded running trials ``(p, d)`` other than ``trial``, and the trials they belong to: from
     the storage (parameters, or claims of other processes' trials whose parameters are not written
-    yet) or from this process's own recent suggestions (``unwritten``; entries of finished trials,
+    yet, or in a conditional space the parameters written so far of a trial without a claim) or
+    from this process's own recent suggestions (``unwritten``; entries of finished trials,
     or of trials whose parameters are now stored, are dropped). ``alive``: the running trials not
     presumed dead; ``visible`` filters the trials the algorithm may learn from."""
     running = {t.number: t for t in alive if t.number != trial.number}
-    written = {number for number, t in running.items() if space.holds(t)}
+    written = {number for number, t in running.items() if space.written(t)}
     seen = {t.number for t in visible(list(running.values()))}  # e.g. an agent: its neighbourhood's
     stored = [t for number, t in running.items() if number in written and number in seen]
     rows, owners = [space.encode(stored)], list(stored)
@@ -61,13 +62,13 @@ def pending_points(
         number,
         t,
     ) in running.items():  # other processes' suggestions whose parameters are not written yet
+        if number in written or number not in seen or (study_name, number) in unwritten:
+            continue
         claimed = claimed_point(t, space)
-        if (
-            number not in written
-            and number in seen
-            and claimed is not None
-            and (study_name, number) not in unwritten
-        ):
+        if claimed is not None:
             rows.append(claimed[None])
+            owners.append(t)
+        elif space.holds(t):  # part of a conditional point, and no claim: what it has written
+            rows.append(space.encode([t]))
             owners.append(t)
     return np.vstack(rows), owners

@@ -60,6 +60,16 @@ class RelativeSpace:
         its parameters in this space fits the space's distribution."""
         return has_all_params(trial, self.distributions, self.optional)
 
+    def written(self, trial: FrozenTrial) -> bool:
+        """Whether ``trial`` holds this space and has written every parameter active at its point
+        (a running trial of a conditional space may not have reached them yet)."""
+        if not self.holds(trial):
+            return False
+        if not self.optional:
+            return True
+        active = self.core.active(self.encode([trial]))
+        return all(name in trial.params for name in self.distributions if active[name][0])
+
     def encode(self, trials: list[FrozenTrial]) -> np.ndarray:
         """``(n, d)`` encodings of the trials that this space holds (others are left out)."""
         return encode_trials(self.core, self.distributions, trials, self.optional)

@@ -167,7 +167,7 @@ class AxSpace:
         return X, np.array(kept, dtype=int)
 
     def _core_values(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
-        values = {}
+        values: dict[str, Any] = {}
         for name, p in self.core.params.items():
             if name in self.core.conditions and name not in params:
                 values[name] = INACTIVE

@@ -26,6 +26,7 @@ PARAMETERS = [
         name="model",
         values=["lin", "tree", "mlp"],
         parameter_type="str",
+        is_ordered=False,
         dependent_parameters={"lin": ["lr", "pen"], "tree": ["depth"], "mlp": ["layers", "act"]},
     ),
     RangeParameterConfig(name="lr", bounds=(1e-4, 1.0), parameter_type="float", scaling="log"),

@@ -5,12 +5,20 @@
   ``10**-digits``).
 * ``ChoiceParameter``: ordered numeric choices with even spacing (what Ax makes of a range with
   ``step_size``) -> a stepped ``FloatParam`` / ``IntParam`` on the values themselves, so constraints
-  on them work; other ordered choices -> an ``IntParam`` over the choice indices; unordered -> a
-  one-hot ``CategoricalParam`` over the indices. Values of any type.
+  on them work; other ordered choices, and ordered choices with dependents -> an ``IntParam`` over
+  the choice indices; unordered -> a one-hot ``CategoricalParam`` over the indices. Values of any
+  type.
 * ``FixedParameter``, disabled parameters (their default value) and ``fixed_parameters`` of a
-  ``get_next_trials`` call: not modelled; added to every candidate and moved to the right-hand side
-  of the constraints they appear in.
+  ``get_next_trials`` call: not modelled; added to every candidate where they are active and moved
+  to the right-hand side of the constraints they appear in.
 * ``ParameterConstraint`` (``sum w_i x_i <= bound``) -> ``LinearConstraint`` on decoded values.
+* Hierarchical search spaces (``dependents`` of a ``ChoiceParameter`` or ``FixedParameter``): a
+  dependent of a modelled choice parameter gets the core ``Condition`` "the parent's index is one
+  of the indices of the values that list it"; a dependent of a parameter held at a value (fixed,
+  disabled or given in ``fixed_parameters``) is active where that parameter is, if the held value
+  lists it, and never otherwise (never-active parameters are not modelled). An arm holds only its
+  active parameters (Ax's hierarchical semantics); the missing ones are ``INACTIVE`` in the core.
+  Parameter constraints may not name a conditional parameter or a choice parameter with dependents.
 """
 
 from __future__ import annotations
@@ -23,8 +31,10 @@ import numpy as np
 from ax.core.parameter import ChoiceParameter, FixedParameter, ParameterType, RangeParameter
 from ax.core.search_space import SearchSpace as AxSearchSpace
 
+from shared_core.conditions import INACTIVE
 from shared_core.search_space import (
     CategoricalParam,
+    Condition,
     FloatParam,
     IntParam,
     LinearConstraint,
@@ -42,11 +52,6 @@ class AxSpace:
     """
 
     def __init__(self, ax_space: AxSearchSpace, fixed: Mapping[str, Any] | None = None) -> None:
-        if ax_space.is_hierarchical:
-            raise ValueError(
-                "hierarchical search spaces (dependent parameters) are not supported by "
-                "egp-samplers' Ax nodes"
-            )
         self.ax_space = ax_space
         self.fixed: dict[str, Any] = {}
         self.choices: dict[str, list[Any]] = {}  # choice parameters modelled by index
@@ -65,7 +70,8 @@ class AxSpace:
                 if p.digits is not None and p.parameter_type == ParameterType.FLOAT:
                     self.digits[name] = p.digits
             elif isinstance(p, ChoiceParameter):
-                numeric = _evenly_spaced_param(p)
+                # a parent of dependents is modelled by index, so that conditions can name it
+                numeric = None if p.is_hierarchical else _evenly_spaced_param(p)
                 if numeric is not None:
                     self.numeric_choices[name] = list(p.values)
                     params[name] = numeric
@@ -77,7 +83,18 @@ class AxSpace:
                     )
             else:
                 raise ValueError(f"parameter {name!r} has unsupported type {type(p).__name__}")
-        self.core = SearchSpace(params, self._constraints(ax_space, params))
+        # {name: Condition, None (always active) or _NEVER} of every parameter
+        self.activity = _Activity(ax_space, self.fixed, self.choices).of_every_parameter()
+        for name, activity in self.activity.items():
+            if activity is _NEVER:  # a dependent of a held value that does not list it
+                params.pop(name, None)
+                self.fixed.pop(name, None)
+        conditions = {
+            name: c
+            for name, c in self.activity.items()
+            if isinstance(c, Condition) and name in params
+        }
+        self.core = SearchSpace(params, self._constraints(ax_space, params), conditions)
 
     def _constraints(
         self, ax_space: AxSearchSpace, params: dict[str, Param]
@@ -89,6 +106,18 @@ class AxSpace:
             bound = float(c.bound) - sum(
                 w * float(self.fixed[n]) for n, w in c.constraint_dict.items() if n in self.fixed
             )
+            for name in c.constraint_dict:
+                if self.activity[name] is not None:
+                    raise ValueError(
+                        f"constraint {c} involves {name!r}, a parameter that is active only "
+                        "under some values of its parent: constraints apply to parameters that "
+                        "are always active"
+                    )
+                if ax_space.parameters[name].is_hierarchical and name not in self.fixed:
+                    raise ValueError(
+                        f"constraint {c} involves {name!r}, a choice parameter with dependents "
+                        "(modelled over its choice indices)"
+                    )
             free = tuple((n, float(w)) for n, w in c.constraint_dict.items() if n not in self.fixed)
             for name, _ in free:
                 if not isinstance(params[name], (FloatParam, IntParam)) or name in self.choices:
@@ -115,7 +144,9 @@ class AxSpace:
         """Encodings ``(n, d)`` of the parameterizations
         in the search space, and their indices ``(n,)``.
 
-        Missing parameters take their backfill value (parameters added to the space later).
+        Missing parameters take their backfill value (parameters added to the space later); in a
+        hierarchical space, a conditional parameter missing from an arm is inactive there, and an
+        arm without a parameter that is active under its values is dropped.
         """
         backfill = self.ax_space.backfill_values()
         columns: dict[str, list[Any]] = {name: [] for name in self.core.params}
@@ -126,11 +157,21 @@ class AxSpace:
                 for name, v in values.items():
                     columns[name].append(v)
                 kept.append(i)
-        return self.core.encode_columns(columns, n_rows=len(kept)), np.array(kept, dtype=int)
+        X = self.core.encode_columns(columns, n_rows=len(kept))
+        if self.core.is_conditional:
+            complete = np.ones(len(kept), dtype=bool)
+            for name, active in self.core.active(X).items():
+                given = np.array([v is not INACTIVE for v in columns[name]], dtype=bool)
+                complete &= given | ~active
+            X, kept = X[complete], [i for i, ok in zip(kept, complete, strict=True) if ok]
+        return X, np.array(kept, dtype=int)
 
     def _core_values(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
-        values = {}
+        values: dict[str, Any] = {}
         for name, p in self.core.params.items():
+            if name in self.core.conditions and name not in params:
+                values[name] = INACTIVE
+                continue
             v = params.get(name)
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 return None
@@ -149,12 +190,20 @@ class AxSpace:
         return values
 
     def decode(self, x: np.ndarray) -> dict[str, Any]:
-        """The Ax parameterization of an encoded row, with the parameters' Python types."""
-        values = self.core.decode(x)
+        """The Ax parameterization of an encoded row, with the parameters' Python types: only the
+        parameters active there (all of them unless the space is hierarchical)."""
+        values = self.core.decode_active(x)
         out: dict[str, Any] = {}
         for name in self.ax_space.parameters:
             if name in self.fixed:
-                out[name] = self.fixed[name]
+                activity = self.activity[name]
+                if activity is None or (
+                    isinstance(activity, Condition)
+                    and values.get(activity.parent, INACTIVE) in activity.values
+                ):
+                    out[name] = self.fixed[name]
+            elif name not in values:
+                continue  # inactive there, or never active
             elif name in self.choices:
                 out[name] = self.choices[name][int(values[name])]
             elif name in self.numeric_choices:
@@ -179,6 +228,61 @@ class AxSpace:
             raise RuntimeError(
                 f"internal error: candidate {params!r} is not in the search space {self.ax_space}"
             )
+
+
+class _Never:
+    """The activity of a parameter that is never active (a dependent of a held value that does
+    not list it)."""
+
+
+_NEVER = _Never()
+
+
+class _Activity:
+    """When each parameter of an Ax search space is active, in terms of the modelled parameters.
+
+    Args:
+        ax_space: the search space (its ``dependents`` give the tree).
+        fixed: the parameters held at a value (not modelled).
+        choices: the choice parameters modelled over their indices (every modelled parent).
+    """
+
+    def __init__(
+        self, ax_space: AxSearchSpace, fixed: Mapping[str, Any], choices: Mapping[str, list[Any]]
+    ) -> None:
+        self.ax_space, self.fixed, self.choices = ax_space, fixed, choices
+        # child -> (parent, the parent's values that list it)
+        self.parent: dict[str, tuple[str, list[Any]]] = {}
+        for name, p in ax_space.parameters.items():
+            if p.is_hierarchical:
+                for value, children in p.dependents.items():
+                    for child in children:
+                        self.parent.setdefault(child, (name, []))[1].append(value)
+        self.memo: dict[str, Condition | _Never | None] = {}
+
+    def of_every_parameter(self) -> dict[str, Condition | _Never | None]:
+        return {name: self.of(name) for name in self.ax_space.parameters}
+
+    def of(self, name: str) -> Condition | _Never | None:
+        """A ``Condition`` on a modelled parent, None (always active) or ``_NEVER``."""
+        if name not in self.memo:
+            self.memo[name] = self._resolve(name)
+        return self.memo[name]
+
+    def _resolve(self, name: str) -> Condition | _Never | None:
+        if name not in self.parent:
+            return None
+        parent, values = self.parent[name]
+        of_parent = self.of(parent)
+        if of_parent is _NEVER:
+            return _NEVER
+        if parent in self.fixed:  # as active as the held parent, if its value lists ``name``
+            return of_parent if any(self.fixed[parent] == v for v in values) else _NEVER
+        # equality as Ax's lookup of a value in ``dependents``
+        indices = tuple(
+            i for i, c in enumerate(self.choices[parent]) if any(c == v for v in values)
+        )
+        return Condition(parent, indices) if indices else _NEVER
 
 
 def _range_param(name: str, p: RangeParameter) -> FloatParam | IntParam:

@@ -50,7 +50,8 @@ class AlgorithmNode(ExternalGenerationNode):
     ignored; the pending parameterizations Ax passes (running trials, the arms already generated
     in the same ``get_next_trials`` call, and completed arms still without data for some metric)
     are the algorithm's pending points, except the arms that are observations. Every candidate is
-    checked against the search space (bounds, types, choices, constraints).
+    checked against the search space (bounds, types, choices, constraints, and in a hierarchical
+    space the parameters active under its values, which are all it holds).
 
     The objective is one metric or a fixed weighted sum of metrics (Ax's scalarized objective),
     turned into a minimisation; several objectives (``"a, -b"``), for algorithms that model
@@ -128,7 +129,8 @@ class AlgorithmNode(ExternalGenerationNode):
         what it cannot: no optimization config, several objectives when the algorithm does not
         model them, outcome constraints or objective thresholds relative to the status quo,
         outcome constraints when the algorithm does not model constraints, and the search spaces
-        :class:`~ax_egp._space.AxSpace` refuses (hierarchical, equality constraints, ...)."""
+        :class:`~ax_egp._space.AxSpace` refuses (equality constraints, constraints on conditional
+        parameters, ...)."""
         found = outcomes(
             experiment.optimization_config,
             method=self.method,

@@ -264,25 +264,6 @@ def test_batches_in_a_small_discrete_space_hold_distinct_arms():
             )
 
 
-def test_hierarchical_search_space_gets_a_clear_error():
-    client = _small_client(
-        [
-            ChoiceParameterConfig(
-                name="model",
-                values=["lin", "tree"],
-                parameter_type="str",
-                dependent_parameters={"lin": ["lr"], "tree": ["depth"]},
-            ),
-            RangeParameterConfig(name="lr", bounds=(0.0, 1.0), parameter_type="float"),
-            RangeParameterConfig(name="depth", bounds=(1, 10), parameter_type="int"),
-        ],
-        initialization_trials=3,
-    )
-    with pytest.raises(ValueError, match="hierarchical"):  # before the first Sobol trial
-        client.get_next_trials(max_trials=1)
-    assert len(client._experiment.trials) == 0
-
-
 def test_importing_ax_egp_without_ax_says_what_to_install():
     code = "import sys; sys.modules['ax'] = None; import ax_egp"  # as if Ax were not installed
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -35,13 +35,17 @@ from optuna.distributions import (
 from optuna.study import Study
 from optuna.trial import FrozenTrial
 
+from optuna_egp._space import fits as distribution_fits
 from shared_core.parameters import Condition
 
 __all__ = [
     "ModelledDistributions",
     "MIN_FRACTION",
     "MIN_TRIALS",
+    "TrialPresence",
+    "conditions_of",
     "infer_conditions",
+    "presence_row",
     "merged_distribution",
     "modelled_distributions",
     "projected_value",
@@ -139,23 +143,73 @@ def merged_distribution(dists: Sequence[BaseDistribution]) -> BaseDistribution |
     return FloatDistribution(low, high, log=first.log, step=step)
 
 
+class TrialPresence:
+    """Per completed trial and space: which modelled parameters it has and their parent values
+    (:func:`presence_row`), computed once per trial (a completed trial never changes). Studies are
+    held weakly; not thread-safe: callers hold a lock."""
+
+    def __init__(self) -> None:
+        # study -> distributions -> trial number -> (fits, (p,) presence, (p,) values)
+        self._rows: weakref.WeakKeyDictionary[Study, dict] = weakref.WeakKeyDictionary()
+
+    def matrices(
+        self,
+        study: Study,
+        distributions: dict[str, BaseDistribution],
+        complete: Sequence[FrozenTrial],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, p)`` presence and parent values of the ``complete`` trials that fit the space."""
+        rows = self._rows.setdefault(study, {}).setdefault(tuple(distributions.items()), {})
+        for t in complete:
+            if t.number not in rows:
+                rows[t.number] = presence_row(t, distributions)
+        kept = [rows[t.number] for t in complete if rows[t.number][0]]
+        p = len(distributions)
+        present = np.array([r[1] for r in kept], dtype=bool).reshape(len(kept), p)
+        values = np.array([r[2] for r in kept], dtype=float).reshape(len(kept), p)
+        return present, values
+
+
+def presence_row(
+    trial: FrozenTrial, distributions: dict[str, BaseDistribution]
+) -> tuple[bool, np.ndarray, np.ndarray]:
+    """Whether every parameter ``trial`` has in the space fits its distribution, its ``(p,)``
+    presence per parameter and ``(p,)`` parent values (NaN where absent; see
+    :func:`_internal_value`)."""
+    present = np.zeros(len(distributions), dtype=bool)
+    values = np.full(len(distributions), np.nan)
+    fits = True
+    for j, (name, dist) in enumerate(distributions.items()):
+        own = trial.distributions.get(name)
+        if own is None:
+            continue
+        fits &= own == dist or distribution_fits(own, dist)
+        present[j] = True
+        values[j] = _internal_value(dist, trial.params[name])
+    return fits, present, values
+
+
 def infer_conditions(
     complete: Sequence[FrozenTrial], distributions: dict[str, BaseDistribution]
 ) -> dict[str, Condition]:
-    """``{name: Condition}`` for the modelled parameters that some ``complete`` trials lack and
-    whose presence a categorical or int parameter explains (module docstring). Categorical values
-    are choice indices (the core space's choices); trials are assumed to be in ``distributions``
-    (values of a merged range included)."""
+    """:func:`conditions_of` the ``complete`` trials that fit ``distributions``."""
+    rows = [presence_row(t, distributions) for t in complete]
+    kept = [r for r in rows if r[0]]
+    p = len(distributions)
+    present = np.array([r[1] for r in kept], dtype=bool).reshape(len(kept), p)
+    values = np.array([r[2] for r in kept], dtype=float).reshape(len(kept), p)
+    return conditions_of(present, values, distributions)
+
+
+def conditions_of(
+    present: np.ndarray, values: np.ndarray, distributions: dict[str, BaseDistribution]
+) -> dict[str, Condition]:
+    """``{name: Condition}`` for the modelled parameters that some trials lack and whose presence
+    a categorical or int parameter explains (module docstring), from the trials' ``(n, p)``
+    presence and parent values (categorical values are choice indices, the core space's
+    choices)."""
     names = list(distributions)
-    n = len(complete)
-    # (n, p) presence and the internal values (NaN where absent)
-    present = np.zeros((n, len(names)), dtype=bool)
-    values = np.full((n, len(names)), np.nan)
-    for i, t in enumerate(complete):
-        for j, name in enumerate(names):
-            if name in t.params:
-                present[i, j] = True
-                values[i, j] = _internal_value(distributions[name], t.params[name])
+    n = len(present)
     counts = present.sum(axis=0)  # (p,)
     parents = [
         j

@@ -29,7 +29,8 @@ from optuna_egp import _agents, _storage
 from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
 from optuna_egp._conditional import (
     ModelledDistributions,
-    infer_conditions,
+    TrialPresence,
+    conditions_of,
     projected_value,
 )
 from optuna_egp._constraints import (
@@ -41,7 +42,7 @@ from optuna_egp._constraints import (
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
-from optuna_egp._space import CompletedTrialEncodings, RelativeSpace, has_all_params
+from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
 from optuna_egp._warnings import OnceWarnings
 from shared_core.interface import Algorithm, Observations, check_capabilities, multi_objective
@@ -174,6 +175,7 @@ class CoreSampler(BaseSampler):
         # one suggestion at a time, so each sees the ones before it as pending
         self._lock = threading.Lock()
         self._search_space = ModelledDistributions()
+        self._presence = TrialPresence()  # per completed trial: its parameters of the space
         # (study name, trial number) -> the model's values of the trial's modelled parameters
         self._relative_values: dict[tuple[str, int], dict[str, Any]] = {}
         self._encodings = CompletedTrialEncodings()
@@ -196,6 +198,7 @@ class CoreSampler(BaseSampler):
         process = {
             "_lock",
             "_search_space",
+            "_presence",
             "_relative_values",
             "_encodings",
             "_unwritten",
@@ -287,7 +290,7 @@ class CoreSampler(BaseSampler):
                 if len(complete) < max(self._n_startup_trials, 1):
                     self._startup_trials.add((study.study_name, trial.number))
                 return {}
-            space = _relative_space(search_space, complete)
+            space = self._relative_space(study, search_space, complete)
             # X: (n, d)
             complete, X = self._encodings.encode(study, space, complete)
             # nothing (or too little) to model yet
@@ -321,6 +324,18 @@ class CoreSampler(BaseSampler):
             params = space.decode(x)
             self._relative_values[(study.study_name, trial.number)] = params
         return params
+
+    def _relative_space(
+        self, study: Study, distributions: dict[str, BaseDistribution], complete: list[FrozenTrial]
+    ) -> RelativeSpace:
+        """The space of a suggestion: ``distributions`` (the modelled parameters), those that some
+        ``complete`` trials lack, and the conditions that explain when they are active."""
+        present, values = self._presence.matrices(study, distributions, complete)
+        in_every_trial: list[bool] = present.all(axis=0).tolist()  # (p,)
+        optional = frozenset(name for name, full in zip(distributions, in_every_trial) if not full)
+        if not optional:
+            return RelativeSpace(distributions)
+        return RelativeSpace(distributions, conditions_of(present, values, distributions), optional)
 
     def _observations(
         self,
@@ -435,20 +450,6 @@ class CoreSampler(BaseSampler):
             write_constraints_func_values(self._constraints_func, study, trial, state)
         self._constraint_notice.check(study, [trial], self._warnings)
         self._independent_sampler.after_trial(study, trial, state, values)
-
-
-def _relative_space(
-    distributions: dict[str, BaseDistribution], complete: list[FrozenTrial]
-) -> RelativeSpace:
-    """The space of a suggestion: ``distributions`` (the modelled parameters), the parameters some
-    ``complete`` trials lack, and the conditions that explain when they are active."""
-    optional = frozenset(
-        name for name in distributions if any(name not in t.params for t in complete)
-    )
-    if not optional:
-        return RelativeSpace(distributions)
-    held = [t for t in complete if has_all_params(t, distributions, optional)]
-    return RelativeSpace(distributions, infer_conditions(held, distributions), optional)
 
 
 def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:

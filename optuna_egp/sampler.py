@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from optuna.distributions import BaseDistribution
@@ -331,7 +331,7 @@ class CoreSampler(BaseSampler):
         """The space of a suggestion: ``distributions`` (the modelled parameters), those that some
         ``complete`` trials lack, and the conditions that explain when they are active."""
         present, values = self._presence.matrices(study, distributions, complete)
-        in_every_trial: list[bool] = present.all(axis=0).tolist()  # (p,)
+        in_every_trial = cast(np.ndarray, present.all(axis=0)).tolist()  # (p,)
         optional = frozenset(name for name, full in zip(distributions, in_every_trial) if not full)
         if not optional:
             return RelativeSpace(distributions)

@@ -4,9 +4,10 @@
                                 [--pages quality,constrained,...]
 
 writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
-ax, constrained, multi_objective), their plots under ``<docs>/img/`` and the headline table of
-``<readme>`` (only the text between ``HEADLINE_START`` and ``HEADLINE_END`` is replaced). Each
-table is written to one place only, with the commits and dates of the rows it shows under it.
+ax, constrained, multi_objective, conditional), their plots under ``<docs>/img/`` and the
+headline table of ``<readme>`` (only the text between ``HEADLINE_START`` and ``HEADLINE_END``
+is replaced). Each table is written to one place only, with the commits and dates of the rows
+it shows under it.
 Defaults: ``benchmarks/results``, ``docs/benchmarks`` and ``README.md`` of this checkout.
 
 Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from
@@ -504,6 +505,37 @@ def multi_objective_page(ctx: Context) -> list[str]:
     return lines if shown else []
 
 
+def conditional_page(ctx: Context) -> list[str]:
+    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
+    ``conditional_report.summarise`` and the regret against trials, our samplers' rows with the
+    cached peers' of the same setting."""
+    from benchmarks import conditional, conditional_report
+    from benchmarks.conditional_functions import PROBLEMS, names
+
+    lines = [
+        f"- `{name}` ({len(names(p.space))} parameters, {p.n_trials} trials): {p.description}"
+        for name, p in PROBLEMS.items()
+    ] + [""]
+    shown = False
+    peers = ("gp", "tpe", "tpe-mg")
+    files = (
+        ("seq", "cond_seq.jsonl", peers),
+        ("async", "cond_async4.jsonl", peers),
+        ("seq", "cond_ax.jsonl", ("ax-default",)),
+    )
+    for rows, title, stem in settings(ctx, conditional.BENCH, files):
+        shown = True
+        regret_plot(
+            conditional_report.plot_rows(rows),
+            _img(ctx, f"{stem}.png"),
+            f"{title}: best value minus the minimum (model-choice: best CV error)",
+            ylabel="median regret (IQR)",
+            linthresh=1e-4,
+        )
+        lines += conditional_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
+    return lines if shown else []
+
+
 def _img(ctx: Context, name: str) -> pathlib.Path:
     ctx.img.mkdir(parents=True, exist_ok=True)
     return ctx.img / name
@@ -539,6 +571,14 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "literature, every objective minimised; every sampler runs with its default settings "
         "(`python -m benchmarks.multi_objective`).",
         multi_objective_page,
+    ),
+    "conditional": (
+        "Conditional search spaces",
+        "Best value against trials on tree-structured search spaces (parameters that exist only "
+        "under some values of a choice), each trial asking only for the parameters of its "
+        "branch; every sampler runs with its default settings "
+        "(`python -m benchmarks.conditional`).",
+        conditional_page,
     ),
 }
 

@@ -125,17 +125,19 @@ def _spread(xs, bounds) -> float:
 
 def ax_client(
     sampler: str,
-    bounds: np.ndarray,
+    bounds: np.ndarray | None,
     seed: int,
     outcome_constraints=(),
     *,
     objectives: tuple[str, ...] = ("loss",),
+    parameters: list | None = None,
 ):
     """An Ax ``Client`` minimising the metrics ``objectives`` (default one, ``loss``) over floats
-    ``x<i>`` on the rows of ``bounds``, subject to ``outcome_constraints`` (e.g. ``["c0 <= 0"]``;
-    with several objectives, a constraint on an objective metric, e.g. ``"f0 <= 18"``, is its
-    objective threshold), with Ax's default strategy (``ax-default``) or
-    ``ax_egp.generation_strategy(<method>)`` (``ax-<method>``)."""
+    ``x<i>`` on the rows of ``bounds`` (or over ``parameters``, Ax parameter configs, when
+    given), subject to ``outcome_constraints`` (e.g. ``["c0 <= 0"]``; with several objectives, a
+    constraint on an objective metric, e.g. ``"f0 <= 18"``, is its objective threshold), with
+    Ax's default strategy (``ax-default``) or ``ax_egp.generation_strategy(<method>)``
+    (``ax-<method>``)."""
     warnings.filterwarnings("ignore")
     logging.disable(logging.INFO)  # Ax logs every trial
     from ax import Client, RangeParameterConfig
@@ -144,14 +146,14 @@ def ax_client(
 
     pin_torch()
     client = Client(random_seed=seed)
-    client.configure_experiment(
-        parameters=[
+    if parameters is None:
+        parameters = [
             RangeParameterConfig(
                 name=f"x{i}", bounds=(float(lo), float(hi)), parameter_type="float"
             )
             for i, (lo, hi) in enumerate(bounds)
         ]
-    )
+    client.configure_experiment(parameters=parameters)
     client.configure_optimization(
         objective=", ".join(f"-{name}" for name in objectives),  # Ax maximises "-name"
         outcome_constraints=list(outcome_constraints),

@@ -240,6 +240,26 @@ BENCHMARKS: list[Benchmark] = [
             ),
         )
     ),
+    *(
+        Benchmark(
+            f"cond_{name}",
+            "conditional",
+            f"{args} --out {{results}}/cond_{name}.jsonl --cache {{results}}/peers.jsonl",
+            f"{quick} --seeds 1 --functions nested --out {{results}}/cond_{name}.jsonl "
+            "--cache {results}/peers.jsonl",
+        )
+        for name, args, quick in (
+            ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto,tpe-mg"),
+            ("async4", "--mode async --workers 4 --seeds 5", f"{ASYNC_QUICK} --samplers bore++"),
+            # Ax's default: 5 Sobol trials, then a BoTorch model per trial. Quick: 5 Sobol
+            # trials, then 2 of ours
+            (
+                "ax",
+                "--samplers ax-default,ax-egp-auto --seeds 10",
+                "--trials 7 --samplers ax-egp-auto",
+            ),
+        )
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

@@ -82,7 +82,7 @@ def ask_tell(
 
 def timed_ask_tell(
     samplers: Sequence[Any],
-    bounds: np.ndarray,
+    bounds: np.ndarray | None,
     evaluate: Callable[[Any, np.ndarray], Any],
     *,
     n_trials: int,
@@ -91,6 +91,7 @@ def timed_ask_tell(
     startup: int,
     wall_limit: float | None = None,
     directions: Sequence[str] | None = None,
+    suggest: Callable[[Any], Any] | None = None,
 ) -> TimedRun:
     """Run a new in-memory study of ``n_trials`` trials.
 
@@ -98,7 +99,8 @@ def timed_ask_tell(
         samplers: the sampler of each worker slot (``len(samplers) >= workers``; one object may
             serve several slots); ``study.sampler`` is set to the slot's before each ask and to
             the asking slot's before each tell.
-        bounds: ``(d, 2)``: trial parameters ``x0 .. x{d-1}`` are floats on these ranges.
+        bounds: ``(d, 2)``: trial parameters ``x0 .. x{d-1}`` are floats on these ranges
+            (``None`` with ``suggest``).
         evaluate: ``evaluate(trial, x)`` returns what ``study.tell`` takes (a value, or a list of
             values with several ``directions``); it may set the trial's constraints first.
         n_trials: trials in all.
@@ -107,6 +109,8 @@ def timed_ask_tell(
         startup: completed trials from which a peer's asks count as the model's.
         wall_limit: seconds after which no slot asks again (the pending trials still complete).
         directions: the study's directions (``None``: one minimised objective).
+        suggest: ``suggest(trial) -> x``, the ``trial.suggest_*`` calls of each ask in place of
+            the floats of ``bounds`` (e.g. a define-by-run walk of a conditional space).
     """
     import optuna
 
@@ -127,7 +131,7 @@ def timed_ask_tell(
         probe.reset()
         t0, cpu0 = time.perf_counter(), time.process_time()
         trial = study.ask()
-        x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
+        x = suggest(trial) if suggest is not None else _floats(trial, bounds)
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - cpu0)
         model_at_ask.append(
@@ -148,6 +152,10 @@ def timed_ask_tell(
     seconds = time.perf_counter() - t_start
     trials = sorted(study.trials, key=lambda t: t.number)
     return TimedRun(trials, wall, cpu, model_at_ask, seconds)
+
+
+def _floats(trial, bounds: np.ndarray) -> np.ndarray:
+    return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
 
 
 def timing_fields(

@@ -12,8 +12,9 @@ Names (options as ``-`` suffixes):
 ``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
                             surrogate ``gp`` or ``egp``
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
-``tpe-cl``, ``cmaes``,      ``constant_liar=True``), ``CmaEsSampler``, ``RandomSampler``,
-``random``, ``nsga2``       ``NSGAIISampler(population_size=NSGA2_POPULATION)``
+``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
+``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
+``nsga2``                   ``NSGAIISampler(population_size=NSGA2_POPULATION)``
 ``ax-default``              peer for the Ax runs (Ax's default generation strategy; built by
                             ``benchmarks.run``, not here)
 ==========================  ================================================================
@@ -55,6 +56,7 @@ LABELS = {
     "dts-complete": "DistributedTSSampler",
     "gp": "GPSampler",
     "tpe": "TPE",
+    "tpe-mg": "TPE (multivariate, group)",
     "nsga2": "NSGA-II",
 }
 
@@ -63,6 +65,7 @@ PEERS: dict[str, tuple[str, ...]] = {
     "gp": ("optuna", "torch", "scipy", "numpy"),
     "tpe": ("optuna", "scipy", "numpy"),
     "tpe-cl": ("optuna", "scipy", "numpy"),
+    "tpe-mg": ("optuna", "scipy", "numpy"),
     "cmaes": ("optuna", "cmaes", "numpy"),
     "random": ("optuna", "numpy"),
     "nsga2": ("optuna", "numpy"),
@@ -157,8 +160,12 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
     if name == "gp":
         pin_torch()
         return optuna.samplers.GPSampler(seed=seed, **options)
-    if name in ("tpe", "tpe-cl"):
-        kw = {"constant_liar": True} if name == "tpe-cl" else {}
+    if name in ("tpe", "tpe-cl", "tpe-mg"):
+        kw = {
+            "tpe": {},
+            "tpe-cl": {"constant_liar": True},
+            "tpe-mg": {"multivariate": True, "group": True},
+        }[name]
         return optuna.samplers.TPESampler(seed=seed, **{**kw, **options})
     if name == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed, **options)

@@ -244,14 +244,20 @@ class SearchSpace:
     def impute_inactive(self, X: np.ndarray) -> np.ndarray:
         """``(n, d)`` points with every inactive parameter at its fixed encoding
         (``INACTIVE_VALUE``, or an all-zero one-hot block); ``X`` itself if nothing is
-        conditional."""
+        conditional. An active categorical whose block is all zero (a parameter a switch of its
+        parent has just activated) takes the choice it decodes to (the first)."""
         X = self._as_points(X)
         if not self.conditions:
             return X
         X = X.copy()
         for name, active in self.active(X).items():
-            fixed = 0.0 if isinstance(self.params[name], CategoricalParam) else INACTIVE_VALUE
-            X[~active, self.columns[name]] = fixed
+            p, block = self.params[name], self.columns[name]
+            if isinstance(p, CategoricalParam):
+                X[~active, block] = 0.0
+                unset = active & ~np.any(X[:, block] > 0.0, axis=1)  # (n,)
+                X[np.flatnonzero(unset), block.start] = 1.0
+            else:
+                X[~active, block] = INACTIVE_VALUE
         return X
 
     def feasible(self, X: np.ndarray) -> np.ndarray:

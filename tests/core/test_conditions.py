@@ -50,6 +50,14 @@ def test_inactive_parameters_encode_at_a_fixed_value_whatever_they_held():
     np.testing.assert_array_equal(given[SPACE.columns["k"]], [0.0, 0.0])
 
 
+def test_a_categorical_a_parent_switch_activates_takes_a_valid_choice():
+    x = SPACE.encode_many([{"m": "b", "k": INACTIVE, "x": INACTIVE, "n": 3, "s": 0.5}])
+    x[0, SPACE.columns["m"]] = [1.0, 0.0]  # switched to m=a: k is active with an all-zero block
+    imputed = SPACE.impute_inactive(x)[0]
+    np.testing.assert_array_equal(imputed[SPACE.columns["k"]], [1.0, 0.0])  # k=u
+    assert SPACE.decode_active(imputed)["x"] == 5.0  # then x is active, at the middle
+
+
 def test_sampled_and_rounded_points_are_imputed():
     rng = np.random.default_rng(0)
     X = SPACE.sample(rng, 64)

@@ -23,7 +23,7 @@ import math
 import weakref
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from optuna.distributions import (
@@ -134,13 +134,23 @@ def merged_distribution(dists: Sequence[BaseDistribution]) -> BaseDistribution |
     low = min(d.low for d in dists)  # type: ignore[attr-defined]
     high = max(d.high for d in dists)  # type: ignore[attr-defined]
     steps = {d.step for d in dists}  # type: ignore[attr-defined]
+    # the common step, if every range's grid is on the merged one
+    on_grid = (
+        len(steps) == 1
+        and first.step is not None
+        and all(
+            _on_grid(d.low - low, first.step) and _on_grid(d.high - low, first.step)  # type: ignore[attr-defined]
+            for d in dists
+        )
+    )
     if isinstance(first, IntDistribution):
-        int_step = first.step if len(steps) == 1 and (high - low) % first.step == 0 else 1
+        int_step = first.step if on_grid else 1
         return IntDistribution(int(low), int(high), log=first.log, step=int_step)
-    step = first.step if len(steps) == 1 else None
-    if step is not None and not math.isclose(round((high - low) / step) * step, high - low):
-        step = None
-    return FloatDistribution(low, high, log=first.log, step=step)
+    return FloatDistribution(low, high, log=first.log, step=first.step if on_grid else None)
+
+
+def _on_grid(offset: float, step: float) -> bool:
+    return math.isclose(round(offset / step) * step, offset, abs_tol=1e-12)
 
 
 class TrialPresence:
@@ -211,34 +221,53 @@ def conditions_of(
     names = list(distributions)
     n = len(present)
     counts = present.sum(axis=0)  # (p,)
-    parents = [
-        j
-        for j, name in enumerate(names)
-        if isinstance(distributions[name], (CategoricalDistribution, IntDistribution))
-    ]
+    parents = [j for j, name in enumerate(names) if _can_be_parent(distributions[name])]
     conditions: dict[str, Condition] = {}
     for j, name in enumerate(names):
         if counts[j] == n:
             continue
-        explained = [
-            (counts[k], -k, k, allowed)
-            for k in parents
+        explained = []  # ((closeness to the root, is categorical, earlier), parent, values)
+        for k in parents:
             # strictly nearer the root (more trials, or as many and earlier): no cycles
-            if (counts[k], -k) > (counts[j], -j)
-            and (allowed := _explaining_values(present[:, j], present[:, k], values[:, k]))
-            is not None
-        ]
-        if explained:
-            _, _, k, allowed = max(explained, key=lambda e: (e[0], e[1]))
+            if (counts[k], -k) <= (counts[j], -j):
+                continue
+            dist = distributions[names[k]]
+            categorical = isinstance(dist, CategoricalDistribution)
+            allowed = (
+                _explaining_choices(present[:, j], present[:, k], values[:, k])
+                if categorical
+                else _explaining_interval(
+                    present[:, j], present[:, k], values[:, k], cast(IntDistribution, dist)
+                )
+            )
+            if allowed is not None:
+                explained.append(((counts[k], categorical, -k), k, allowed))
+        if explained:  # the parent nearest the root; on a tie a categorical before an int
+            _, k, allowed = max(explained, key=lambda e: e[0])
             conditions[name] = Condition(names[k], allowed)
     return conditions
 
 
-def _explaining_values(
+# An int parameter is a candidate parent only if it has at most this many values (a count of
+# layers, not a batch size: a many-valued int would "explain" any pattern of a few trials).
+MAX_INT_PARENT_VALUES = 32
+
+
+def _can_be_parent(dist: BaseDistribution) -> bool:
+    if isinstance(dist, CategoricalDistribution):
+        return True
+    return (
+        isinstance(dist, IntDistribution)
+        and (dist.high - dist.low) // dist.step + 1 <= MAX_INT_PARENT_VALUES
+    )
+
+
+def _explaining_choices(
     child: np.ndarray, parent: np.ndarray, parent_values: np.ndarray
 ) -> tuple[Any, ...] | None:
-    """The parent's values under which the child is present, if they explain the child's
-    presence exactly (``child``, ``parent``: ``(n,)`` presence; ``parent_values``: ``(n,)``)."""
+    """The choices (indices) of a categorical parent under which the child is present, if they
+    explain its presence exactly (``child``, ``parent``: ``(n,)`` presence; ``parent_values``:
+    ``(n,)``)."""
     if not child.any() or np.any(child & ~parent):
         return None
     allowed = np.unique(parent_values[child])
@@ -246,6 +275,25 @@ def _explaining_values(
     if np.any(under & ~child):
         return None
     return tuple(int(v) for v in allowed)
+
+
+def _explaining_interval(
+    child: np.ndarray, parent: np.ndarray, parent_values: np.ndarray, dist: IntDistribution
+) -> tuple[Any, ...] | None:
+    """The values of an int parent in an interval under which the child is present, if it explains
+    its presence exactly: the interval spans the values seen with the child, and reaches the
+    distribution's bound on a side where no trial without the child lies beyond it (so a
+    threshold, ``n_layers >= 3``, covers values not seen yet). None if a trial without the child
+    has a value inside it."""
+    if not child.any() or np.any(child & ~parent):
+        return None
+    lo, hi = parent_values[child].min(), parent_values[child].max()
+    without = parent_values[parent & ~child]  # the parent's values in trials without the child
+    if np.any((without >= lo) & (without <= hi)):
+        return None
+    lo = dist.low if not np.any(without < lo) else lo
+    hi = dist.high if not np.any(without > hi) else hi
+    return tuple(range(int(lo), int(hi) + 1, dist.step))
 
 
 def _internal_value(dist: BaseDistribution, value: Any) -> float:

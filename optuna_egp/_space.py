@@ -161,6 +161,10 @@ def fits(inner: BaseDistribution, outer: BaseDistribution) -> bool:
     )
 
 
+# Search spaces whose encodings are kept per study.
+_MAX_SPACES_PER_STUDY = 4
+
+
 class CompletedTrialEncodings:
     """Encodings of completed trials, kept between suggestions.
 
@@ -181,7 +185,10 @@ class CompletedTrialEncodings:
     ) -> tuple[list[FrozenTrial], np.ndarray]:
         """The trials of ``complete`` (completed trials of ``study``) that ``space`` holds, and
         their ``(n, d)`` encodings."""
-        rows = self._rows.setdefault(study, {}).setdefault(space.cache_key, {})
+        spaces = self._rows.setdefault(study, {})
+        if space.cache_key not in spaces and len(spaces) >= _MAX_SPACES_PER_STUDY:
+            del spaces[next(iter(spaces))]  # the oldest (a study's conditions change as it runs)
+        rows = spaces.setdefault(space.cache_key, {})
         new = [t for t in complete if t.number not in rows]
         if new:
             usable = [t for t in new if space.holds(t)]

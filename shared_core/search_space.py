@@ -132,12 +132,22 @@ class SearchSpace:
 
     @property
     def categorical_groups(self) -> list[np.ndarray]:
-        """Column indices of each categorical parameter's one-hot block."""
+        """Column indices of each categorical parameter's one-hot block (in a conditional space,
+        parents before their children)."""
         return [
             np.arange(self.columns[n].start, self.columns[n].stop)
-            for n, p in self.params.items()
-            if isinstance(p, CategoricalParam)
+            for n in self._condition_order
+            if isinstance(self.params[n], CategoricalParam)
         ]
+
+    @property
+    def parent_columns(self) -> np.ndarray:
+        """The columns of the parameters that some condition names as parent."""
+        parents = {c.parent for c in self.conditions.values()}
+        return np.array(
+            [col for n in parents for col in range(self.columns[n].start, self.columns[n].stop)],
+            dtype=int,
+        )
 
     @property
     def continuous_columns(self) -> np.ndarray:

@@ -18,7 +18,9 @@ acquisition itself ranks the raw candidates, chooses categories and picks the re
 refined and the best raw candidates, so the result is never worse by it than the best raw one.
 
 Conditional spaces (``space.conditions``): every point evaluated has its inactive parameters at
-their fixed encoding (``SearchSpace.impute_inactive``); L-BFGS-B moves only the active columns.
+their fixed encoding (``SearchSpace.impute_inactive``); L-BFGS-B moves only the active columns and
+never an int parent (which changes with the raw candidates only); categorical ascent visits parents
+before their children.
 
 Linear constraints (``space.constraints``): infeasible raw candidates are dropped, and an L-BFGS-B
 result that left the feasible set is pulled back along the segment from its (feasible) start by
@@ -65,8 +67,9 @@ def _lbfgs_continuous(
         return X0
     s, c = len(X0), len(cont)
     base = space.impute_inactive(X0)
-    # (s, c): a conditional space's inactive columns stay at their fixed encoding
-    moving = _active_columns(space, base)[:, cont]
+    # (s, c): a conditional space's inactive columns stay at their fixed encoding, and so do its
+    # int parents (a move would change which columns are active)
+    moving = _active_columns(space, base)[:, cont] & ~np.isin(cont, space.parent_columns)
 
     def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
         X = base.copy()

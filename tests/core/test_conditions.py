@@ -6,7 +6,11 @@ import pytest
 
 from shared_core import CategoricalParam, Condition, FloatParam, IntParam, SearchSpace
 from shared_core.conditions import INACTIVE, INACTIVE_VALUE
-from shared_core.optim.acquisition_optimizer import _lbfgs_continuous, maximize_acquisition
+from shared_core.optim.acquisition_optimizer import (
+    _categorical_ascent,
+    _lbfgs_continuous,
+    maximize_acquisition,
+)
 from shared_core.search_space import LinearConstraint
 
 PARAMS = {
@@ -101,6 +105,50 @@ def test_lbfgs_keeps_inactive_columns_at_their_fixed_encoding():
     out = _lbfgs_continuous(_ActiveColumnAcquisition(SPACE), SPACE, start, maxiter=50)[0]
     assert out[SPACE.columns["x"]] == pytest.approx([1.0], abs=1e-4)  # the active ones move
     assert out[SPACE.columns["n"]] == [INACTIVE_VALUE]
+
+
+INT_PARENT = SearchSpace(
+    {"n": IntParam(1, 3), "x": FloatParam(0.0, 1.0)}, conditions={"x": Condition("n", (3,))}
+)
+
+
+def test_lbfgs_never_moves_an_int_parent():
+    """Moving n would change whether x is active, which L-BFGS-B's fixed mask cannot follow."""
+    acquisition = _Linear(INT_PARENT, {"n": -1.0, "x": 1.0})  # prefers small n, large x
+    start = INT_PARENT.encode_many([{"n": 3, "x": 0.2}])
+    out = _lbfgs_continuous(acquisition, INT_PARENT, start, maxiter=50)[0]
+    assert out[INT_PARENT.columns["n"]] == start[0, INT_PARENT.columns["n"]]
+    assert out[INT_PARENT.columns["x"]] == pytest.approx([1.0])
+
+
+class _Linear:
+    """``sum_name weight * encoded column``."""
+
+    def __init__(self, space, weights):
+        self.w = np.zeros(space.dim)
+        for name, weight in weights.items():
+            self.w[space.columns[name]] = weight
+
+    def value(self, X):
+        return X @ self.w
+
+    def value_and_grad(self, X):
+        return X @ self.w, np.broadcast_to(self.w, X.shape).copy()
+
+
+def test_categorical_ascent_visits_a_parent_before_its_children():
+    """From m=b, switching to m=a activates k: its best choice (v) is then chosen too, although
+    k comes before m in the space."""
+    space = SearchSpace(
+        {"k": CategoricalParam(("u", "v")), "m": CategoricalParam(("a", "b"))},
+        conditions={"k": Condition("m", ("a",))},
+    )
+    acquisition = _Linear(space, {"m": 0.0})
+    acquisition.w[space.columns["m"].start] = 1.0  # m=a
+    acquisition.w[space.columns["k"].start + 1] = 2.0  # k=v
+    start = space.encode_many([{"k": INACTIVE, "m": "b"}])
+    out = _categorical_ascent(acquisition, space, start)
+    assert space.decode_active(out[0]) == {"m": "a", "k": "v"}
 
 
 @pytest.mark.parametrize(

@@ -51,10 +51,43 @@ def test_conditions_are_inferred_from_which_trials_hold_each_parameter():
         "kernel": Condition("model", (0,)),  # choice indices: svc
         "gamma": Condition("kernel", (0,)),  # nested: rbf under svc
         "depth": Condition("model", (1,)),
-        "lr": Condition("depth", (6, 7, 8)),  # an int parent: the values seen with lr
+        # an int parent: the interval of the values seen with lr, to the bound no trial without
+        # lr lies beyond
+        "lr": Condition("depth", (6, 7, 8)),
         # c is in svc and linear trials: model in {svc, linear} explains it
         "c": Condition("model", (0, 2)),
     }
+
+
+def test_an_int_parent_is_a_threshold_that_covers_values_not_seen_yet():
+    dists = {"layers": IntDistribution(1, 10), "units_3": UNIT}
+    trials = [
+        _trial({"layers": n, **({"units_3": 0.5} if n >= 3 else {})}, dists) for n in (1, 2, 4, 6)
+    ]
+    # 7-10 never seen: covered up to the bound; 3, between a value without (2) and one with (4),
+    # stays outside
+    assert infer_conditions(trials, dists) == {"units_3": Condition("layers", tuple(range(4, 11)))}
+
+
+def test_a_categorical_explains_a_parameter_before_a_many_valued_int():
+    dists = {
+        "batch": IntDistribution(0, 10**6),
+        "optimizer": CategoricalDistribution(["adam", "sgd"]),
+        "momentum": UNIT,
+    }
+    rng = np.random.default_rng(0)
+    trials = [
+        _trial(
+            {
+                "batch": int(rng.integers(10**6)),
+                "optimizer": o,
+                **({"momentum": 0.5} if o == "sgd" else {}),
+            },
+            dists,
+        )
+        for o in ["adam", "sgd"] * 4
+    ]
+    assert infer_conditions(trials, dists) == {"momentum": Condition("optimizer", (1,))}
 
 
 def test_a_parameter_no_parent_explains_has_no_condition():
@@ -85,6 +118,13 @@ def test_ranges_of_one_name_merge_and_values_move_into_the_range_asked_for():
     assert merged_distribution([IntDistribution(0, 10, step=2), IntDistribution(0, 4, step=2)]) == (
         IntDistribution(0, 10, step=2)
     )
+    # grids that do not line up: no common step
+    assert merged_distribution([IntDistribution(0, 10, step=2), IntDistribution(1, 9, step=2)]) == (
+        IntDistribution(0, 10)
+    )
+    assert merged_distribution(
+        [FloatDistribution(0, 1, step=0.25), FloatDistribution(0.1, 0.85, step=0.25)]
+    ) == FloatDistribution(0, 1)
     assert projected_value(FloatDistribution(0.5, 4), 0.2) == 0.5
     assert projected_value(IntDistribution(0, 4, step=2), 2.9) == 2
     assert projected_value(FloatDistribution(0, 1, step=0.25), 0.3) == 0.25

@@ -55,6 +55,13 @@ sys.meta_path[:] = [Without(finder) for finder in sys.meta_path]
 
 
 def _run(tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ()) -> str:
+    """Run an example as a user would; its standard output."""
+    return _completed(tmp_path, script, *args, blocked=blocked).stdout
+
+
+def _completed(
+    tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
     """Run an example as a user would; the working and temporary folders must stay empty. The
     ``blocked`` packages cannot be imported in the example's processes."""
     cwd, tmp, site = tmp_path / "cwd", tmp_path / "tmp", tmp_path / "site"
@@ -86,7 +93,7 @@ def _run(tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ())
     assert done.returncode == 0, done.stderr
     assert list(cwd.iterdir()) == [], "left in the working folder"
     assert list(tmp.iterdir()) == [], "left in the temporary folder"
-    return done.stdout
+    return done
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
@@ -211,3 +218,24 @@ def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_pa
     assert all(f2 + 5e-5 >= 1.0 - (f1 + 5e-5) ** 0.5 for f1, f2 in front), out
     for p in front:
         assert not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in front), (p, out)
+
+
+def test_conditional_example_trials_hold_only_the_parameters_of_their_classifier(tmp_path):
+    """14 trials (the first 10 are the start-up): every classifier's trials hold the classifier and
+    its own parameters only, the counts add up to the trials run, the best accuracy printed is the
+    best of the classifiers', and independent sampling is warned about once at most."""
+    pytest.importorskip("sklearn")
+    done = _completed(tmp_path, "conditional_space.py", "0", "14")
+    out = done.stdout
+    own = {
+        "svc": "classifier, svc_c, svc_gamma",
+        "logreg": "classifier, logreg_c",
+        "knn": "classifier, knn_neighbors, knn_weights",
+    }
+    rows = re.findall(r"^(svc|logreg|knn) +(\d+) +([\d.]+)  (.+)$", out, re.MULTILINE)
+    assert rows, out
+    assert all(held == own[name] for name, _, _, held in rows), out
+    assert sum(int(count) for _, count, _, _ in rows) == 14, out
+    best = re.search(r"14 trials: best 3-fold CV accuracy ([\d.]+)", out)
+    assert best and best[1] == max(accuracy for _, _, accuracy, _ in rows), out
+    assert done.stderr.count("is sampled independently") <= 1, done.stderr

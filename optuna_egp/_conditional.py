@@ -11,10 +11,13 @@ distribution each is modelled on, and when each is active.
 * **Conditions** (:func:`infer_conditions`): a parameter absent from some completed trials is active
   under its parent's values when a categorical or int parameter explains its presence exactly: every
   trial with it has the parent at one of those values, and every trial with the parent at one of
-  those values has it. Of several such parents, the one present in the most trials is taken (the one
-  nearest the root). A parameter no parent explains (e.g. one suggested when a float exceeds a
-  threshold) is modelled without a condition: absent values take the fixed inactive encoding and new
-  points always hold it.
+  those values has it. A categorical's values are the choices seen with the child; an int's (an int
+  of at most ``MAX_INT_PARENT_VALUES`` values) are an interval: those seen with the child, extended
+  to the bound on a side where no trial without the child lies (a threshold such as
+  ``n_layers >= 3`` then covers values not seen yet). Of several such parents, the one present in
+  the most trials is taken (the one nearest the root; on a tie a categorical). A parameter no parent
+  explains (e.g. one suggested when a float exceeds a threshold) is modelled without a condition:
+  absent values take the fixed inactive encoding and new points always hold it.
 """
 
 from __future__ import annotations

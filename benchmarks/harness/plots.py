@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -18,6 +19,15 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _padded(curves: list[list[float]]) -> np.ndarray:
+    """``(n, longest)`` curves, a shorter one (a run stopped by its wall-time limit) padded with
+    NaN: the statistics at a trial are those of the runs that reached it."""
+    out = np.full((len(curves), max(len(c) for c in curves)), np.nan)
+    for i, c in enumerate(curves):
+        out[i, : len(c)] = c
+    return out
 
 
 def regret_plot(
@@ -48,11 +58,14 @@ def regret_plot(
             if r["function"] == fn:
                 curves[r["sampler"]].append(r["regret"])
         for s, cs in sorted(curves.items()):
-            c = np.array(cs)  # (n_seeds, n_trials)
+            c = _padded(cs)  # (n_seeds, n_trials)
             x = np.arange(1, c.shape[1] + 1)
-            ax.plot(x, np.median(c, axis=0), label=s)
-            with np.errstate(invalid="ignore"):  # inf - inf: NaN, a gap in the band
-                low, high = np.quantile(c, 0.25, 0), np.quantile(c, 0.75, 0)
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a trial no run reached
+                # inf - inf: NaN, a gap in the band
+                median = np.nanmedian(c, axis=0)
+                low, high = np.nanquantile(c, 0.25, 0), np.nanquantile(c, 0.75, 0)
+            ax.plot(x, median, label=s)
             ax.fill_between(x, low, high, alpha=0.15)
         ax.set_yscale(yscale, **({"linthresh": linthresh} if yscale == "symlog" else {}))
         ax.set_title(fn)

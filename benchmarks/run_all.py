@@ -81,7 +81,23 @@ PG_URL = os.environ.get("EGP_TEST_POSTGRES_URL", "postgresql+psycopg2://egp:egp@
 OURS_SEQ = "egp-auto,egp-ts,bore++,gp,tpe,cmaes,random"
 OURS_PAR = "egp-auto,egp-ts,egp-ts-nofant,bore++,gp,tpe"
 BORE_VARIANTS = "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore"
+
+
 # 2 workers, 13 trials: the last two asks come after 10 and 11 completed trials (the model's)
+def _problem_benchmarks(
+    prefix: str, module: str, quick_function: str, settings: tuple[tuple[str, str, str], ...]
+) -> list[Benchmark]:
+    """The benchmarks ``<prefix>_<name>`` of a problem-list module (``benchmarks.problem_runs``),
+    one per ``(name, full arguments, quick arguments)``, each writing
+    ``{results}/<prefix>_<name>.jsonl``; the quick runs take one seed of ``quick_function``."""
+    out = []
+    for name, args, quick in settings:
+        dest = f"--out {{results}}/{prefix}_{name}.jsonl --cache {{results}}/peers.jsonl"
+        quick_args = f"{quick} --seeds 1 --functions {quick_function} {dest}"
+        out.append(Benchmark(f"{prefix}_{name}", module, f"{args} {dest}", quick_args))
+    return out
+
+
 ASYNC_QUICK = "--mode async --workers 2 --trials 13"
 BENCHMARKS: list[Benchmark] = [
     _suite("suite_seq", f"suite --seeds 10 --samplers {OURS_SEQ}", "--samplers egp-auto,tpe"),
@@ -197,15 +213,11 @@ BENCHMARKS: list[Benchmark] = [
         )
         for w, samplers in ((8, "dts-complete,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
-    *(
-        Benchmark(
-            f"constrained_{name}",
-            "constrained",
-            f"{args} --out {{results}}/constrained_{name}.jsonl --cache {{results}}/peers.jsonl",
-            f"{quick} --seeds 1 --functions gramacy --out {{results}}/constrained_{name}.jsonl "
-            "--cache {results}/peers.jsonl",
-        )
-        for name, args, quick in (
+    *_problem_benchmarks(
+        "constrained",
+        "constrained",
+        "gramacy",
+        (
             ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto,tpe"),
             (
                 "async4",
@@ -218,17 +230,13 @@ BENCHMARKS: list[Benchmark] = [
                 "--samplers ax-default,ax-egp-auto --functions gramacy,spring --seeds 5",
                 "--trials 7 --samplers ax-egp-auto",
             ),
-        )
+        ),
     ),
-    *(
-        Benchmark(
-            f"mo_{name}",
-            "multi_objective",
-            f"{args} --out {{results}}/mo_{name}.jsonl --cache {{results}}/peers.jsonl",
-            f"{quick} --seeds 1 --functions zdt1 --out {{results}}/mo_{name}.jsonl "
-            "--cache {results}/peers.jsonl",
-        )
-        for name, args, quick in (
+    *_problem_benchmarks(
+        "mo",
+        "multi_objective",
+        "zdt1",
+        (
             ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto"),
             ("async4", "--mode async --workers 4 --seeds 5", f"{ASYNC_QUICK} --samplers bore++"),
             # Ax's default fits a BoTorch model per objective from its sixth trial on (about a
@@ -238,17 +246,13 @@ BENCHMARKS: list[Benchmark] = [
                 "--samplers ax-default,ax-egp-auto --functions branin-currin --seeds 3 --trials 25",
                 "--trials 7 --samplers ax-egp-auto",
             ),
-        )
+        ),
     ),
-    *(
-        Benchmark(
-            f"cond_{name}",
-            "conditional",
-            f"{args} --out {{results}}/cond_{name}.jsonl --cache {{results}}/peers.jsonl",
-            f"{quick} --seeds 1 --functions nested --out {{results}}/cond_{name}.jsonl "
-            "--cache {results}/peers.jsonl",
-        )
-        for name, args, quick in (
+    *_problem_benchmarks(
+        "cond",
+        "conditional",
+        "nested",
+        (
             ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers egp-auto,tpe-mg"),
             ("async4", "--mode async --workers 4 --seeds 5", f"{ASYNC_QUICK} --samplers bore++"),
             # Ax's default: 5 Sobol trials, then a BoTorch model per trial (5-7 CPU s per
@@ -259,7 +263,7 @@ BENCHMARKS: list[Benchmark] = [
                 "--samplers ax-default,ax-egp-auto --seeds 3 --wall-limit 300",
                 "--trials 7 --samplers ax-egp-auto",
             ),
-        )
+        ),
     ),
     Benchmark(
         "dts_speed",

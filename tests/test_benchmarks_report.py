@@ -78,7 +78,7 @@ def test_lines_and_plot_use_the_table_seeds(tmp_path, monkeypatch):
     assert {(r["sampler"], r["seed"]) for r in plotted[0]} == {("egp-ts", 0), ("tpe", 0)}
     # egp-ts / sequential egp-auto on seed 0 only: 1.0 / 0.5
     assert "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)" in lines
-    assert "- egp-ts has a lower median than tpe on 1 of 1 functions" in lines
+    assert "- egp-ts has a lower median than tpe on 1 of 1 functions, ties on 0" in lines
 
 
 def test_wins_and_ratios_pair_their_rows_themselves():
@@ -90,7 +90,9 @@ def test_wins_and_ratios_pair_their_rows_themselves():
         _row("tpe", "branin", 1, 10.0),
         _row("gp", "branin", 0, 1.0),
     ]
-    assert "- egp-ts has a lower median than tpe on 0 of 1 functions" in report.wins_lines(rows)
+    assert "- egp-ts has a lower median than tpe on 0 of 1 functions, ties on 0" in (
+        report.wins_lines(rows)
+    )
     seq = [{**_row("egp-auto", "branin", s, 1.5), "mode": "seq"} for s in (0, 1)]
     assert report.sequential_ratios(rows, seq)[0] == (
         "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"

@@ -123,6 +123,31 @@ def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
     assert same_setting(old + new, ("n_trials",)) == new
 
 
+def test_suite_keeps_each_function_at_its_own_trials(tmp_path):
+    # branin runs 3 trials, ellipsoid5 2: both shown, each with the peer rows of its setting.
+    ours = [
+        _row("egp-ts", "branin", 0, 1.0),
+        {**_row("egp-ts", "ellipsoid5", 0, 1.0), "n_trials": 2},
+    ]
+    _write(tmp_path / "suite_async4.jsonl", ours)
+    peers = [
+        _peer(_row("tpe", "branin", 0, 2.0)),
+        _peer({**_row("tpe", "ellipsoid5", 0, 2.0), "n_trials": 2}),
+        _peer(_row("tpe", "ellipsoid5", 0, 3.0)),
+    ]
+    _write(tmp_path / "peers.jsonl", peers)
+    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+
+    rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
+
+    assert sorted((r["sampler"], r["function"], r["n_trials"]) for r in rows) == [
+        ("egp-ts", "branin", 3),
+        ("egp-ts", "ellipsoid5", 2),
+        ("tpe", "branin", 3),
+        ("tpe", "ellipsoid5", 2),
+    ]
+
+
 def test_provenance_line_names_measured_and_recorded_commits():
     recorded = {"commit": "def5678", "date": "2026-11-25"}
     rows = [

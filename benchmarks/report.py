@@ -11,8 +11,10 @@ it shows under it.
 Defaults: ``benchmarks/results``, ``docs/benchmarks`` and ``README.md`` of this checkout.
 
 Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from
-the benchmark's file at the setting (mode, workers, trials) of its latest row, the peers' from the
-peer cache (``peers.jsonl``) at the same setting. A table, the lines under it and its plot use the
+the benchmark's file at the setting (mode, workers, trials) of each function's latest row, the
+peers' from the peer cache (``peers.jsonl``) at the same setting. Wins and ties: a final regret
+below ``TIE_FRACTION`` of the function's start-up regret (``startup_regret``) counts as that
+fraction, so two samplers that both got there tie. A table, the lines under it and its plot use the
 same rows: those of the (function, seed) pairs that every sampler of the table ran (``paired``).
 Under each table, the commits and dates of its rows, and a note when our samplers' rows were
 measured at sampler code other than HEAD's (``tables.current_line``).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import pathlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.conditional_report import compare
+from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import cumulative_regret_plot, regret_plot
 from benchmarks.harness.provenance import ROOT, SAMPLER_CODE
@@ -43,6 +48,9 @@ RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")
 OURS_FIRST = ("egp-auto", "egp-ts", "egp-ei", "egp-ts-nofant", "bore++", "bore")
 SUITE_PEERS = ("gp", "tpe", "cmaes", "random")
+# Final regrets below this fraction of a function's start-up regret count as ties: two samplers
+# that both reached it have solved the function as far as the comparison can tell.
+TIE_FRACTION = 1e-3
 
 
 @dataclass
@@ -56,16 +64,22 @@ class Context:
         return read_rows(self.results / name)
 
     def suite(self, name: str, peers=SUITE_PEERS) -> list[dict]:
-        """The latest row of each cell of ``name`` at the setting (mode, workers, trials) of its
-        latest row, plus the peers' runs of that setting on the same functions."""
-        ours = latest(same_setting(self.rows(name), SETTING), RUN_CELL)
+        """The latest row of each cell of ``name`` at the setting (mode, workers, trials) of each
+        function's latest row (functions run different numbers of trials), plus the peers' runs
+        of that setting on the same functions."""
+        by_function: dict = defaultdict(list)
+        for r in self.rows(name):
+            by_function[r["function"]].append(r)
+        ours = latest(
+            [r for rows in by_function.values() for r in same_setting(rows, SETTING)], RUN_CELL
+        )
         if not ours:
             return []
-        r0, fns = ours[-1], {r["function"] for r in ours}
+        trials = {r["function"]: r["n_trials"] for r in ours}
         cached = PeerCache(self.results / "peers.jsonl").rows(
-            samplers=peers, **{f: r0[f] for f in SETTING}
+            samplers=peers, **{f: ours[-1][f] for f in ("mode", "workers")}
         )
-        return ours + [r for r in cached if r["function"] in fns]
+        return ours + [r for r in cached if trials.get(r["function"]) == r["n_trials"]]
 
 
 # ----------------------------------------------------------------------------- regret
@@ -99,29 +113,61 @@ def _median(values) -> float:
     return float(np.median(values)) if len(values) else float("nan")
 
 
+def startup_regret(rows: list[dict]) -> dict[str, float]:
+    """``{function: median over rows of the regret after the STARTUP_TRIALS start-up trials}``
+    (the runs' random start-up; rows shorter than that left out)."""
+    at: dict = defaultdict(list)
+    for r in rows:
+        if len(r["regret"]) >= STARTUP_TRIALS:
+            at[r["function"]].append(r["regret"][STARTUP_TRIALS - 1])
+    return {fn: _median(v) for fn, v in at.items()}
+
+
+def tie_floors(rows: list[dict]) -> dict[str, float]:
+    """``{function: the regret below which final regrets tie}``: ``TIE_FRACTION`` of its
+    start-up regret (0 for a function without one)."""
+    startup = startup_regret(rows)
+    return {r["function"]: TIE_FRACTION * startup.get(r["function"], 0.0) for r in rows}
+
+
+def versus(ours: float, peer: float, floor: float) -> int:
+    """-1 if regret ``ours`` is lower than ``peer``, 1 if higher, 0 if equal or both at most
+    ``floor``."""
+    return compare(max(ours, floor), max(peer, floor), 0.0)
+
+
 def regret_table(rows: list[dict], title: str) -> list[str]:
     rows = paired(rows)
     if not rows:
         return []
-    table = final_regret(rows)
+    table, floors = final_regret(rows), tie_floors(rows)
+    trials = {r["function"]: r["n_trials"] for r in rows}
     samplers = _order({r["sampler"] for r in rows})
     seeds = {len(v) for cells in table.values() for v in cells.values()}
     body = []
     for fn in sorted(table):
         meds = {s: _median(table[fn].get(s, [])) for s in samplers}
         best = np.nanmin(list(meds.values()))
-        body.append([fn] + [f"**{fmt(v)}**" if v == best else fmt(v) for v in meds.values()])
+        body.append(
+            [fn, str(trials[fn])]
+            + [
+                f"**{fmt(v)}**" if versus(v, best, floors[fn]) == 0 else fmt(v)
+                for v in meds.values()
+            ]
+        )
     secs = defaultdict(list)
     for r in rows:
         secs[r["sampler"]].append(r["seconds_per_trial"])
-    body.append(["s/trial (median)"] + [f"{_median(secs[s]):.3f}" for s in samplers])
+    body.append(["s/trial (median)", ""] + [f"{_median(secs[s]):.3f}" for s in samplers])
     return [
         f"## {title}",
         "",
-        f"Median final regret after {rows[0]['n_trials']} trials over {_span(seeds)} seeds per "
-        "function (the seeds all samplers ran); bold: best in row.",
+        f"Median final regret after the trials of each function over {_span(seeds)} seeds per "
+        "function (the seeds all samplers ran); bold: best in row, and those tied with it "
+        f"(final regrets below {TIE_FRACTION:g} of the function's median regret after the "
+        f"{STARTUP_TRIALS} start-up trials tie).",
         "",
-        *markdown_table(["function", *samplers], body),
+        *markdown_table(["function", "trials", *samplers], body),
         provenance_line(rows, code=SAMPLER_CODE),
         "",
     ]
@@ -132,11 +178,14 @@ def _span(counts) -> str:
     return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
-def wins(rows: list[dict], ours: str, peer: str) -> tuple[int, int]:
-    """(functions where ``ours`` has the lower median final regret than ``peer``, functions)."""
+def wins(rows: list[dict], ours: str, peer: str) -> tuple[int, int, int]:
+    """(functions where ``ours`` has the lower median final regret than ``peer``, functions where
+    they tie (``versus``; the tie floors from all of ``rows``), functions)."""
+    floors = tie_floors(rows)
     table = final_regret([r for r in rows if r["sampler"] in (ours, peer)])
     fns = [fn for fn in table if table[fn].get(ours) and table[fn].get(peer)]
-    return sum(_median(table[fn][ours]) < _median(table[fn][peer]) for fn in fns), len(fns)
+    outcome = [versus(_median(table[fn][ours]), _median(table[fn][peer]), floors[fn]) for fn in fns]
+    return outcome.count(-1), outcome.count(0), len(fns)
 
 
 def wins_lines(rows: list[dict], ours=("egp-auto", "egp-ts", "bore++"), peers=("gp", "tpe")):
@@ -144,9 +193,11 @@ def wins_lines(rows: list[dict], ours=("egp-auto", "egp-ts", "bore++"), peers=("
     rows, out = paired(rows), []
     for o in ours:
         for p in peers:
-            w, n = wins(rows, o, p)
+            w, t, n = wins(rows, o, p)
             if n:
-                out.append(f"- {o} has a lower median than {p} on {w} of {n} functions")
+                out.append(
+                    f"- {o} has a lower median than {p} on {w} of {n} functions, ties on {t}"
+                )
     return out + [""] if out else []
 
 
@@ -598,18 +649,20 @@ def headline(ctx: Context) -> list[str]:
         return []
     cols = [c for c in cols if c[1]]
     tables = [final_regret(rows) for _, rows, _ in cols]
+    floors = [tie_floors(rows) for _, rows, _ in cols]
     fns = sorted(set.intersection(*(set(t) for t in tables)))
     body, won = [], [0] * len(cols)
     for fn in fns:
         row = [fn]
         for i, ((_, _, samplers), table) in enumerate(zip(cols, tables)):
             meds = [_median(table[fn].get(s, [])) for s in samplers]
-            best = min(meds)
-            won[i] += meds[0] == best
-            row += [f"**{fmt(m)}**" if m == best else fmt(m) for m in meds]
+            lowest = min((m for m in meds if not math.isnan(m)), default=math.nan)
+            best = [not math.isnan(m) and versus(m, lowest, floors[i][fn]) == 0 for m in meds]
+            won[i] += best[0]
+            row += [f"**{fmt(m)}**" if b else fmt(m) for m, b in zip(meds, best)]
         body.append(row)
     body.append(
-        ["EGPTSSampler best on"]
+        ["EGPTSSampler best or tied on"]
         + [c for i in range(len(cols)) for c in (f"{won[i]} of {len(fns)}", "", "")]
     )
     header = ["function"] + [
@@ -623,8 +676,10 @@ def headline(ctx: Context) -> list[str]:
     )
     return [
         "Median final regret (best value found minus the known minimum; lower is better) after "
-        f"{shown[0]['n_trials']} trials, over the same seeds for every sampler; bold: best of the "
-        "three in each setting. EGPTSSampler is `EGPTSSampler()` with its defaults. "
+        f"{_trials_text(shown)}, over the same seeds for every sampler; bold: best of the three "
+        f"in each setting, and those tied with it (final regrets below {TIE_FRACTION:g} of the "
+        f"function's median regret after the {STARTUP_TRIALS} start-up trials tie). "
+        "EGPTSSampler is `EGPTSSampler()` with its defaults. "
         "4 async workers: ask/tell in one process with 4 trials pending, completed in any order.",
         "",
         *markdown_table(header, body),
@@ -633,6 +688,17 @@ def headline(ctx: Context) -> list[str]:
         "More results, how they are measured and how to run them: "
         "[docs/benchmarks](docs/benchmarks/index.md).",
     ]
+
+
+def _trials_text(rows: list[dict]) -> str:
+    """``100 trials`` or, when functions run different numbers, ``50 or 100 trials (per
+    function: ...)``."""
+    trials = {r["function"]: r["n_trials"] for r in rows}
+    counts = sorted(set(trials.values()))
+    if len(counts) == 1:
+        return f"{counts[0]} trials"
+    per = ", ".join(f"{fn} {n}" for fn, n in sorted(trials.items()))
+    return f"{' or '.join(map(str, counts))} trials (per function: {per})"
 
 
 def replace_block(text: str, lines: list[str]) -> str:

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 import optuna
 
-from benchmarks.functions import FUNCTIONS, SUITE
+from benchmarks import functions, ill_conditioned
 from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
@@ -48,6 +48,18 @@ MODES = ("seq", "threads", "async", "batch")
 # The peer cache's protocol version: bump it when what a run measures changes (the functions,
 # the modes, the completion order's random generator).
 PROTOCOL = 1
+# The functions the runs know, and the suite (``--functions``' default): the classic test functions
+# and the ill-conditioned ones, each with its number of trials (``--trials``' default).
+FUNCTIONS = {**functions.FUNCTIONS, **ill_conditioned.FUNCTIONS}
+SUITE = [*functions.SUITE, *ill_conditioned.SUITE]
+DEFAULT_TRIALS = 100
+
+
+def default_trials(function: str) -> int:
+    """The trials of a run on ``function`` when ``--trials`` is not given."""
+    return ill_conditioned.N_TRIALS if function in ill_conditioned.FUNCTIONS else DEFAULT_TRIALS
+
+
 # The fields of a suite cell: with the sampler (and the commit or the peer version) they key a run.
 SUITE_CELL = ("function", "seed", "mode", "workers", "n_trials")
 
@@ -209,7 +221,7 @@ def jobs(a: argparse.Namespace, samplers: list[str]) -> list[dict]:
             "seed": seed,
             "mode": a.mode,
             "workers": a.workers,
-            "n_trials": a.trials,
+            "n_trials": a.trials or default_trials(fn),
             "sampler": s,
         }
         for seed in range(a.first_seed, a.first_seed + a.seeds)
@@ -229,7 +241,13 @@ def main(argv=None) -> None:
     p.add_argument("--samplers", default=None, help="comma-separated names (harness.samplers)")
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--first-seed", type=int, default=0, help="seeds: first-seed .. + seeds - 1")
-    p.add_argument("--trials", type=int, default=100)
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=None,
+        help=f"trials per run (default: {ill_conditioned.N_TRIALS} on the ill-conditioned "
+        f"functions, else {DEFAULT_TRIALS})",
+    )
     p.add_argument("--mode", choices=MODES, default="seq")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--procs", type=int, default=2, help="runs in parallel processes")

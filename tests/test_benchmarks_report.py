@@ -78,7 +78,7 @@ def test_lines_and_plot_use_the_table_seeds(tmp_path, monkeypatch):
     assert {(r["sampler"], r["seed"]) for r in plotted[0]} == {("egp-ts", 0), ("tpe", 0)}
     # egp-ts / sequential egp-auto on seed 0 only: 1.0 / 0.5
     assert "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)" in lines
-    assert "- egp-ts has a lower median than tpe on 1 of 1 functions" in lines
+    assert "- egp-ts has a lower median than tpe on 1 of 1 functions, ties on 0" in lines
 
 
 def test_wins_and_ratios_pair_their_rows_themselves():
@@ -90,7 +90,9 @@ def test_wins_and_ratios_pair_their_rows_themselves():
         _row("tpe", "branin", 1, 10.0),
         _row("gp", "branin", 0, 1.0),
     ]
-    assert "- egp-ts has a lower median than tpe on 0 of 1 functions" in report.wins_lines(rows)
+    assert "- egp-ts has a lower median than tpe on 0 of 1 functions, ties on 0" in (
+        report.wins_lines(rows)
+    )
     seq = [{**_row("egp-auto", "branin", s, 1.5), "mode": "seq"} for s in (0, 1)]
     assert report.sequential_ratios(rows, seq)[0] == (
         "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
@@ -119,6 +121,31 @@ def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
         ("tpe", 3, 4),
     ]
     assert same_setting(old + new, ("n_trials",)) == new
+
+
+def test_suite_keeps_each_function_at_its_own_trials(tmp_path):
+    # branin runs 3 trials, ellipsoid5 2: both shown, each with the peer rows of its setting.
+    ours = [
+        _row("egp-ts", "branin", 0, 1.0),
+        {**_row("egp-ts", "ellipsoid5", 0, 1.0), "n_trials": 2},
+    ]
+    _write(tmp_path / "suite_async4.jsonl", ours)
+    peers = [
+        _peer(_row("tpe", "branin", 0, 2.0)),
+        _peer({**_row("tpe", "ellipsoid5", 0, 2.0), "n_trials": 2}),
+        _peer(_row("tpe", "ellipsoid5", 0, 3.0)),
+    ]
+    _write(tmp_path / "peers.jsonl", peers)
+    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+
+    rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
+
+    assert sorted((r["sampler"], r["function"], r["n_trials"]) for r in rows) == [
+        ("egp-ts", "branin", 3),
+        ("egp-ts", "ellipsoid5", 2),
+        ("tpe", "branin", 3),
+        ("tpe", "ellipsoid5", 2),
+    ]
 
 
 def test_provenance_line_names_measured_and_recorded_commits():

@@ -64,7 +64,8 @@ PACKAGES = (
     "gpytorch",
 )
 # The paths (relative to ROOT) whose changes change what our samplers' rows measure: the
-# packages and test functions, and with them the regret runner for the regret tables.
+# packages and test functions, and with them the regret runner and the test functions only it
+# uses for the regret tables.
 # The plotting module draws what the samplers recorded; it takes no part in a suggestion.
 SAMPLER_PACKAGES = (
     "shared_core",
@@ -73,7 +74,7 @@ SAMPLER_PACKAGES = (
     "benchmarks/functions.py",
     ":(exclude)optuna_egp/visualization.py",
 )
-SAMPLER_CODE = (*SAMPLER_PACKAGES, "benchmarks/run.py")
+SAMPLER_CODE = (*SAMPLER_PACKAGES, "benchmarks/run.py", "benchmarks/ill_conditioned.py")
 
 
 def _git(*args: str, cwd: pathlib.Path = ROOT) -> subprocess.CompletedProcess | None:

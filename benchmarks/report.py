@@ -4,7 +4,7 @@
                                 [--pages quality,constrained,...]
 
 writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
-ax, constrained, multi_objective, conditional), their plots under ``<docs>/img/`` and the
+ax, constrained, multi_objective, conditional, defaults), their plots under ``<docs>/img/`` and the
 headline table of ``<readme>`` (only the text between ``HEADLINE_START`` and ``HEADLINE_END``
 is replaced). Each table is written to one place only, with the commits and dates of the rows
 it shows under it.
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks import defaults_report
 from benchmarks.conditional_report import compare
 from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
@@ -630,6 +631,13 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "branch; every sampler runs with its default settings "
         "(`python -m benchmarks.conditional`).",
         conditional_page,
+    ),
+    "defaults": (
+        "Defaults ablation",
+        "How the defaults of `EGPTSSampler()` were chosen: variants that each change one or two "
+        "settings, on a development set of seeds and functions, then on held-out seeds and "
+        "functions and with 4 workers (`python -m benchmarks.defaults`).",
+        lambda ctx: defaults_report.page(ctx.results),
     ),
 }
 

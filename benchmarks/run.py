@@ -73,7 +73,7 @@ def run_suite(job: dict) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     function, seed, mode, workers, n_trials = (job[f] for f in SUITE_CELL)
     bounds, f, f_min = FUNCTIONS[function]
-    sampler = make_sampler(job["sampler"], seed=seed)
+    sampler = make_sampler(job["sampler"], seed=seed, **job.get("options", {}))
     probe = ModelProbe(sampler)
     study = optuna.create_study(sampler=sampler)
     rng = np.random.default_rng(seed + 1000)

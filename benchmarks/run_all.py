@@ -219,6 +219,29 @@ BENCHMARKS: list[Benchmark] = [
         )
         for w, samplers in ((8, "dts-complete,egp-ts,tpe"), (16, "dts-complete-egp"))
     ),
+    Benchmark(
+        "defaults_dev",
+        "defaults",
+        "--seeds 5 --out {results}/defaults.jsonl",
+        "--variants previous,default --seeds 1 --trials 12 --functions branin --procs 1 "
+        "--out {results}/defaults.jsonl",
+    ),
+    Benchmark(
+        "defaults_heldout",
+        "defaults",
+        "--variants previous,default --functions all --first-seed 5 --seeds 5 "
+        "--out {results}/defaults.jsonl",
+        None,
+        why="the runs of defaults_dev on other seeds and functions",
+    ),
+    Benchmark(
+        "defaults_async4",
+        "defaults",
+        "--variants previous,default --functions all --mode async --seeds 5 "
+        "--out {results}/defaults.jsonl",
+        None,
+        why="the runs of defaults_dev with 4 workers",
+    ),
     *_problem_benchmarks(
         "constrained",
         "constrained",

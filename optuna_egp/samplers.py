@@ -66,7 +66,7 @@ class EGPTSSampler(CoreSampler):
         kernels: kernel dictionary: names (``["rbf", "matern52-ard"]``; each of ``"rbf"``,
             ``"matern32"``, ``"matern52"``, optionally with ``"-ard"``) and/or
             :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF
-            grid); default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2.
+            grid); default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2, plus Matérn-5/2-ARD.
         acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
             10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS
             with fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI (the

@@ -66,7 +66,7 @@ class DistributedTSAlgorithm:
         agent_id: the agent that suggests (0..M-1); may be changed between calls (``agent_id``
             attribute), each agent keeps its own surrogate.
         surrogate: ``"gp"`` (one Matérn-5/2 ARD GP, the paper's) or ``"egp"`` (the EGP-TS ensemble).
-        kernels: kernel dictionary for ``"egp"`` (default: EGP-TS's four kernels).
+        kernels: kernel dictionary for ``"egp"`` (default: EGP-TS's kernels).
         graph_seed: seed of a random topology (Erdős–Rényi; default 0, so that every process builds
             the same graph).
         n_features: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.

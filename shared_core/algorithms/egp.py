@@ -135,7 +135,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         kernels: kernel dictionary: ``KernelSpec`` objects and/or names (``"rbf"``,
             ``"matern52-ard"``, ...; :func:`~shared_core.models.kernels.parse_kernels`), ``"grid"``
             (the paper's lengthscale grid) or ``None``: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the
-            paper's).
+            paper's) and Matérn-5/2-ARD (:func:`~shared_core.models.kernels.default_dictionary`).
         acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while nothing is
             pending and there are fewer than 10 observations per dimension; TS with fantasies when
             trials are running, a batch is asked for, or data is plentiful).

@@ -58,8 +58,14 @@ class LeastSquaresClassifier:
         if self.hyper is None or not same_data or self.schedule.due(self.n_at_refit, n_observed):
             rows = fit_subset(X, -z, self.max_fit_points, rng)  # the good points first
             warm_start = self.hyper if same_data else None
+            # the log-normal lengthscale prior alone: BORE++'s defaults were measured with it
             self.hyper = fit_hyperparameters(
-                self.spec, X[rows], z[rows], warm_start=warm_start, noise=self.lam
+                self.spec,
+                X[rows],
+                z[rows],
+                warm_start=warm_start,
+                noise=self.lam,
+                lengthscale_penalty=0.0,
             )
             self.n_at_refit, self.n_refits, self.layout = n_observed, self.n_refits + 1, layout
         self.post = ExactPosterior(self.spec, self.hyper, X, z)

@@ -75,7 +75,7 @@ class EnsembleGP:
     """Ensemble of GPs with Bayesian model weights, incremental updates and a refit schedule.
 
     Args:
-        kernels: the kernel dictionary (default: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2).
+        kernels: the kernel dictionary (default: :func:`default_dictionary`).
         n_frequencies: random frequencies per GP (features ``F = 2 * n_frequencies``).
         exact_limit: largest number of observations handled by exact GPs.
         max_fit_points: largest number of points used to fit hyperparameters (a subset above).

@@ -43,6 +43,14 @@ _LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(0.5))
 _LOG_LS_BOUNDS = (math.log(1e-3), math.log(1e3))
 _NOISE_PRIOR = (-4.0, 1.0)  # log-normal on the noise variance (BoTorch's current default)
 _AMP_PRIOR = (0.0, 1.0)  # log-normal on the signal variance around the standardised scale
+# Weight c of the log-prior term ``-c (ls^2 + ls^-2)`` on each lengthscale, on top of the
+# log-normal (Optuna's GPSampler puts the same term, ``-(c/rho + c rho)`` with ``rho = ls^-2``, on
+# its inverse squared lengthscales). Without it a coordinate whose effect is small next to the
+# spread of bad values (an ill-conditioned quadratic: good points differ by 1e4, bad ones by 1e6)
+# gets a lengthscale of ~50, the model calls it irrelevant, and nearly linear draws along it send
+# it to the box bounds, where it stays. 0 turns it off; chosen by ablation
+# (docs/benchmarks/defaults.md).
+LENGTHSCALE_PENALTY = 0.1
 
 
 def _ls_prior(d: int) -> tuple[float, float]:
@@ -82,9 +90,14 @@ def _unpack(spec: KernelSpec, theta: np.ndarray, d: int) -> GPHyper:
 
 
 def _neg_log_posterior(
-    theta: np.ndarray, spec: KernelSpec, X: np.ndarray, y: np.ndarray
+    theta: np.ndarray,
+    spec: KernelSpec,
+    X: np.ndarray,
+    y: np.ndarray,
+    penalty: float | None = None,
 ) -> tuple[float, np.ndarray]:
-    """Negative (log marginal likelihood + log prior) and its gradient in log space."""
+    """Negative (log marginal likelihood + log prior) and its gradient in log space; ``penalty``:
+    the lengthscale penalty's weight (default ``LENGTHSCALE_PENALTY``)."""
     n, d = X.shape
     h = _unpack(spec, theta, d)
     r2 = scaled_sqdist(X, X, h.ls)  # (n, n)
@@ -120,6 +133,11 @@ def _neg_log_posterior(
     z = (theta - mu) / sd
     lp = float(-0.5 * np.sum(z**2) - np.sum(theta))
     grad += -z / sd - 1.0
+    c = LENGTHSCALE_PENALTY if penalty is None else penalty
+    if n_ls and c:  # -c (ls^2 + ls^-2)
+        ls2 = np.exp(2.0 * theta[:n_ls])  # (n_ls,)
+        lp -= c * float(np.sum(ls2 + 1.0 / ls2))
+        grad[:n_ls] -= c * 2.0 * (ls2 - 1.0 / ls2)
     return float(-(log_ml + lp)), -grad
 
 
@@ -150,11 +168,14 @@ def fit_hyperparameters(
     y: np.ndarray,
     warm_start: GPHyper | None = None,
     noise: float | None = None,
+    lengthscale_penalty: float | None = None,
 ) -> GPHyper:
     """MAP estimate of lengthscales, signal and noise variance by L-BFGS-B in log space.
 
     Starts from ``warm_start`` (the previous refit) and from the prior mode, keeps the better.
     ``noise``: a fixed noise variance instead of a fitted one (e.g. BORE++'s regulariser lambda).
+    ``lengthscale_penalty``: the weight of the lengthscale penalty (default
+    ``LENGTHSCALE_PENALTY``; 0: the log-normal prior alone).
     """
     n, d = X.shape
     n_ls = 0 if spec.lengthscale is not None else spec.n_lengthscales(d)
@@ -173,7 +194,7 @@ def fit_hyperparameters(
             res = minimize(
                 _neg_log_posterior,
                 theta0,
-                args=(spec, X, y),
+                args=(spec, X, y, lengthscale_penalty),
                 jac=True,
                 method="L-BFGS-B",
                 bounds=bounds,

@@ -40,35 +40,54 @@ def test_fit_recovers_smooth_function_and_is_better_than_start():
     assert 1e-6 <= h.noise < 0.1
 
 
-def test_priors_are_lognormal_densities_of_the_values():
-    """The MAP objective's prior is ``log LogNormal(value; mu, sd)`` (GPyTorch's convention), not
-    the Gaussian density of ``log value``: differences between two ``theta`` must match scipy's."""
+def test_lengthscale_prior_is_lognormal_density_times_the_penalty():
+    """The MAP objective's lengthscale prior is ``log LogNormal(ls; mu, sd)`` (GPyTorch's
+    convention, not the Gaussian density of ``log ls``) plus ``-c (ls^2 + ls^-2)``
+    (``LENGTHSCALE_PENALTY``): differences between two ``theta`` must match scipy's log-normal
+    and the penalty, and with no information about the lengthscales the fit returns that prior's
+    mode."""
+    from scipy.optimize import brentq
     from scipy.stats import lognorm
 
+    from shared_core.models.gp import LENGTHSCALE_PENALTY as c
     from shared_core.models.gp import _ls_prior
 
+    assert c > 0
     # one point at 0: only the prior depends on the lengthscales
-    X, y = (
-        np.zeros((1, 6)),
-        np.zeros(1),
-    )
+    X, y = np.zeros((1, 6)), np.zeros(1)
     spec = KernelSpec("rbf", ard=True)
     mu, sd = _ls_prior(6)
     t1 = np.concatenate([np.log(np.full(6, 0.5)), [0.0, np.log(0.01)]])
     t2 = t1.copy()
     t2[:6] = np.log([0.1, 0.3, 1.0, 3.0, 10.0, 30.0])
-    expected = np.sum(
-        lognorm.logpdf(np.exp(t2[:6]), sd, scale=np.exp(mu))
-        - lognorm.logpdf(np.exp(t1[:6]), sd, scale=np.exp(mu))
-    )
+
+    def log_prior(ls):
+        return lognorm.logpdf(ls, sd, scale=np.exp(mu)) - c * (ls**2 + ls**-2.0)
+
+    expected = np.sum(log_prior(np.exp(t2[:6])) - log_prior(np.exp(t1[:6])))
     got = _neg_log_posterior(t1, spec, X, y)[0] - _neg_log_posterior(t2, spec, X, y)[0]
     assert got == pytest.approx(expected, rel=1e-10)
-    # with no information about the lengthscales the fit returns the prior mode exp(mu -
-    # sd^2) (~0.5 in 6-D), as BoTorch's; before this convention it returned the median
-    # exp(mu) (~10), which switched most inputs off.
+    # The mode in log space: d/dt [-(t - mu)^2 / (2 sd^2) - t - c (e^2t + e^-2t)] = 0. Without
+    # the penalty it is exp(mu - sd^2) (~0.5 in 6-D), BoTorch's; the penalty moves it to ~0.8.
+    mode = brentq(
+        lambda t: -(t - mu) / sd**2 - 1 - 2 * c * (np.exp(2 * t) - np.exp(-2 * t)), -5.0, 5.0
+    )
     h = fit_hyperparameters(spec, X, y)
     # L-BFGS-B tolerance on a flat-ish optimum
-    np.testing.assert_allclose(h.ls, np.exp(mu - sd**2), rtol=1e-4)
+    np.testing.assert_allclose(h.ls, np.exp(mode), rtol=1e-4)
+
+
+def test_penalty_keeps_a_weak_coordinate_relevant():
+    """An ill-conditioned quadratic with heavy-tailed values: the weak coordinates' effects are
+    tiny next to the spread of bad values. Without the penalty ARD switches four of five off
+    (lengthscales 12-23 in the unit cube, measured); with it they are 3.3-4.1 (bound 7, between)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 5))
+    weights = 10.0 ** np.linspace(0, 6, 5)  # (5,) the separable ellipsoid's
+    y = ((X - 0.4) ** 2 * 100) @ weights
+    y = (y - y.mean()) / y.std()
+    h = fit_hyperparameters(KernelSpec("matern52", ard=True), X, y)
+    assert np.all(h.ls < 7.0), h.ls
 
 
 def test_pathwise_samples_match_exact_posterior_moments():

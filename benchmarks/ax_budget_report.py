@@ -11,15 +11,14 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.ax_budget import PROBLEMS
+from benchmarks.ax_budget import DEFAULT, PROBLEMS
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, shown, span
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
 from benchmarks.report import TIE_FRACTION
 
-__all__ = ["BUDGETS", "CODE", "DEFAULT", "budgets", "regret_floor", "rows_of", "summarise"]
+__all__ = ["BUDGETS", "CODE", "budgets", "regret_floor", "rows_of", "summarise"]
 
-DEFAULT = "ax-default"
 BUDGETS = (20, 40)  # trials at which the regret is read (those a run reaches, and its last)
 REGRET_RATIO = 1.5  # target: median regret at most this times Ax's default's, at every budget,
 TIME_RATIO = 0.1  # in at most this fraction of its seconds per trial

@@ -81,7 +81,8 @@ def summarise(rows: list[dict], title: str) -> list[str]:
     for b in shown_budgets:
         header += [f"{b} trials: Ax default", f"{b}: strategy", f"{b}: ratio"]
     header += ["s/trial: Ax default", "s/trial: strategy", "time ratio", "target met"]
-    body, init = [], defaultdict(set)
+    body: list[list[str]] = []
+    init: dict[str, set[int]] = defaultdict(set)  # sampler -> its initialisation trials
     for fn in sorted(cells, key=order.index):
         runs = cells[fn]
         for s, rs in runs.items():

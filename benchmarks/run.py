@@ -5,7 +5,6 @@ Sub-commands:
     ablation  EGP-TS against GP-TS with each kernel of its dictionary alone (Lu et al., "Surrogate
               modeling for Bayesian optimization beyond a single Gaussian process", TPAMI 2023,
               Fig. 1)
-    ax        Ax ``Client`` loop: Ax's default generation strategy against ours
 
 Modes: ``seq``; ``threads`` (``study.optimize(n_jobs=workers)``, objectives sleeping 0.05-0.3 s);
 ``async`` (ask/tell in one process with ``workers`` trials pending, completion order random);
@@ -17,7 +16,8 @@ Our samplers' rows go to ``--out``; a cell already there at the current commit i
 rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
 peer's packages and at this script's ``PROTOCOL`` is skipped. Our samplers' rows record
 ``model_asks``: how many suggestions came from the model (``harness.probes``), not from the
-random start-up. Example:
+random start-up. ``ax_client`` builds the Ax ``Client`` of the Ax runs of the other benchmarks
+(``benchmarks.ax_budget``, ``constrained``, ``multi_objective``, ``conditional``). Example:
 
     python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
         --out benchmarks/results/suite_async4.jsonl
@@ -143,10 +143,12 @@ def ax_client(
     *,
     objectives: tuple[str, ...] = ("loss",),
     parameters: list | None = None,
+    parameter_constraints: tuple[str, ...] = (),
 ):
     """An Ax ``Client`` minimising the metrics ``objectives`` (default one, ``loss``) over floats
     ``x<i>`` on the rows of ``bounds`` (or over ``parameters``, Ax parameter configs, when
-    given), subject to ``outcome_constraints`` (e.g. ``["c0 <= 0"]``; with several objectives, a
+    given, with their linear ``parameter_constraints``, e.g. ``["x1 + x2 <= 0.6"]``), subject to
+    ``outcome_constraints`` (e.g. ``["c0 <= 0"]``; with several objectives, a
     constraint on an objective metric, e.g. ``"f0 <= 18"``, is its objective threshold), with
     Ax's default strategy (``ax-default``) or ``ax_egp.generation_strategy(<method>)``
     (``ax-<method>``)."""
@@ -165,7 +167,9 @@ def ax_client(
             )
             for i, (lo, hi) in enumerate(bounds)
         ]
-    client.configure_experiment(parameters=parameters)
+    client.configure_experiment(
+        parameters=parameters, parameter_constraints=list(parameter_constraints)
+    )
     client.configure_optimization(
         objective=", ".join(f"-{name}" for name in objectives),  # Ax maximises "-name"
         outcome_constraints=list(outcome_constraints),
@@ -178,33 +182,7 @@ def ax_client(
     return client
 
 
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run, one trial at a time: Ax's default strategy or ``ax-<method>``."""
-    function, seed, n_trials = job["function"], job["seed"], job["n_trials"]
-    bounds, f, f_min = FUNCTIONS[function]
-    client = ax_client(job["sampler"], bounds, seed)
-    values: list[float] = []
-    t0 = time.perf_counter()
-    while len(values) < n_trials:
-        for index, params in client.get_next_trials(max_trials=1).items():
-            values.append(float(f(np.array([params[f"x{i}"] for i in range(len(bounds))]))))
-            client.complete_trial(index, raw_data={"loss": values[-1]})
-    wall = time.perf_counter() - t0
-    return {
-        **job,
-        "regret": (np.minimum.accumulate(values) - f_min).tolist(),
-        "seconds_per_trial": wall / n_trials,
-    }
-
-
-def run_job(job: dict) -> dict:
-    """The worker entry point of the pool (module-level, so spawned processes can import it)."""
-    return run_ax(job) if job["sampler"] in AX_METHODS else run_suite(job)
-
-
 def default_samplers(what: str) -> list[str]:
-    if what == "ax":
-        return AX_METHODS
     if what == "ablation":
         from shared_core import default_dictionary
 
@@ -236,7 +214,7 @@ def main(argv=None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("what", choices=["suite", "ablation", "ax"])
+    p.add_argument("what", choices=["suite", "ablation"])
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None, help="comma-separated names (harness.samplers)")
     p.add_argument("--seeds", type=int, default=10)
@@ -256,8 +234,7 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     samplers = a.samplers.split(",") if a.samplers else default_samplers(a.what)
     for s in samplers:  # a bad name fails here, not inside a worker process
-        if s not in AX_METHODS:
-            make_sampler(s, seed=0)
+        make_sampler(s, seed=0)
     out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
     ours_key = ("sampler", "commit", "bench", *SUITE_CELL)
     done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
@@ -270,7 +247,7 @@ def main(argv=None) -> None:
         elif tuple({**job, "commit": code}.get(f) for f in ours_key) not in done_ours:
             todo.append(job)
     print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
-    for row in pool_map(run_job, todo, procs=a.procs):
+    for row in pool_map(run_suite, todo, procs=a.procs):
         if is_peer(row["sampler"]):
             cache.put(row, SUITE_CELL)
         else:

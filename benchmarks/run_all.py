@@ -145,11 +145,13 @@ BENCHMARKS: list[Benchmark] = [
         "--functions hartmann6,ackley5,branin,zakharov2",
         f"{ASYNC_QUICK} --samplers bore++-sharp1",
     ),
-    # 5 Sobol trials, then 2 of the algorithm's
-    _suite(
+    # Both strategies in the same runs. Quick: one cell, batches of 4, 4 + 1 initialisation
+    # trials, then 2 of each strategy's model
+    Benchmark(
         "ax",
-        "ax --seeds 5 --trials 40 --functions branin,hartmann6",
-        "--trials 7 --samplers ax-egp-ts",
+        "ax_budget",
+        "--seeds 10 --trials 40 --modes seq,batch --workers 4 --out {results}/ax_budget.jsonl",
+        "--seeds 1 --trials 7 --functions branin --modes batch --out {results}/ax_budget.jsonl",
     ),
     *(
         Benchmark(

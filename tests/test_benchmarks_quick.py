@@ -101,8 +101,11 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
         assert {"numpy", "scipy", "optuna"} <= row["versions"].keys()
         assert row["threads"]["OMP_NUM_THREADS"] == "1"
     assert all(r["peer_version"]["optuna"] for r in peers)
-    for name in ("speed_dims", "threads", "cold_start", "dts_reproduce", "ax"):
-        assert _rows(tmp_path / f"{name}.jsonl"), name  # scripts with worker processes, and Ax
+    for name in ("speed_dims", "threads", "cold_start", "dts_reproduce"):
+        assert _rows(tmp_path / f"{name}.jsonl"), name  # scripts with worker processes
+    ax = _rows(tmp_path / "ax_budget.jsonl")  # Ax's default and ours, in the same run
+    assert {r["sampler"] for r in ax} == {"ax-default", "ax-egp-auto"}
+    assert all(r["initialization_trials"] == 5 and r["commit"] for r in ax)
     for name in MODEL_BASED:  # the quick settings go past the random start-up
         rows = _rows(tmp_path / f"{name}.jsonl")
         assert rows and all(_total(r["model_asks"]) > 0 for r in rows), (name, rows[:1])
@@ -122,6 +125,7 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
     for trials in (12, 13, 7):  # sequential, asynchronous, Ax
         assert f"| zdt1 | {trials} |" in several
     assert (docs / "img" / "mo_async4_fronts.png").stat().st_size > 0
+    assert "| branin | ax-egp-auto |" in (docs / "ax.md").read_text()
     conditional = (docs / "conditional.md").read_text()
     for trials in (12, 13, 7):  # sequential, asynchronous, Ax
         assert f"| nested | {trials} |" in conditional

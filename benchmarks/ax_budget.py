@@ -9,7 +9,7 @@ float parameters ``x0``, ``x1``, ...) and ``hartmann6-mixed``, Hartmann-6 on fou
 integer and an unordered choice with the linear constraint ``x1 + x2 <= 0.6``
 (``benchmarks.mixed_hartmann``; regret against the minimum on that domain).
 
-Each run is an Ax ``Client`` minimising ``loss`` (``run.ax_client``): ``ax-default`` is Ax's
+Each run is an Ax ``Client`` minimising ``loss`` (``harness.ax.ax_client``): ``ax-default`` is Ax's
 default generation strategy (``configure_generation_strategy(initialization_random_seed=seed)``:
 the centre of the search space and Sobol points up to 5 initialisation trials, then its BoTorch
 model), ``ax-<method>`` is ``ax_egp.generation_strategy(<method>, seed=seed)`` with its defaults
@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks import functions, mixed_hartmann
+from benchmarks.harness.ax import AX_METHODS, ax_client
 from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.workers import pool_map
-from benchmarks.run import AX_METHODS, ax_client
 
 __all__ = [
     "BENCH",
@@ -94,7 +94,7 @@ class AxProblem:
     description: str = ""
 
     def client(self, sampler: str, seed: int):
-        """The Ax ``Client`` of a run of ``sampler`` (``run.ax_client``)."""
+        """The Ax ``Client`` of a run of ``sampler`` (``harness.ax.ax_client``)."""
         return ax_client(
             sampler,
             self.bounds,

@@ -31,7 +31,7 @@ CODE = (
     *SAMPLER_PACKAGES,
     "benchmarks/ax_budget.py",
     "benchmarks/mixed_hartmann.py",
-    "benchmarks/run.py",
+    "benchmarks/harness/ax.py",
 )
 
 

@@ -19,7 +19,7 @@ CODE = (
     "benchmarks/conditional.py",
     "benchmarks/conditional_functions.py",
     "benchmarks/harness/asktell.py",
-    "benchmarks/run.py",
+    "benchmarks/harness/ax.py",
 )
 
 

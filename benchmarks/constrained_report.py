@@ -11,11 +11,11 @@ import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.distributed import STARTUP_TRIALS
+from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
-from benchmarks.run import AX_METHODS
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 # What our samplers' rows measure: the sampler code, the problems and this runner with its loop.
@@ -24,7 +24,7 @@ CODE = (
     "benchmarks/constrained.py",
     "benchmarks/constrained_functions.py",
     "benchmarks/harness/asktell.py",
-    "benchmarks/run.py",
+    "benchmarks/harness/ax.py",
 )
 
 

@@ -26,7 +26,7 @@ CODE = (
     "benchmarks/multi_objective.py",
     "benchmarks/mo_functions.py",
     "benchmarks/harness/asktell.py",
-    "benchmarks/run.py",
+    "benchmarks/harness/ax.py",
 )
 
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.distributed import make_async_samplers
+from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.workers import pool_map
-from benchmarks.run import AX_METHODS
 
 __all__ = ["CELL", "MODES", "ProblemBenchmark"]
 

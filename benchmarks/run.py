@@ -16,8 +16,7 @@ Our samplers' rows go to ``--out``; a cell already there at the current commit i
 rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
 peer's packages and at this script's ``PROTOCOL`` is skipped. Our samplers' rows record
 ``model_asks``: how many suggestions came from the model (``harness.probes``), not from the
-random start-up. ``ax_client`` builds the Ax ``Client`` of the Ax runs of the other benchmarks
-(``benchmarks.ax_budget``, ``constrained``, ``multi_objective``, ``conditional``). Example:
+random start-up. Example:
 
     python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
         --out benchmarks/results/suite_async4.jsonl
@@ -26,9 +25,7 @@ random start-up. ``ax_client`` builds the Ax ``Client`` of the Ax runs of the ot
 from __future__ import annotations
 
 import argparse
-import logging
 import time
-import warnings
 
 import numpy as np
 import optuna
@@ -40,10 +37,8 @@ from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import is_peer, make_sampler
-from benchmarks.harness.threads import pin_torch
 from benchmarks.harness.workers import pool_map
 
-AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
 MODES = ("seq", "threads", "async", "batch")
 # The peer cache's protocol version: bump it when what a run measures changes (the functions,
 # the modes, the completion order's random generator).
@@ -133,53 +128,6 @@ def _spread(xs, bounds) -> float:
     U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])  # (n_pending, d)
     d = np.linalg.norm(U[:, None] - U[None], axis=-1)
     return float(d[np.triu_indices(len(U), 1)].mean())
-
-
-def ax_client(
-    sampler: str,
-    bounds: np.ndarray | None,
-    seed: int,
-    outcome_constraints=(),
-    *,
-    objectives: tuple[str, ...] = ("loss",),
-    parameters: list | None = None,
-    parameter_constraints: tuple[str, ...] = (),
-):
-    """An Ax ``Client`` minimising the metrics ``objectives`` (default one, ``loss``) over floats
-    ``x<i>`` on the rows of ``bounds`` (or over ``parameters``, Ax parameter configs, when
-    given, with their linear ``parameter_constraints``, e.g. ``["x1 + x2 <= 0.6"]``), subject to
-    ``outcome_constraints`` (e.g. ``["c0 <= 0"]``; with several objectives, a
-    constraint on an objective metric, e.g. ``"f0 <= 18"``, is its objective threshold), with
-    Ax's default strategy (``ax-default``) or ``ax_egp.generation_strategy(<method>)``
-    (``ax-<method>``)."""
-    warnings.filterwarnings("ignore")
-    logging.disable(logging.INFO)  # Ax logs every trial
-    from ax import Client, RangeParameterConfig
-
-    import ax_egp
-
-    pin_torch()
-    client = Client(random_seed=seed)
-    if parameters is None:
-        parameters = [
-            RangeParameterConfig(
-                name=f"x{i}", bounds=(float(lo), float(hi)), parameter_type="float"
-            )
-            for i, (lo, hi) in enumerate(bounds)
-        ]
-    client.configure_experiment(
-        parameters=parameters, parameter_constraints=list(parameter_constraints)
-    )
-    client.configure_optimization(
-        objective=", ".join(f"-{name}" for name in objectives),  # Ax maximises "-name"
-        outcome_constraints=list(outcome_constraints),
-    )
-    if sampler == "ax-default":
-        client.configure_generation_strategy(initialization_random_seed=seed)
-    else:
-        method = sampler[len("ax-") :]
-        client.set_generation_strategy(ax_egp.generation_strategy(method, seed=seed))
-    return client
 
 
 def default_samplers(what: str) -> list[str]:

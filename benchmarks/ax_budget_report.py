@@ -53,6 +53,8 @@ def budgets(n_trials: int) -> list[int]:
 def regret_floor(runs: list[dict]) -> float:
     """``FLOOR_FRACTION`` of the median over ``runs`` of the regret after their initialisation
     trials."""
+    if any(r["initialization_trials"] < 1 for r in runs):  # e.g. Ax renamed its Sobol node
+        raise ValueError("a run records no initialisation trial: the floor is undefined")
     after = [r["regret"][r["initialization_trials"] - 1] for r in runs]
     return FLOOR_FRACTION * float(np.median(after))
 

@@ -6,7 +6,8 @@ Names (options as ``-`` suffixes):
 ``egp-ts``, ``egp-ei``,     ``EGPTSSampler(acquisition=...)``; suffixes ``-nowarp``
 ``egp-auto``                (``warp_outputs=False``), ``-nofant`` (``fantasize_pending=False``)
 ``gp-ts-<kernel>``          ``EGPTSSampler`` with one kernel (``rbf``, ``rbf-ard``, ``matern32``,
-                            ``matern52`` from ``default_dictionary()``, or any kernel string)
+                            ``matern52``, ``matern52-ard`` from ``default_dictionary()``, or any
+                            kernel string)
 ``bore``, ``bore++``        ``BORESampler(variant=...)``; suffixes ``-beta<x>`` (``beta``),
                             ``-sharp<x>`` (``sharpness``), e.g. ``bore++-beta0-sharp1``
 ``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
@@ -15,8 +16,8 @@ Names (options as ``-`` suffixes):
 ``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
 ``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
 ``nsga2``                   ``NSGAIISampler(population_size=NSGA2_POPULATION)``
-``ax-default``              peer for the Ax runs (Ax's default generation strategy; built by
-                            ``benchmarks.run``, not here)
+``ax-default``              Ax's default generation strategy in the Ax runs (built by
+                            ``harness.ax``, not here)
 ==========================  ================================================================
 
 ``options`` of :func:`make_sampler` go to the sampler's constructor as they are (e.g.

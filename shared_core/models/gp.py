@@ -9,7 +9,7 @@ Glossary (shapes in comments):
     ``(n,)``.
 
 All maths is float64; a Cholesky that fails gets growing jitter, and a hyperparameter fit that fails
-falls back to its prior mode.
+falls back to the log-normal priors' mode.
 """
 
 from __future__ import annotations

@@ -105,11 +105,12 @@ def page(results) -> list[str]:
     if not rows:
         return ["No results yet: run `python -m benchmarks.defaults`."]
     trials = ", ".join(
-        f"{n} on {', '.join(sorted(fns))}" for n, fns in sorted(_functions_by_trials(rows).items())
+        f"{n} trials on {', '.join(sorted(fns))}"
+        for n, fns in sorted(_functions_by_trials(rows).items())
     )
     lines = [
         "Each variant changes one or two settings of `EGPTSSampler()`; every run is a run of the "
-        f"suite (`python -m benchmarks.run`): {trials} trials, the first {STARTUP_TRIALS} random. "
+        f"suite (`python -m benchmarks.run`): {trials}; the first {STARTUP_TRIALS} random. "
         "Cells: median final regret over the seeds (their number in brackets) that GPSampler also "
         f"ran. A median below {TIE_FRACTION:g} of the function's median regret after the "
         f"{STARTUP_TRIALS} start-up trials ties with GPSampler's if that is below it too (the "

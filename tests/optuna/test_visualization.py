@@ -67,12 +67,12 @@ def test_relevance_ranks_the_parameter_that_matters_first(study):
     assert list(shares) == ["c", "x", "y"]  # the categorical's 3 columns are one entry
     assert sum(shares.values()) == pytest.approx(1.0)
     # y does not enter the objective, so its ARD lengthscale runs long and its inverse is
-    # tiny next to x's: with seeds 0-5 x's share was 0.87-0.91 and y's 0.004-0.012 (seed 0:
-    # 0.87 / 0.005). The bounds leave a wide margin for another BLAS or SciPy version
-    # changing the fit a little, while equal shares (1/3 each, a model that ignored the
-    # lengthscales) or swapped parameters fail them.
+    # small next to x's; the lengthscale penalty keeps it from running very long (seed 0: x's
+    # share 0.83, y's 0.048; without the penalty 0.87 / 0.005). The bounds leave a margin for
+    # another BLAS or SciPy version changing the fit a little, while equal shares (1/3 each, a
+    # model that ignored the lengthscales) or swapped parameters fail them.
     assert shares["x"] > 0.6
-    assert shares["x"] > 20 * shares["y"]
+    assert shares["x"] > 8 * shares["y"]
 
 
 def test_plot_model_draws_weights_and_relevance(study):

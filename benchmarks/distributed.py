@@ -45,7 +45,9 @@ negated one): ``ackley2`` = 2-D Ackley on [-5, 5]^2 and ``rosenbrock2`` = 2-D Ro
 (default 0) adds N(0, noise^2) to the observed values (the notebook adds noise of standard
 deviation 1 on Ackley); regrets always use the noiseless values.
 
-Noiseless Ackley and the star: Ackley's minimum is a cusp (|x| growth). An agent that exploits
+Noiseless Ackley and the star, under the log-normal lengthscale prior alone (before the lengthscale
+penalty of ``shared_core.models.gp``, whose ``ls^-2`` term keeps the lengthscales from collapsing):
+Ackley's minimum is a cusp (|x| growth). An agent that exploits
 piles its points into that cusp, and a Matérn-5/2 GP fitted by marginal likelihood to a dense
 noiseless cluster there takes lengthscales of the order of the ripples (or shorter) and a noise at
 its lower bound; most of the domain is then "unexplored" under that GP and nearly every Thompson

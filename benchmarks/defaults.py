@@ -42,7 +42,9 @@ DEV_FUNCTIONS = (
     "rotellipsoid5",
     "sharpridge5",
 )
-PAPER_KERNELS = ("rbf", "rbf-ard", "matern32", "matern52")  # Lu et al. 2023's dictionary
+# The dictionary of Lu, Polyzos, Li and Giannakis, "Surrogate modeling for Bayesian optimization
+# beyond a single Gaussian process" (2023)
+PAPER_KERNELS = ("rbf", "rbf-ard", "matern32", "matern52")
 
 
 @dataclass(frozen=True)

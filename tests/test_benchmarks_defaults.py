@@ -52,3 +52,13 @@ def test_table_counts_against_gpsampler_with_the_tie_floor():
     table = "\n".join(variant_table(rows, peers, ["f"], {"f": 5.0}))
     assert "| `default` | 1 (3) | 0/1/0 | 1 | 0.5 |" in table
     assert ratio_to_peer([0.0], [0.0], 0.0) == 1.0  # no division by zero
+
+
+def test_a_table_takes_each_function_at_its_latest_budget():
+    from benchmarks.defaults_report import _latest_setting
+
+    def row(function, n_trials, seed):
+        return {"function": function, "n_trials": n_trials, "workers": 1, "seed": seed}
+
+    rows = [row("f", 50, 0), row("g", 30, 0), row("f", 20, 1), row("g", 30, 1)]
+    assert _latest_setting(rows) == [row("f", 20, 1), row("g", 30, 0), row("g", 30, 1)]

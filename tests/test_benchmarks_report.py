@@ -101,6 +101,17 @@ def test_wins_and_ratios_pair_their_rows_themselves():
     assert "| branin | 0.500 (1) | 0.500 (1) | 0.500 (1) |" in spread
 
 
+def test_sequential_ratios_pair_rows_of_the_same_sampler_code_only():
+    # The parallel rows are at abc1234; sequential rows at another commit git does not know
+    # (so not HEAD's code) measure a change of code, not the workers: they are left out.
+    par = [_row("egp-ts", "branin", 0, 3.0), _row("tpe", "branin", 0, 2.0)]
+    seq = [{**_row("egp-auto", "branin", 0, 1.5), "mode": "seq", "commit": "fedcba9"}]
+    assert report.sequential_ratios(par, seq) == []
+    assert report.sequential_ratios(par, [{**seq[0], "commit": "abc1234"}]) == [
+        "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
+    ]
+
+
 def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
     old = [{**_row("egp-ts", "branin", 0, 5.0), "n_trials": 2}]
     new = [_row("egp-ts", "branin", 0, 1.0)]

@@ -47,7 +47,7 @@ _AMP_PRIOR = (0.0, 1.0)  # log-normal on the signal variance around the standard
 # log-normal (Optuna's GPSampler puts the same term, ``-(c/rho + c rho)`` with ``rho = ls^-2``, on
 # its inverse squared lengthscales). Without it a coordinate whose effect is small next to the
 # spread of bad values (an ill-conditioned quadratic: good points differ by 1e4, bad ones by 1e6)
-# gets a lengthscale of ~50, the model calls it irrelevant, and nearly linear draws along it send
+# gets a lengthscale of tens, the model calls it irrelevant, and nearly linear draws along it send
 # it to the box bounds, where it stays. 0 turns it off; chosen by ablation
 # (docs/benchmarks/defaults.md).
 LENGTHSCALE_PENALTY = 0.1

@@ -77,6 +77,25 @@ def test_lengthscale_prior_is_lognormal_density_times_the_penalty():
     np.testing.assert_allclose(h.ls, np.exp(mode), rtol=1e-4)
 
 
+def test_penalty_falls_on_the_lengthscales_only():
+    """The penalty's share of the objective, ``value(penalty) - value(0)``, is the same for two
+    ``theta`` that differ only in the signal and noise variances, and it leaves their gradient
+    entries alone (it would differ if the term were put on ``amp`` or ``noise``)."""
+    X, y = _data()
+    spec = KernelSpec("matern52", ard=True)
+    theta = np.concatenate([np.log([0.3, 0.7, 2.0]), [0.4, np.log(1e-3)]])
+    moved = theta + np.array([0.0, 0.0, 0.0, -0.9, 2.0])  # other amp and noise only
+
+    def share(t):
+        (v1, g1), (v0, g0) = (_neg_log_posterior(t, spec, X, y, p) for p in (0.5, 0.0))
+        return v1 - v0, g1 - g0
+
+    (s1, g1), (s2, _) = share(theta), share(moved)
+    assert s1 == pytest.approx(0.5 * np.sum(np.exp(2 * theta[:3]) + np.exp(-2 * theta[:3])))
+    assert s2 == pytest.approx(s1)
+    assert np.all(g1[3:] == 0.0) and np.all(g1[:3] != 0.0)
+
+
 def test_penalty_keeps_a_weak_coordinate_relevant():
     """An ill-conditioned quadratic with heavy-tailed values: the weak coordinates' effects are
     tiny next to the spread of bad values. Without the penalty ARD switches four of five off

@@ -1,0 +1,360 @@
+"""DEC-HBO (Hoang, Hoang, Ouyang & Low, "Decentralized high-dimensional Bayesian optimization
+with factor graphs", AAAI 2018): an additive GP over small groups of parameters, its additive
+GP-UCB maximised by max-sum message passing on the factor graph.
+
+Per suggestion:
+    1. the model (refitted on :class:`~shared_core.models.refit.RefitSchedule`'s schedule, rebuilt
+       with the new data in between): the minimised values through EGP-TS's output transform, and
+       for each of ``k`` structure samples (disjoint partitions of the parameters into groups of
+       at most ``max_factor_size``; Appendix B) an additive GP (Assumptions 1-2) with MAP
+       hyperparameters. The structure is given (``groups``) or sampled by MCMC on the marginal
+       likelihood (:mod:`shared_core.models.structure`); with ``max_factor_size = 1`` every
+       parameter is its own factor (Add-GP-UCB, Kandasamy et al. 2015);
+    2. running trials and the earlier suggestions of a batch are believed at each GP's mean
+       (kriging believer: the variances shrink there, the means stay; the GP-BUCB idea of
+       Desautels, Krause & Burdick 2014);
+    3. the acquisition: per factor ``-mu_g + beta^1/2 sigma_g`` (eq. 2 for minimisation), averaged
+       over the structure samples (eq. 5; :mod:`shared_core.acquisition.additive_ucb`), with
+       ``beta = beta_scale * beta_t`` and ``beta_t`` of Lemma 4 (Appendix E);
+    4. max-sum (eq. 3-4; :mod:`shared_core.optim.max_sum`) over per-parameter grids: a float or
+       int parameter takes ``D_t`` points, a randomly shifted regular grid plus the best observed
+       point's value (snapped to the parameter's valid values), a categorical its choices. The
+       factors of the union of the structure samples form the graph (the union is where the
+       factors overlap); factors over the same parameters are merged. ``D_t = min(cap, 8 +
+       floor(t / 5))`` grows with the iteration ``t`` (Appendix A), ``cap`` keeping the largest
+       factor's table at most ``MAX_TABLE`` points;
+    5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it
+       and L-BFGS-B on the same acquisition), and the better of the two, by the acquisition, is
+       the suggestion.
+
+Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
+a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion
+that sees them: the additive UCB has no place for them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from shared_core.acquisition.additive_ucb import AdditiveUCB, UCBTerm, paper_beta
+from shared_core.encoding import decode_block, encode_block
+from shared_core.interface import Observations, OneAtATimeAlgorithm
+from shared_core.models.additive import AdditiveHyper, AdditivePosterior, additive_log_evidence
+from shared_core.models.output_transform import OutputTransform
+from shared_core.models.refit import RefitSchedule, fit_subset
+from shared_core.models.structure import (
+    Partition,
+    canonical,
+    partition_columns,
+    sample_partitions,
+)
+from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition
+from shared_core.optim.max_sum import Factor, max_sum
+from shared_core.parameters import CategoricalParam
+from shared_core.search_space import SearchSpace
+from shared_core.validation import check_bool, check_int, check_real
+
+__all__ = ["DECHBOAlgorithm"]
+
+MAX_TABLE = 8000  # grid points of the largest factor's table (20^3)
+GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
+MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points
+
+
+class DECHBOAlgorithm(OneAtATimeAlgorithm):
+    """DEC-HBO behind the :class:`~shared_core.interface.Algorithm` interface (module docstring).
+
+    Args:
+        max_factor_size: the most parameters in one factor (1: Add-GP-UCB; the paper's MF2 and
+            MF3 are 2 and 3).
+        groups: the structure, if known: groups of parameter names (or of parameter positions in
+            the search space); parameters in no group are factors of their own. Names are checked
+            against the search space at the first model-based suggestion. Default: sampled.
+        n_structures: ``k``, the structure samples averaged (eq. 5).
+        mcmc_steps: Metropolis-Hastings moves per structure refresh.
+        beta_scale: multiplies Lemma 4's ``beta_t``.
+        delta: the confidence parameter of ``beta_t``.
+        max_sum_iterations: message-passing iterations per suggestion (the paper's 30).
+        damping: max-sum message damping (``0``: none).
+        kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
+            per column).
+        warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
+        n_raw, n_starts: the polishing optimiser's budget.
+    """
+
+    models_constraints = False
+    multi_objective = False
+
+    def __init__(
+        self,
+        *,
+        max_factor_size: int = 3,
+        groups: Sequence[Sequence[str | int]] | None = None,
+        n_structures: int = 3,
+        mcmc_steps: int = 20,
+        beta_scale: float = 0.1,
+        delta: float = 0.1,
+        max_sum_iterations: int = 30,
+        damping: float = 0.5,
+        kernel: str = "matern52",
+        warp_outputs: bool = True,
+        n_raw: int = 256,
+        n_starts: int = 4,
+    ) -> None:
+        self.max_factor_size = check_int("max_factor_size", max_factor_size, minimum=1)
+        self.groups = _checked_groups(groups, self.max_factor_size)
+        self.n_structures = check_int("n_structures", n_structures, minimum=1)
+        self.mcmc_steps = check_int("mcmc_steps", mcmc_steps, minimum=0)
+        self.beta_scale = check_real("beta_scale", beta_scale, low=0.0)
+        self.delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.max_sum_iterations = check_int("max_sum_iterations", max_sum_iterations, minimum=1)
+        self.damping = check_real("damping", damping, low=0.0, high=1.0, high_open=True)
+        if kernel not in ("matern52", "matern32", "rbf"):
+            raise ValueError(f"kernel must be 'matern52', 'matern32' or 'rbf', got {kernel!r}")
+        self.kernel = kernel
+        self.warp_outputs = check_bool("warp_outputs", warp_outputs)
+        self.n_raw = check_int("n_raw", n_raw, minimum=1)
+        self.n_starts = check_int("n_starts", n_starts, minimum=1)
+        self.schedule = RefitSchedule()
+        self.partitions: list[Partition] = []  # the k structure samples (parameter indices)
+        self._hypers: dict[Partition, AdditiveHyper] = {}
+        self._transform = OutputTransform()
+        self._n_at_refit = 0
+        self._space_key: tuple[Any, ...] | None = None
+        super().__init__()
+
+    # ------------------------------------------------------------------------------ model
+    def _prepare(
+        self, space: SearchSpace, obs: Observations, rng: np.random.Generator
+    ) -> list[AdditivePosterior]:
+        if obs.n_constraints:
+            raise ValueError(
+                f"DEC-HBO does not model constraints (the study has {list(obs.constraint_names)}):"
+                " its additive UCB has no place for them; use EGPTSSampler or BORESampler"
+            )
+        param_columns = _param_columns(space)
+        key = (tuple(space.names), space.dim)
+        if key != self._space_key:  # a new space: start over
+            self._space_key, self.partitions, self._hypers, self._n_at_refit = key, [], {}, 0
+        if not self.partitions or self.schedule.due(self._n_at_refit, len(obs.y)):
+            self._refit(space, obs, param_columns, rng)
+        y = self._transform(obs.y)
+        return [
+            AdditivePosterior(
+                partition_columns(p, param_columns), self._hypers[p], obs.X, y, form=self.kernel
+            )
+            for p in self.partitions
+        ]
+
+    def _refit(
+        self,
+        space: SearchSpace,
+        obs: Observations,
+        param_columns: list[np.ndarray],
+        rng: np.random.Generator,
+    ) -> None:
+        """The output transform, the structure samples and their hyperparameters, on at most
+        ``MAX_FIT_POINTS`` points."""
+        self._transform = OutputTransform.fit(obs.y, warp=self.warp_outputs)
+        rows = fit_subset(obs.X, obs.y, MAX_FIT_POINTS, rng)
+        X, y = obs.X[rows], self._transform(obs.y[rows])
+        previous = dict(self._hypers)
+        fits: dict[Partition, tuple[AdditiveHyper, float]] = {}
+
+        def evidence(partition: Partition) -> float:
+            if partition not in fits:
+                fits[partition] = additive_log_evidence(
+                    partition_columns(partition, param_columns),
+                    X,
+                    y,
+                    form=self.kernel,
+                    start=previous.get(partition),
+                )
+            return fits[partition][1]
+
+        n_params = len(param_columns)
+        if self.groups is not None:
+            samples = [_resolve_groups(self.groups, space)]
+        elif self.max_factor_size == 1 or self.max_factor_size >= n_params:
+            size = min(self.max_factor_size, n_params)
+            samples = [
+                canonical([range(i, min(i + size, n_params)) for i in range(0, n_params, size)])
+            ]
+        else:
+            start = self.partitions[-1] if self.partitions else None
+            samples = sample_partitions(
+                n_params,
+                self.max_factor_size,
+                evidence,
+                rng,
+                k=self.n_structures,
+                steps=self.mcmc_steps,
+                start=start,
+            )
+        for p in samples:
+            evidence(p)
+        self.partitions = samples
+        self._hypers = {p: fits[p][0] for p in samples}
+        self._n_at_refit = len(obs.y)
+
+    # ------------------------------------------------------------------------ suggestion
+    def _suggest_one(
+        self,
+        space: SearchSpace,
+        obs: Observations,
+        context: list[AdditivePosterior],
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        posteriors = [post.believing(obs.X_pending) for post in context]
+        param_columns = _param_columns(space)
+        incumbent = obs.X[obs.best_first()[0]]
+        t = len(obs.y) + len(obs.X_pending) + 1
+        grids = _grids(space, _grid_size(t, self._largest_factor()), incumbent, rng)
+        terms, term_params = [], []
+        for post, partition in zip(posteriors, self.partitions):
+            for g, columns in enumerate(partition_columns(partition, param_columns)):
+                terms.append(UCBTerm(post, g, columns, 1.0 / len(posteriors)))
+                term_params.append(partition[g])
+        factors = {p_group for p in self.partitions for p_group in p}
+        log_domain = float(sum(math.log(len(grid)) for grid in grids))
+        beta = self.beta_scale * paper_beta(log_domain, len(factors), t, self.delta)
+        acq = AdditiveUCB(terms, math.sqrt(beta))
+        x_grid = self._max_sum_point(acq, term_params, grids, space)
+        avoid = np.vstack([obs.X_pending, obs.X])
+        x_polished = maximize_acquisition(
+            acq,
+            space,
+            rng,
+            X_best=x_grid[None],
+            n_raw=self.n_raw,
+            n_starts=self.n_starts,
+            avoid=avoid,
+        )
+        candidates = np.vstack([x_grid, x_polished])  # (2, d)
+        values = np.where(matches_any(candidates, avoid), -np.inf, acq.value(candidates))
+        return candidates[int(np.argmax(values))]
+
+    def _largest_factor(self) -> int:
+        return max(len(g) for p in self.partitions for g in p)
+
+    def _max_sum_point(
+        self,
+        acq: AdditiveUCB,
+        term_params: list[tuple[int, ...]],
+        grids: list[np.ndarray],
+        space: SearchSpace,
+    ) -> np.ndarray:
+        """Eq. (3)-(4): the grid point max-sum finds, encoded ``(d,)`` and valid. Term ``i`` of
+        ``acq`` is a factor over the parameters ``term_params[i]``; terms over the same
+        parameters (the same group in several structure samples) are one factor."""
+        tables: dict[tuple[int, ...], np.ndarray] = {}
+        for i, params in enumerate(term_params):
+            shape = tuple(len(grids[p]) for p in params)
+            value = acq.term_value(i, _product(grids, params)).reshape(shape)
+            tables[params] = tables[params] + value if params in tables else value
+        result = max_sum(
+            [len(grid) for grid in grids],
+            [Factor(params, table) for params, table in tables.items()],
+            iterations=self.max_sum_iterations,
+            damping=self.damping,
+        )
+        x = np.concatenate([grids[p][result.assignment[p]] for p in range(len(grids))])  # (d,)
+        return space.round_to_valid(x[None])[0]
+
+
+def _param_columns(space: SearchSpace) -> list[np.ndarray]:
+    """Each parameter's encoded columns, in the space's order."""
+    return [np.arange(space.columns[n].start, space.columns[n].stop) for n in space.names]
+
+
+def _checked_groups(
+    groups: Sequence[Sequence[str | int]] | None, max_size: int
+) -> list[list[str | int]] | None:
+    """``groups`` as lists, checked: non-empty groups of names or non-negative positions, at most
+    ``max_size`` each, no parameter twice (the names are checked against the search space later,
+    by :func:`_resolve_groups`)."""
+    if groups is None:
+        return None
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence) or not groups:
+        raise ValueError(f"groups must be a non-empty list of lists of parameters, got {groups!r}")
+    out: list[list[str | int]] = []
+    for group in groups:
+        if isinstance(group, (str, bytes)) or not isinstance(group, Sequence) or not group:
+            raise ValueError(f"each group must be a non-empty list of parameters, got {group!r}")
+        for item in group:
+            ok_int = (
+                isinstance(item, (int, np.integer)) and not isinstance(item, bool) and item >= 0
+            )
+            if not (isinstance(item, str) or ok_int):
+                raise ValueError(
+                    f"a group holds parameter names or positions (integers >= 0), got {item!r} "
+                    f"in {group!r}"
+                )
+        if len(group) > max_size:
+            raise ValueError(
+                f"group {list(group)!r} has {len(group)} parameters, more than max_factor_size="
+                f"{max_size}"
+            )
+        out.append([item if isinstance(item, str) else int(item) for item in group])
+    flat = [item for group in out for item in group]
+    repeated = sorted({repr(item) for item in flat if flat.count(item) > 1})
+    if repeated:
+        raise ValueError(f"groups name these parameters more than once: {', '.join(repeated)}")
+    return out
+
+
+def _resolve_groups(groups: list[list[str | int]], space: SearchSpace) -> Partition:
+    """The partition of ``space``'s parameters that ``groups`` give (names or positions);
+    parameters in no group are factors of their own."""
+    names = space.names
+    unknown = [item for g in groups for item in g if not _known(item, names)]
+    if unknown:
+        raise ValueError(
+            f"groups name parameters the study does not have: {unknown!r}; its parameters are "
+            f"{names!r}"
+        )
+    indexed = [[names.index(i) if isinstance(i, str) else i for i in g] for g in groups]
+    if len({i for g in indexed for i in g}) < sum(len(g) for g in indexed):
+        raise ValueError(f"groups name a parameter twice (by name and position): {groups!r}")
+    grouped = {i for g in indexed for i in g}
+    return canonical(indexed + [[i] for i in range(len(names)) if i not in grouped])
+
+
+def _known(item: str | int, names: list[str]) -> bool:
+    return item in names if isinstance(item, str) else item < len(names)
+
+
+def _grid_size(t: int, largest_factor: int) -> int:
+    """``D_t = min(cap, GRID_START + t // GRID_GROWTH)``: ``cap`` keeps the largest factor's
+    table at ``MAX_TABLE`` points or fewer (and at least 2 points per parameter)."""
+    cap = max(2, int(math.floor(MAX_TABLE ** (1.0 / largest_factor) + 1e-9)))
+    return min(cap, GRID_START + t // GRID_GROWTH)
+
+
+def _grids(
+    space: SearchSpace, size: int, incumbent: np.ndarray, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Each parameter's grid ``(m, width)`` of encoded values: a categorical's one-hot choices;
+    a float's or int's ``size`` points ``(i + u) / size`` (one shift ``u ~ U[0, 1)`` per
+    parameter) and the incumbent's value, snapped to valid values and deduplicated."""
+    out = []
+    for name in space.names:
+        p, columns = space.params[name], space.columns[name]
+        if isinstance(p, CategoricalParam):
+            out.append(np.eye(len(p.choices)))
+            continue
+        u = np.append((np.arange(size) + rng.random()) / size, incumbent[columns])  # (size + 1,)
+        snapped = encode_block(p, decode_block(p, u[:, None]))  # (size + 1, 1)
+        out.append(np.unique(snapped, axis=0))
+    return out
+
+
+def _product(grids: list[np.ndarray], params: tuple[int, ...]) -> np.ndarray:
+    """The product grid of ``params``' grids, ``(prod m, sum width)``, the first parameter
+    varying slowest (C order, as the factor table's axes)."""
+    index = np.indices([len(grids[p]) for p in params]).reshape(len(params), -1)  # (k, prod m)
+    return np.hstack([grids[p][index[j]] for j, p in enumerate(params)])

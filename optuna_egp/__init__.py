@@ -3,13 +3,14 @@
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY
 from optuna_egp.distributed import DistributedTSSampler
 from optuna_egp.sampler import CoreSampler
-from optuna_egp.samplers import BORESampler, EGPTSSampler
+from optuna_egp.samplers import BORESampler, DECHBOSampler, EGPTSSampler
 from optuna_egp.visualization import model_history, plot_model
 from shared_core import __version__
 
 __all__ = [
     "BORESampler",
     "CoreSampler",
+    "DECHBOSampler",
     "DistributedTSSampler",
     "EGPTSSampler",
     "MODEL_KEY",

@@ -21,7 +21,13 @@ from shared_core.algorithms.egp import ACQUISITIONS
 from shared_core.models.kernels import KernelSpec
 from shared_core.registry import algorithm_options, make_algorithm
 
-__all__ = ["BORESampler", "EGPTSSampler", "build_named_sampler", "split_arguments"]
+__all__ = [
+    "BORESampler",
+    "DECHBOSampler",
+    "EGPTSSampler",
+    "build_named_sampler",
+    "split_arguments",
+]
 
 
 def split_arguments(
@@ -211,3 +217,72 @@ class BORESampler(CoreSampler):
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
         arguments = {k: v for k, v in locals().items() if k not in ("self", "variant", "__class__")}
         build_named_sampler(self, variant, arguments)
+
+
+class DECHBOSampler(CoreSampler):
+    """DEC-HBO (Hoang, Hoang, Ouyang & Low, "Decentralized high-dimensional Bayesian optimization
+    with factor graphs", AAAI 2018) as an Optuna sampler: an additive GP over small groups of
+    parameters whose additive UCB is maximised by max-sum message passing (see
+    :class:`shared_core.DECHBOAlgorithm`). For studies with many parameters that interact in
+    small groups.
+
+    Running trials (``n_jobs``, several processes, ask/tell batches) are believed at the model's
+    mean, which shrinks the uncertainty around them, so concurrent suggestions spread out.
+    Several objectives are refused before the first trial, and constraint values
+    (``trial.set_constraint``) at the first model-based suggestion: the additive UCB has no
+    place for them.
+
+    Examples:
+        >>> import optuna
+        >>> from optuna_egp import DECHBOSampler
+        >>> study = optuna.create_study(sampler=DECHBOSampler(seed=0))
+
+    Args:
+        max_factor_size: the most parameters in one factor (default 3; 1 is Add-GP-UCB).
+        groups: the factors, if known: lists of parameter names (e.g.
+            ``[["x0", "x1"], ["x2", "lr"]]``); parameters in no group are factors of their own.
+            With define-by-run spaces the names are checked at the first model-based suggestion.
+            Default ``None``: sampled from the data by MCMC on the marginal likelihood.
+        n_structures: structure samples whose acquisitions are averaged (default 3).
+        mcmc_steps: Metropolis-Hastings moves per structure refresh (default 20).
+        beta_scale: multiplies the paper's ``beta_t`` (Lemma 4) (default 0.1).
+        delta: confidence parameter of ``beta_t`` (default 0.1).
+        max_sum_iterations: message-passing iterations per suggestion (default 30, the paper's).
+        damping: message damping on loopy factor graphs (default 0.5).
+        kernel: each factor's kernel, ``"matern52"`` (default), ``"matern32"`` or ``"rbf"``.
+        warp_outputs: fit the GPs to power-warped objective values (default True).
+        n_raw: random candidates of the polishing step (default 256).
+        n_starts: of those, the best refined by L-BFGS-B (default 4).
+        constraints_func: not supported (a ``ValueError``): DEC-HBO does not model constraints.
+
+    The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
+    are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_factor_size: int = 3,
+        groups: Sequence[Sequence[str | int]] | None = None,
+        n_structures: int = 3,
+        mcmc_steps: int = 20,
+        beta_scale: float = 0.1,
+        delta: float = 0.1,
+        max_sum_iterations: int = 30,
+        damping: float = 0.5,
+        kernel: str = "matern52",
+        warp_outputs: bool = True,
+        n_raw: int = 256,
+        n_starts: int = 4,
+        seed: int | None = None,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+        max_threads: int | None = 1,
+        running_trial_timeout: float | str | None = "auto",
+        share_model: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+    ) -> None:
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        build_named_sampler(self, "dec-hbo", arguments)

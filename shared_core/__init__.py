@@ -45,6 +45,7 @@ Module map (BoTorch-style: one folder per role):
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
 
 from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
@@ -61,6 +62,7 @@ __all__ = [
     "__version__",
     "Algorithm",
     "BOREAlgorithm",
+    "DECHBOAlgorithm",
     "DistributedTSAlgorithm",
     "CategoricalParam",
     "Condition",

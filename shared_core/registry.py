@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.interface import Algorithm
@@ -86,3 +87,4 @@ register_algorithm("egp-auto", Preset(EGPAlgorithm, _EGP_METHODS, acquisition="a
 register_algorithm("bore++", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant="bore++"))
 register_algorithm("bore", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant="bore"))
 register_algorithm("dts", DistributedTSAlgorithm)
+register_algorithm("dec-hbo", DECHBOAlgorithm)

@@ -6,7 +6,7 @@ import pickle
 import optuna
 import pytest
 
-from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import BORESampler, CoreSampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
 from shared_core.registry import algorithm_options
 
 # sampler -> (its registry methods, its own defaults where they differ from the registry's)
@@ -16,6 +16,7 @@ NAMED = {
         {"acquisition": "auto"},
     ),  # the method name's part
     BORESampler: (["bore++", "bore"], {"variant": "bore++"}),
+    DECHBOSampler: (["dec-hbo"], {}),
     DistributedTSSampler: (
         ["dts"],
         {"agent_id": None},

@@ -10,7 +10,13 @@ import optuna
 import pytest
 
 from ax_egp import AlgorithmNode, generation_strategy
-from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import (
+    BORESampler,
+    CoreSampler,
+    DECHBOSampler,
+    DistributedTSSampler,
+    EGPTSSampler,
+)
 from shared_core import (
     BOREAlgorithm,
     CategoricalParam,
@@ -81,6 +87,18 @@ BORE_OPTIONS = [
     ("sharpness", [0, -1, math.nan]),
     ("max_points", [0, -1, 2.5]),
 ]
+DEC_HBO_OPTIONS = [
+    ("max_factor_size", [0, -1, 1.5, "3"]),
+    ("groups", [[], [[]], "x0", [["x0", "x0"]], [["a", "b", "c", "d"]], [[1.5]]]),
+    ("n_structures", [0, 1.5]),
+    ("mcmc_steps", [-1, 1.5]),
+    ("beta_scale", [-1, math.nan, math.inf, "0.1"]),
+    ("delta", [0, 1, math.nan]),
+    ("max_sum_iterations", [0, 2.5]),
+    ("damping", [1, -0.1, math.nan]),
+    ("kernel", ["linear", 3]),
+    ("warp_outputs", ["no", 0]),
+]
 GRAPH_OPTIONS = [
     ("agent_id", [-1, 4, 1.5, "0"]),
     ("graph", ["torus", 3]),
@@ -95,6 +113,7 @@ BUILDERS = {
         SAMPLER_COMMON + EGP_OPTIONS + [("acquisition", ["ucb", 3]), ("share_model", ["yes", 1])],
     ),
     "BORESampler": (BORESampler, SAMPLER_COMMON + BORE_OPTIONS),
+    "DECHBOSampler": (DECHBOSampler, SAMPLER_COMMON[:-1] + DEC_HBO_OPTIONS),
     "DistributedTSSampler": (
         _dts_sampler,
         SAMPLER_COMMON + EGP_OPTIONS[1:] + GRAPH_OPTIONS + [("share_model", ["yes", 1])],

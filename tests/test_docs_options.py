@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
 from shared_core.registry import algorithm_names, algorithm_options
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -49,6 +49,7 @@ def _signature(function: Any) -> dict[str, Any]:
         ("samplers/egp-ts.md", EGPTSSampler),
         ("samplers/bore.md", BORESampler),
         ("samplers/distributed-ts.md", DistributedTSSampler),
+        ("samplers/dec-hbo.md", DECHBOSampler),
     ],
 )
 def test_sampler_options_table_matches_the_signature(page: str, sampler: type) -> None:

@@ -279,32 +279,29 @@ def _checked_groups(
     by :func:`_resolve_groups`)."""
     if groups is None:
         return None
+    problem = _groups_problem(groups, max_size)
+    if problem:
+        raise ValueError(f"groups={groups!r}: {problem}")
+    return [[item if isinstance(item, str) else int(item) for item in group] for group in groups]
+
+
+def _groups_problem(groups: object, max_size: int) -> str:
+    """What is wrong with ``groups`` (``""``: nothing)."""
     if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence) or not groups:
-        raise ValueError(f"groups must be a non-empty list of lists of parameters, got {groups!r}")
-    out: list[list[str | int]] = []
+        return "must be a non-empty list of groups, each a list of parameter names"
+    flat = []
     for group in groups:
         if isinstance(group, (str, bytes)) or not isinstance(group, Sequence) or not group:
-            raise ValueError(f"each group must be a non-empty list of parameters, got {group!r}")
+            return f"each group must be a non-empty list of parameters, got {group!r}"
         for item in group:
-            ok_int = (
-                isinstance(item, (int, np.integer)) and not isinstance(item, bool) and item >= 0
-            )
-            if not (isinstance(item, str) or ok_int):
-                raise ValueError(
-                    f"a group holds parameter names or positions (integers >= 0), got {item!r} "
-                    f"in {group!r}"
-                )
+            is_position = isinstance(item, (int, np.integer)) and not isinstance(item, bool)
+            if not (isinstance(item, str) or (is_position and item >= 0)):
+                return f"a group holds parameter names or positions (integers >= 0), got {item!r}"
         if len(group) > max_size:
-            raise ValueError(
-                f"group {list(group)!r} has {len(group)} parameters, more than max_factor_size="
-                f"{max_size}"
-            )
-        out.append([item if isinstance(item, str) else int(item) for item in group])
-    flat = [item for group in out for item in group]
+            return f"group {list(group)!r} has more than max_factor_size={max_size} parameters"
+        flat += list(group)
     repeated = sorted({repr(item) for item in flat if flat.count(item) > 1})
-    if repeated:
-        raise ValueError(f"groups name these parameters more than once: {', '.join(repeated)}")
-    return out
+    return f"parameters named more than once: {', '.join(repeated)}" if repeated else ""
 
 
 def _resolve_groups(groups: list[list[str | int]], space: SearchSpace) -> Partition:

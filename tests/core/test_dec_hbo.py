@@ -141,6 +141,8 @@ def test_running_trials_are_believed_and_constraints_are_refused():
     obs = _obs()
     X = algorithm.suggest(SPACE6, obs, 3, np.random.default_rng(0))
     assert len({row.tobytes() for row in X}) == 3
-    constrained = Observations(obs.X, obs.y, constraints=obs.y[:, None] - 1, constraint_names=("c",))
+    constrained = Observations(
+        obs.X, obs.y, constraints=obs.y[:, None] - 1, constraint_names=("c",)
+    )
     with pytest.raises(ValueError, match="constraints"):
         algorithm.suggest(SPACE6, constrained, 1, np.random.default_rng(0))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks import defaults_report
+from benchmarks import dec_hbo_report, defaults_report
 from benchmarks.conditional_report import compare
 from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
@@ -668,6 +668,14 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "settings, on a development set of seeds and functions, then on held-out seeds and "
         "functions and with 4 workers (`python -m benchmarks.defaults`).",
         lambda ctx: defaults_report.page(ctx.results),
+    ),
+    "dec_hbo": (
+        "DEC-HBO",
+        'The synthetic benchmark of Hoang, Hoang, Ouyang and Low, "Decentralized '
+        'high-dimensional Bayesian optimization with factor graphs" (AAAI 2018, Table 1): '
+        "Hartmann-6, Shekel-4 and Michalewicz-10, 150 evaluations, sequential "
+        "(`python -m benchmarks.dec_hbo`).",
+        lambda ctx: dec_hbo_report.page(ctx.results, ctx.img),
     ),
 }
 

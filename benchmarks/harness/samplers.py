@@ -12,6 +12,7 @@ Names (options as ``-`` suffixes):
                             ``-sharp<x>`` (``sharpness``), e.g. ``bore++-beta0-sharp1``
 ``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
                             surrogate ``gp`` or ``egp``
+``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
 ``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
 ``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
@@ -55,6 +56,9 @@ LABELS = {
     "bore++": "BORESampler",
     "bore": "BORESampler (BORE)",
     "dts-complete": "DistributedTSSampler",
+    "dec-hbo-mf3": "DECHBOSampler (MF3)",
+    "dec-hbo-mf2": "DECHBOSampler (MF2)",
+    "dec-hbo-mf1": "DECHBOSampler (MF1, Add-GP-UCB)",
     "gp": "GPSampler",
     "tpe": "TPE",
     "tpe-mg": "TPE (multivariate, group)",
@@ -77,6 +81,7 @@ PEERS: dict[str, tuple[str, ...]] = {
 # (Optuna's default, 50, would leave 60 trials one generation past the random one).
 NSGA2_POPULATION = 10
 _EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
+_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)")
 _BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
 
 
@@ -94,6 +99,7 @@ def names() -> list[str]:
         "bore++-beta0-sharp1",
         "dts-ring",
         "dts-complete-egp",
+        "dec-hbo-mf3",
         *PEERS,
     ]
 
@@ -127,7 +133,7 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
     """
     import optuna
 
-    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+    from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
 
     m = _EGP.fullmatch(name)
     if m:
@@ -158,6 +164,9 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
             "surrogate": surrogate or "gp",
         }
         return DistributedTSSampler(seed=seed, **{**kw, **options})
+    m = _DEC_HBO.fullmatch(name)
+    if m:
+        return DECHBOSampler(seed=seed, **{"max_factor_size": int(m.group(1)), **options})
     if name == "gp":
         pin_torch()
         return optuna.samplers.GPSampler(seed=seed, **options)

@@ -1,0 +1,163 @@
+"""The page of DEC-HBO's synthetic benchmark (``benchmarks.dec_hbo``), for ``benchmarks.report``:
+per function and method, the mean and median final regret over the seeds it ran beside the
+paper's Table 1 means, the seconds per suggestion at the end of the runs, the paper's finding (MF3
+better than MF1 and MF2) checked on the paired seeds, and plots of the median regret and of the
+cumulative suggestion time against trials (the paper's Fig. 1)."""
+
+from __future__ import annotations
+
+import pathlib
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS
+from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.plots import pyplot, regret_plot
+from benchmarks.harness.provenance import SAMPLER_PACKAGES
+from benchmarks.harness.results import latest, read_rows
+from benchmarks.harness.samplers import LABELS, ordered
+from benchmarks.harness.tables import fmt, markdown_table, provenance_line
+
+__all__ = ["page"]
+
+RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
+CODE = (*SAMPLER_PACKAGES, "benchmarks/dec_hbo.py", "benchmarks/functions.py")
+PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
+VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
+LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run
+
+
+def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
+    rows = latest(read_rows(results / f"{BENCH}.jsonl"), RUN_CELL)
+    peers = PeerCache(results / "peers.jsonl").rows(bench=BENCH)
+    rows += [r for r in latest(peers, RUN_CELL) if r["sampler"] in PEERS]
+    if not rows:
+        return ["No results yet: run `python -m benchmarks.dec_hbo`."]
+    lines = [
+        "Final regret after "
+        f"{max(r['n_trials'] for r in rows)} trials (the first 10 random), mean and median over "
+        "the seeds each method ran (their number in brackets), beside the mean of the paper's "
+        "Table 1 (5 runs). A run stopped by its wall-time limit counts with the regret it "
+        "reached (the limits are listed below). Seconds per suggestion: the mean wall time of "
+        f"the last {LAST_ASKS} asks of each run (2-core machine, one thread per run), median "
+        "over the runs.",
+        "",
+        *_table(rows),
+        *_findings(rows),
+        *_limits(rows),
+        provenance_line(rows, code=CODE),
+        "",
+    ]
+    img.mkdir(parents=True, exist_ok=True)
+    regret_plot(rows, img / "dec_hbo_regret.png", "Regret against trials", yscale="log")
+    _time_plot(rows, img / "dec_hbo_time.png")
+    return lines + [
+        "![Regret against trials](img/dec_hbo_regret.png)",
+        "",
+        "![Cumulative seconds of suggestions](img/dec_hbo_time.png)",
+        "",
+    ]
+
+
+def _finals(rows: list[dict]) -> dict:
+    """``{(function, sampler): {seed: final regret}}``."""
+    out: dict = defaultdict(dict)
+    for r in rows:
+        out[(r["function"], r["sampler"])][r["seed"]] = r["regret"][-1]
+    return out
+
+
+def _seconds(rows: list[dict]) -> dict:
+    """``{(function, sampler): median over runs of the mean of the last asks' wall seconds}``."""
+    out: dict = defaultdict(list)
+    for r in rows:
+        out[(r["function"], r["sampler"])].append(float(np.mean(r["ask_seconds"][-LAST_ASKS:])))
+    return {k: float(np.median(v)) for k, v in out.items()}
+
+
+def _table(rows: list[dict]) -> list[str]:
+    finals, seconds = _finals(rows), _seconds(rows)
+    samplers = ordered({r["sampler"] for r in rows}, (*reversed(VARIANTS), *PEERS))
+    body = []
+    for fn in PROBLEMS:
+        for s in samplers:
+            regrets = list(finals.get((fn, s), {}).values())
+            if not regrets:
+                continue
+            paper = PAPER_MEANS.get(s, {}).get(fn)
+            body.append(
+                [
+                    fn,
+                    LABELS.get(s, s),
+                    f"{fmt(float(np.mean(regrets)))} ({len(regrets)})",
+                    fmt(float(np.median(regrets))),
+                    "" if paper is None else fmt(paper),
+                    fmt(seconds[(fn, s)]),
+                ]
+            )
+    header = ["function", "method", "mean (seeds)", "median", "paper's mean", "s/suggestion"]
+    return [*markdown_table(header, body), ""]
+
+
+def _findings(rows: list[dict]) -> list[str]:
+    """MF3 against MF1 and MF2 by mean regret on the seeds both ran (the paper's finding), and
+    MF3 against TPE, CMA-ES, GPSampler and EGPTSSampler by median on the seeds both ran."""
+    finals = _finals(rows)
+    lines = []
+    for fn in PROBLEMS:
+        mf3 = finals.get((fn, "dec-hbo-mf3"), {})
+        parts = []
+        for other, stat in [(v, np.mean) for v in VARIANTS[:2]] + [(p, np.median) for p in PEERS]:
+            theirs = finals.get((fn, other), {})
+            seeds = sorted(set(mf3) & set(theirs))
+            if not seeds:
+                continue
+            ours, peer = (float(stat([d[s] for s in seeds])) for d in (mf3, theirs))
+            word = "below" if ours < peer else "above" if ours > peer else "equal to"
+            what = "mean" if stat is np.mean else "median"
+            parts.append(
+                f"{what} {fmt(ours)} {word} {LABELS.get(other, other)}'s {fmt(peer)} "
+                f"({len(seeds)} seeds)"
+            )
+        if parts:
+            lines.append(f"- {fn}, MF3: " + "; ".join(parts))
+    return [*lines, ""] if lines else []
+
+
+def _limits(rows: list[dict]) -> list[str]:
+    stopped: dict = defaultdict(list)
+    for r in rows:
+        if r.get("stopped_at") is not None:
+            stopped[(r["sampler"], r.get("wall_limit"))].append(
+                f"{r['function']} {r['stopped_at']}"
+            )
+    return [
+        f"- {LABELS.get(s, s)} stopped by its wall-time limit of {limit:g} s at: "
+        + ", ".join(sorted(runs))
+        + " trials"
+        for (s, limit), runs in sorted(stopped.items())
+    ] + ([""] if stopped else [])
+
+
+def _time_plot(rows: list[dict], path: pathlib.Path) -> None:
+    """Median cumulative seconds of the suggestions against trials, per function (Fig. 1a)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(PROBLEMS), figsize=(4.2 * len(PROBLEMS), 3.3), squeeze=False)
+    for ax, fn in zip(axes[0], PROBLEMS):
+        by_sampler: dict = defaultdict(list)
+        for r in rows:
+            if r["function"] == fn:
+                by_sampler[r["sampler"]].append(np.cumsum(r["ask_seconds"]))
+        for s in ordered(by_sampler, (*reversed(VARIANTS), *PEERS)):
+            n = min(len(c) for c in by_sampler[s])
+            curve = np.median([c[:n] for c in by_sampler[s]], axis=0)
+            ax.plot(np.arange(1, n + 1), curve, label=LABELS.get(s, s))
+        ax.set_yscale("log")
+        ax.set_title(fn)
+        ax.set_xlabel("trials")
+    axes[0][0].set_ylabel("cumulative seconds (median)")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

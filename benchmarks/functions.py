@@ -84,27 +84,6 @@ def rosenbrock(x):
     return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
 
 
-# Shekel-4 with m = 10 terms (minimum -10.5364 at x = 4)
-_SHEKEL_BETA = 0.1 * np.array([1, 2, 2, 4, 4, 6, 3, 7, 5, 5])
-_SHEKEL_C = np.array(
-    [
-        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
-        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
-        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
-        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
-    ]
-)
-
-
-def shekel4(x):
-    return float(-np.sum(1.0 / (np.sum((x[:, None] - _SHEKEL_C) ** 2, axis=0) + _SHEKEL_BETA)))
-
-
-def michalewicz(x, m=10):
-    i = np.arange(1, len(x) + 1)
-    return float(-np.sum(np.sin(x) * np.sin(i * x**2 / np.pi) ** (2 * m)))
-
-
 FUNCTIONS = {
     "ackley5": (np.array([[-32.768, 32.768]] * 5), ackley, 0.0),
     "zakharov2": (np.array([[-5.0, 10.0]] * 2), zakharov, 0.0),
@@ -113,10 +92,6 @@ FUNCTIONS = {
     "branin": (np.array([[-5.0, 10.0], [0.0, 15.0]]), branin, 0.397887),
     "hartmann6": (np.array([[0.0, 1.0]] * 6), hartmann6, -3.32237),
     "levy6": (np.array([[-10.0, 10.0]] * 6), levy, 0.0),
-    # DEC-HBO (Hoang et al., AAAI 2018), Appendix F: Shekel-4 on [0, 10]^4, Michalewicz-10 on
-    # [0, pi]^10 (m = 10; the minimum of Appendix F)
-    "shekel4": (np.array([[0.0, 10.0]] * 4), shekel4, -10.536443),
-    "michalewicz10": (np.array([[0.0, np.pi]] * 10), michalewicz, -9.66015),
     # BORE++ (Oliveira, Tiao, Ramos, NeurIPS 2022),
     # Fig. E.1 (dimensions 2-8; the usual [-5, 10] box)
     **{f"rosenbrock{d}": (np.array([[-5.0, 10.0]] * d), rosenbrock, 0.0) for d in (2, 4, 6, 8)},

@@ -248,6 +248,26 @@ def test_code_comparison_ignores_docstrings_and_comments_only():
     assert code("def f(:\n") is None
 
 
+def test_code_that_only_gained_new_top_level_statements_runs_as_before():
+    grew = provenance.only_additions
+    old = (
+        '"""A module."""\nfrom m import a, b\n__all__ = ["f"]\n\n'
+        "def f(x):\n    return a(x)\n\nregister('f', f)\n"
+    )
+    # a new import name, a new function and its registration, a longer __all__, a new docstring
+    new = (
+        '"""The module."""\nfrom m import a, b, c\n__all__ = ["f", "g"]\n\n'
+        "def f(x):\n    return a(x)\n\nregister('f', f)\n\n"
+        "def g(x):\n    return c(x)\n\nregister('g', g)\n"
+    )
+    assert grew(old, new)
+    assert not grew(new, old)  # statements removed
+    assert not grew(old, new.replace("return a(x)", "return b(x)"))  # an old function changed
+    assert not grew(old, new + "\ndef f(x):\n    return 0\n")  # an old name rebound
+    assert not grew(old, new.replace("from m import a, b, c", "from m import b, c"))
+    assert not grew(old, "def f(:\n") and not grew(None, new)
+
+
 @pytest.mark.parametrize("name", list(PROBLEMS))
 def test_each_constrained_problem_attains_its_best_feasible_value(name):
     problem = PROBLEMS[name]

@@ -17,7 +17,8 @@ checkout): the rows would name a commit whose code was not measured.
 Rows written before provenance was recorded have no ``commit``: :func:`recorded` gives, for each
 line of a results file, the commit that added the line to the file and that commit's date, an
 upper bound of when the row was measured. :func:`same_code` says whether a commit's sampler code
-(``SAMPLER_PACKAGES``; ``SAMPLER_CODE`` with the regret runner) is that of HEAD, docstrings aside.
+(``SAMPLER_PACKAGES``; ``SAMPLER_CODE`` with the regret runner) runs as HEAD's: docstrings aside,
+and with new modules and new top-level definitions allowed.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "code_without_docstrings",
     "commit",
     "machine",
+    "only_additions",
     "provenance",
     "recorded",
     "same_code",
@@ -199,9 +201,11 @@ def _utc_date(seconds: int) -> str:
 
 @functools.cache
 def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
-    """Whether the code in ``paths`` at ``commit`` is HEAD's: no file added, removed or renamed,
-    and every changed file a Python file whose syntax tree, docstrings left out, is HEAD's (so an
-    edit of docstrings or comments keeps rows current). ``False`` for a ``+dirty`` commit (its
+    """Whether the code in ``paths`` at ``commit`` runs as HEAD's: no file removed or renamed,
+    every added file a Python module, and every changed file a Python file whose syntax tree,
+    docstrings left out, is HEAD's or grew only by new top-level statements
+    (:func:`only_additions`: a new algorithm is a new module plus its import and registration,
+    which leave the other samplers' rows current). ``False`` for a ``+dirty`` commit (its
     uncommitted edits are unknown) and for a commit git does not know."""
     if not commit or commit == "unknown" or commit.endswith("+dirty"):
         return False
@@ -210,17 +214,78 @@ def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
         return False
     for line in done.stdout.splitlines():
         status, path = line.split("\t", 1)
-        if status != "M" or not path.endswith(".py"):
+        if status not in ("M", "A") or not path.endswith(".py"):
             return False
-        if _code_tree(commit, path) != _code_tree("HEAD", path):
+        if status == "M" and not only_additions(_source(commit, path), _source("HEAD", path)):
             return False
     return True
 
 
-def _code_tree(commit: str, path: str) -> str | None:
-    """:func:`code_without_docstrings` of ``path`` at ``commit``; ``None`` if it cannot be read."""
+def _source(commit: str, path: str) -> str | None:
+    """``path`` at ``commit``; ``None`` if it cannot be read."""
     done = _git("show", f"{commit}:{path}")
-    return None if done is None or done.returncode != 0 else code_without_docstrings(done.stdout)
+    return None if done is None or done.returncode != 0 else done.stdout
+
+
+def only_additions(old: str | None, new: str | None) -> bool:
+    """Whether Python source ``new`` is ``old`` plus top-level statements that bind no name
+    ``old`` binds, docstrings and ``__all__`` aside (each name of a multi-name import counts as
+    its own statement): then every code path of ``old`` runs as before. New statements are new
+    functions, classes, imports and calls such as a registration; a statement that rebinds an
+    old name, or any change inside an old statement, is a change. ``False`` if either does not
+    parse."""
+    old_body, new_body = _statements(old), _statements(new)
+    if old_body is None or new_body is None:
+        return False
+    old_dumps = [ast.dump(node) for node in old_body]
+    added, i = [], 0
+    for node in new_body:
+        if i < len(old_dumps) and ast.dump(node) == old_dumps[i]:
+            i += 1
+        else:
+            added.append(node)
+    old_names = {name for node in old_body for name in _bound_names(node)}
+    return i == len(old_dumps) and not any(set(_bound_names(node)) & old_names for node in added)
+
+
+def _statements(source: str | None) -> list[ast.stmt] | None:
+    """The top-level statements of ``source`` without docstrings and ``__all__``, multi-name
+    imports split into one statement per name; ``None`` if it does not parse."""
+    if source is None:
+        return None
+    try:
+        tree = _DropDocstrings().visit(ast.parse(source))
+    except SyntaxError:
+        return None
+    out: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and len(node.names) > 1:
+            out += [_with_names(node, [alias]) for alias in node.names]
+        elif "__all__" not in _bound_names(node):
+            out.append(node)
+    return out
+
+
+def _with_names(node: ast.Import | ast.ImportFrom, names: list[ast.alias]) -> ast.stmt:
+    if isinstance(node, ast.ImportFrom):
+        return ast.ImportFrom(module=node.module, names=names, level=node.level)
+    return ast.Import(names=names)
+
+
+def _bound_names(node: ast.stmt) -> list[str]:
+    """The names a top-level statement binds (assignment targets, definitions, imports)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets = {
+        ast.Assign: lambda n: n.targets,
+        ast.AnnAssign: lambda n: [n.target],
+        ast.AugAssign: lambda n: [n.target],
+    }.get(type(node))
+    if targets is None:
+        return []
+    return [n.id for t in targets(node) for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def code_without_docstrings(source: str) -> str | None:

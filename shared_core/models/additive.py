@@ -86,7 +86,7 @@ def _check_groups(groups: Sequence[np.ndarray], d: int) -> tuple[np.ndarray, ...
     for i, group in enumerate(groups):
         g = np.asarray(group)
         if g.ndim != 1 or g.size == 0 or not np.issubdtype(g.dtype, np.integer):
-            bad.append(f"groups[{i}] = {group!r} is not a non-empty 1-D array of column indices")
+            bad.append(f"groups[{i}] = {g.tolist()} is not a non-empty 1-D array of column indices")
             continue
         if np.any((g < 0) | (g >= d)):
             bad.append(f"groups[{i}] = {g.tolist()} has columns outside range({d})")

@@ -242,11 +242,11 @@ def test_factor_gradients_match_finite_differences():
             )
             # central differences, step 1e-6, of smooth O(1) functions: error ~1e-8
             for got, k in ((dmean[0], 0), (dvar[0], 1)):
-                fd = _central_diff(lambda t: post.factor_predict(i, t[None])[k][0], z)
+                fd = _central_diff(lambda t, i=i, k=k: post.factor_predict(i, t[None])[k][0], z)
                 np.testing.assert_allclose(got, fd, atol=1e-6)
             f, df = sample.factor_value_and_grad(i, z[None])
             assert f[0] == pytest.approx(sample.factor_value(i, z[None])[0], rel=1e-12)
-            fd = _central_diff(lambda t: sample.factor_value(i, t[None])[0], z)
+            fd = _central_diff(lambda t, i=i: sample.factor_value(i, t[None])[0], z)
             np.testing.assert_allclose(df[0], fd, atol=1e-6)
 
 

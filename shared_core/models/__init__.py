@@ -1,2 +1,3 @@
 """Surrogate models: the posterior contract (``surrogate.py``), exact and random-feature
-GPs, kernels, the ensemble; float64 torch MLPs (``network.py``)."""
+GPs, the additive GP over groups of inputs (``additive.py``), kernels, the ensemble; float64
+torch MLPs (``network.py``)."""

@@ -1,8 +1,9 @@
 """The surrogate contract: what every posterior of the core offers to algorithms and acquisitions.
 
 A posterior is a (latent, noise-free) Gaussian belief about an objective on the encoded unit cube.
-Implementations: :class:`~shared_core.models.gp.ExactPosterior` (exact GP) and
-:class:`~shared_core.models.features.BayesianLinearRegression` (random-feature GP for large data).
+Implementations: :class:`~shared_core.models.gp.ExactPosterior` (exact GP),
+:class:`~shared_core.models.features.BayesianLinearRegression` (random-feature GP for large
+data) and :class:`~shared_core.models.additive.AdditivePosterior` (additive GP over input groups).
 ``tests/core/test_surrogate_contract.py`` runs the same checks over every implementation.
 
 Shapes: ``X`` ``(b, d)`` query points; ``Xn`` ``(k, d)``, ``yn`` ``(k,)`` new observations.

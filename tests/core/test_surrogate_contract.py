@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
+from shared_core.models.additive import AdditiveHyper, AdditivePosterior
 from shared_core.models.features import BayesianLinearRegression
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.models.kernels import KernelSpec, RandomFourierFeatures
@@ -16,6 +17,7 @@ from shared_core.models.surrogate import FunctionSample, Posterior
 D = 2
 HYPER_ISO = GPHyper(ls=np.array([0.3]), amp=1.3, noise=1e-3)
 HYPER_ARD = GPHyper(ls=np.array([0.25, 0.5]), amp=0.8, noise=1e-3)
+HYPER_ADDITIVE = AdditiveHyper(ls=np.array([0.25, 0.5]), amps=np.array([0.5, 0.8]), noise=1e-3)
 
 
 def _blr(spec, hyper):
@@ -33,6 +35,11 @@ POSTERIORS = {
     ),
     "exact-matern52-ard": lambda X, y: ExactPosterior(
         KernelSpec("matern52", True), HYPER_ARD, X, y, n_frequencies=1024
+    ),
+    # two one-column factors; fresh features per draw keep the draws' moments exact, and 256
+    # frequencies per column leave them close enough to Gaussian for the moment test
+    "additive-matern52": lambda X, y: AdditivePosterior(
+        [np.array([0]), np.array([1])], HYPER_ADDITIVE, X, y, n_frequencies=256
     ),
     "features-rbf": _blr(KernelSpec("rbf"), HYPER_ISO),
     "features-matern52-ard": _blr(KernelSpec("matern52", True), HYPER_ARD),

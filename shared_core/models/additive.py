@@ -228,7 +228,10 @@ def _fit(
 ) -> tuple[np.ndarray, float]:
     """Best ``theta`` of L-BFGS-B runs from the prior mode and ``start``, and its objective."""
     d, G = X.shape[1], len(groups)
-    bounds = [_LOG_LS_BOUNDS] * d + [_LOG_AMP_BOUNDS] * G + [_LOG_NOISE_BOUNDS]
+    # the groups share the standardised variance: each amp's lower bound is gp.py's over G (so
+    # the prior mode, 1 / (e G), stays inside it for many groups)
+    amp_bounds = (_LOG_AMP_BOUNDS[0] - math.log(G), _LOG_AMP_BOUNDS[1])
+    bounds = [_LOG_LS_BOUNDS] * d + [amp_bounds] * G + [_LOG_NOISE_BOUNDS]
     lo, hi = np.array(bounds).T  # (d + G + 1,) each
     mu, sd = _prior_moments(groups, d)
     starts = [mu - sd**2]  # the log-normal modes, exp(mu - sd^2) for each value

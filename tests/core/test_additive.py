@@ -321,3 +321,14 @@ def test_bad_form_hyper_and_factor_queries_raise():
         post.factor_predict(0, np.zeros((3, 4)))
     with pytest.raises(ValueError, match=r"g must be in range\(3\), got 3"):
         post.factor_predict(3, np.zeros((3, 1)))
+
+
+def test_irrelevant_groups_may_take_less_than_gp_amp_bound():
+    """Ten groups share the standardised variance: the nine irrelevant ones go below gp.py's
+    lower amp bound (0.05; measured 0.015 each), which the additive fit divides by the number of
+    groups."""
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 10))
+    y = np.sin(6 * X[:, 0])
+    h = fit_additive([np.array([i]) for i in range(10)], X, (y - y.mean()) / y.std())
+    assert h.amps[0] > 0.5 and np.all(h.amps[1:] < 0.04)

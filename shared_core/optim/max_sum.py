@@ -1,0 +1,441 @@
+"""Max-sum message passing over per-variable discrete grids, for DEC-HBO (Hoang, Hoang, Ouyang &
+Low, "Decentralized high-dimensional Bayesian optimization with factor graphs", 2018, Sec. 3.3).
+
+The objective is a sum of factors, each a table over the product grid of a few variables:
+
+    F(x) = sum_I phi_I(x^I),    x^(i) in {0, ..., D[i] - 1}
+
+Glossary (shapes in brackets):
+
+* ``V``: number of variables; ``D[i]``: grid size of variable ``i``; ``F``: number of factors.
+* ``factors[f].variables``: the ``k`` variables of factor ``f`` (its set ``I``, in table-axis
+  order); ``factors[f].table`` ``(D[v] for v in variables)``: ``phi_I`` on the product grid.
+* ``to_var[g][p]`` ``(n, D_p)``: messages ``m_{I->i}`` from the ``n`` factors of group ``g``
+  (the factors whose tables share one shape, stacked so that each update is one numpy call per
+  group) to their ``p``-th variables; ``to_factor[g][p]`` ``(n, D_p)``: messages ``m_{i->I}`` back.
+* ``belief`` of a factor (its table's shape): ``phi_I + sum_{j in I} m_{j->I}``.
+
+Method:
+
+1. Messages (eq. 3), updated synchronously (a flooding schedule): one iteration computes every
+   ``m_{i->I}`` from the current ``m_{I'->i}``, then every ``m_{I->i}`` from those. Every message
+   is normalised to a maximum of 0 so that messages cannot drift on loopy graphs. On a factor graph
+   with a cycle, factor-to-variable messages are damped,
+   ``m_{I->i} <- (1 - damping) * computed + damping * old`` (``damping = 0`` is plain max-sum);
+   on a forest damping is not applied, since plain max-sum is exact there and converges within
+   the graph's diameter. Iteration stops after ``iterations`` rounds, or earlier once the largest
+   change of a factor-to-variable message is at most ``tol`` (``converged``).
+2. Decoding (eq. 4), made consistent: factors are visited breadth first over the factor graph, and
+   each one sets its still-free variables to the maximiser of its belief with its already-decoded
+   variables held fixed. On a tree with converged messages the beliefs are max-marginals and this
+   yields a global maximiser.
+3. Iterated conditional modes (ICM): sweeps over the variables set each to its best grid value
+   given the others, until no single change improves ``F`` (so on loopy graphs the result is at
+   least a local optimum in this sense). With ``rng``, :data:`N_RANDOM_STARTS` further ICM runs
+   start from uniformly random assignments; the best assignment is returned (the decoded one
+   wins ties).
+
+Variables in no factor get index 0.
+
+Cost: one iteration touches every table entry about ``k + 1`` times. Measured 2026-11-27 at
+commit 15455dc (1 thread, a busy 2-core machine): 10 factors of 3 variables on 20-point grids
+(8000 entries each), 30 iterations plus decoding and ICM, ~8 ms per call on a loopy graph and
+~3 ms on a tree (converged after 6 iterations).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from shared_core.validation import check_int, check_real
+
+__all__ = ["N_RANDOM_STARTS", "Factor", "MaxSumResult", "max_sum"]
+
+N_RANDOM_STARTS = 4  # ICM runs from random starts when an rng is given
+_MAX_ICM_SWEEPS = 100  # cap on ICM sweeps; every sweep but the last strictly improves F
+
+@dataclass(frozen=True)
+class Factor:
+    """One term ``phi_I`` of the objective.
+
+    Attributes:
+        variables: Distinct variable indices ``I`` (at least one), in the order of the table's axes.
+        table: ``(D[v] for v in variables)`` float64: the factor's value on the product grid.
+    """
+
+    variables: tuple[int, ...]
+    table: np.ndarray
+
+
+@dataclass(frozen=True)
+class MaxSumResult:
+    """Outcome of :func:`max_sum`.
+
+    Attributes:
+        assignment: ``(V,)`` int64: grid index per variable.
+        value: Sum of the factor tables at ``assignment``.
+        iterations: Message-passing iterations run.
+        converged: Whether the messages stopped changing (within ``tol``) before the limit.
+    """
+
+    assignment: np.ndarray
+    value: float
+    iterations: int
+    converged: bool
+
+
+def max_sum(
+    domain_sizes: Sequence[int],
+    factors: Sequence[Factor],
+    *,
+    iterations: int = 30,
+    damping: float = 0.5,
+    tol: float = 1e-9,
+    rng: np.random.Generator | None = None,
+) -> MaxSumResult:
+    """Maximise ``sum_I phi_I(x^I)`` over the product grid by max-sum, decoding and ICM.
+
+    Args:
+        domain_sizes: ``(V,)`` grid size ``D[i] >= 1`` of each variable.
+        factors: The terms; each table's shape must be ``(D[v] for v in variables)``.
+        iterations: Most message-passing iterations (the paper runs 30 per BO step).
+        damping: In ``[0, 1)``; on a factor graph with a cycle,
+            ``m_{I->i} <- (1 - damping) * computed + damping * old``; 0 is plain max-sum.
+            Not applied on a forest.
+        tol: Messages have converged once no factor-to-variable message changes by more than this.
+        rng: If given, :data:`N_RANDOM_STARTS` extra ICM runs from random assignments.
+
+    Returns:
+        The best assignment found, its value, the iterations run and whether messages converged.
+
+    Raises:
+        ValueError: On a domain size below 1, a factor with no, repeated or out-of-range variables,
+            a table of the wrong shape or with non-finite entries, ``iterations < 1``, ``damping``
+            outside ``[0, 1)`` or a negative or non-finite ``tol``.
+    """
+    sizes = [check_int(f"domain_sizes[{i}]", d, minimum=1) for i, d in enumerate(domain_sizes)]
+    iterations = check_int("iterations", iterations, minimum=1)
+    damping = check_real("damping", damping, low=0.0, high=1.0, high_open=True)
+    tol = check_real("tol", tol, low=0.0)
+    scopes, tables = _checked_factors(sizes, factors)
+
+    damp = 0.0 if _is_forest(len(sizes), scopes) else damping
+    groups = _groups(sizes, scopes, tables)
+    to_var, run, converged = _pass_messages(groups, sum(sizes), iterations, damp, tol)
+    to_factor = _variable_to_factor(groups, to_var, sum(sizes))
+    beliefs: list[np.ndarray] = [np.empty(0)] * len(tables)  # [F] (D[v] for v in I)
+    for group, messages in zip(groups, to_factor):
+        for f, belief in zip(group.factors, _belief(group.tables, messages)):
+            beliefs[f] = belief
+
+    # Consistent decoding, then ICM; optionally ICM from random starts.
+    incidence = _incidence(len(sizes), scopes)
+    used = np.array([len(edges) > 0 for edges in incidence], dtype=bool)  # (V,)
+    best = _icm(_decode(scopes, beliefs, incidence), scopes, tables, incidence)
+    best_value = _total_value(best, scopes, tables)
+    if rng is not None:
+        for _ in range(N_RANDOM_STARTS):
+            start = np.where(used, rng.integers(0, sizes), 0).astype(np.int64)  # (V,)
+            candidate = _icm(start, scopes, tables, incidence)
+            value = _total_value(candidate, scopes, tables)
+            if value > best_value:
+                best, best_value = candidate, value
+    return MaxSumResult(assignment=best, value=best_value, iterations=run, converged=converged)
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+def _checked_factors(
+    sizes: list[int], factors: Sequence[Factor]
+) -> tuple[list[tuple[int, ...]], list[np.ndarray]]:
+    """Scopes and float64 tables of ``factors``, else ``ValueError`` naming the bad value."""
+    scopes: list[tuple[int, ...]] = []
+    tables: list[np.ndarray] = []
+    for f, factor in enumerate(factors):
+        scope = tuple(
+            check_int(f"factors[{f}].variables[{p}]", v, minimum=0)
+            for p, v in enumerate(factor.variables)
+        )
+        if not scope:
+            raise ValueError(f"factors[{f}].variables must not be empty, got {factor.variables!r}")
+        if len(set(scope)) != len(scope):
+            raise ValueError(f"factors[{f}].variables has a repeated variable: {scope!r}")
+        for v in scope:
+            if v >= len(sizes):
+                raise ValueError(
+                    f"factors[{f}].variables has variable {v} out of range for {len(sizes)} "
+                    f"variables: {scope!r}"
+                )
+        table = np.asarray(factor.table, dtype=np.float64)
+        expected = tuple(sizes[v] for v in scope)
+        if table.shape != expected:
+            raise ValueError(
+                f"factors[{f}].table has shape {table.shape}, expected {expected} "
+                f"(domain sizes of variables {scope})"
+            )
+        if not np.all(np.isfinite(table)):
+            raise ValueError(f"factors[{f}].table has non-finite values: {table!r}")
+        scopes.append(scope)
+        tables.append(table)
+    return scopes, tables
+
+
+# --- factor graph -------------------------------------------------------------------------------
+
+
+def _incidence(n_vars: int, scopes: list[tuple[int, ...]]) -> list[list[tuple[int, int]]]:
+    """Per variable, the ``(factor, position)`` edges that reach it."""
+    incidence: list[list[tuple[int, int]]] = [[] for _ in range(n_vars)]
+    for f, scope in enumerate(scopes):
+        for p, v in enumerate(scope):
+            incidence[v].append((f, p))
+    return incidence
+
+
+def _is_forest(n_vars: int, scopes: list[tuple[int, ...]]) -> bool:
+    """Whether the bipartite factor graph has no cycle: edges = nodes - components."""
+    parent = list(range(n_vars))  # union-find over variables; a factor joins its variables
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for scope in scopes:
+        for v in scope[1:]:
+            parent[root(v)] = root(scope[0])
+    used = {v for scope in scopes for v in scope}
+    n_components = len({root(v) for v in used})
+    n_edges = sum(len(scope) for scope in scopes)
+    return n_edges == len(used) + len(scopes) - n_components
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The ``n`` factors whose tables share one shape ``(D_0, ..., D_{k-1})``, stacked.
+
+    Attributes:
+        factors: ``(n,)`` their indices in the factor list.
+        tables: ``(n, D_0, ..., D_{k-1})`` their tables.
+        slots: ``k`` arrays ``(n, D_p)``: where ``(variable at position p, h)`` sits in the flat
+            layout of all variables' values (``offset[v] + h``).
+    """
+
+    factors: np.ndarray
+    tables: np.ndarray
+    slots: tuple[np.ndarray, ...]
+
+
+def _groups(
+    sizes: list[int], scopes: list[tuple[int, ...]], tables: list[np.ndarray]
+) -> list[_Group]:
+    """Factors stacked by table shape, so that each message update is one numpy call per group."""
+    offsets = np.cumsum([0, *sizes])  # (V + 1,)
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for f, table in enumerate(tables):
+        by_shape.setdefault(table.shape, []).append(f)
+    groups = []
+    for shape, members in by_shape.items():
+        variables = np.array([scopes[f] for f in members], dtype=np.int64)  # (n, k)
+        slots = tuple(
+            offsets[variables[:, p]][:, None] + np.arange(d)[None, :]  # (n, D_p)
+            for p, d in enumerate(shape)
+        )
+        stacked = np.stack([tables[f] for f in members])  # (n, *shape)
+        groups.append(_Group(np.array(members, dtype=np.int64), stacked, slots))
+    return groups
+
+
+# --- messages (eq. 3) ---------------------------------------------------------------------------
+
+# Messages of a group, one ``(n, D_p)`` array per position ``p``.
+Messages = list[np.ndarray]
+
+
+def _normalised(messages: np.ndarray) -> np.ndarray:
+    """``messages`` ``(n, D)`` shifted to a row maximum of 0 (max-sum is invariant to the shift)."""
+    return messages - np.max(messages, axis=1, keepdims=True)
+
+
+def _pass_messages(
+    groups: list[_Group], n_slots: int, iterations: int, damping: float, tol: float
+) -> tuple[list[Messages], int, bool]:
+    """Synchronous max-sum from zero messages: final ``to_var`` per group, iterations run and
+    whether they converged."""
+    to_var = [[np.zeros(slot.shape) for slot in group.slots] for group in groups]
+    for it in range(1, iterations + 1):
+        to_factor = _variable_to_factor(groups, to_var, n_slots)
+        change = 0.0
+        for g, group in enumerate(groups):
+            computed = _factor_to_variable(group.tables, to_factor[g])
+            for p, (new, old) in enumerate(zip(computed, to_var[g])):
+                new = (1.0 - damping) * new + damping * old  # damping (0 on a forest)
+                change = max(change, float(np.max(np.abs(new - old))))
+                to_var[g][p] = new
+        if change <= tol:
+            return to_var, it, True
+    return to_var, iterations, False
+
+
+def _variable_to_factor(
+    groups: list[_Group], to_var: list[Messages], n_slots: int
+) -> list[Messages]:
+    """``m_{i->I}(h) = sum_{I' in A(i) \\ I} m_{I'->i}(h)`` (eq. 3, second line), normalised."""
+    slots = np.concatenate([slot.ravel() for group in groups for slot in group.slots])
+    values = np.concatenate([message.ravel() for messages in to_var for message in messages])
+    totals = np.bincount(slots, weights=values, minlength=n_slots)  # (sum D,): over all of A(i)
+    return [
+        [_normalised(totals[slot] - message) for slot, message in zip(group.slots, messages)]
+        for group, messages in zip(groups, to_var)
+    ]
+
+
+def _outer_sum(messages: Messages) -> np.ndarray:
+    """``(n, D_1, ..., D_j)``: ``sum_p messages[p]``, each broadcast on its own axis."""
+    total = messages[0]  # (n, D_1)
+    for message in messages[1:]:
+        # (n, D_1, ..., D_p, 1) + (n, 1, ..., 1, D_{p+1})
+        total = total[..., None] + message.reshape((len(message),) + (1,) * (total.ndim - 1) + (-1,))
+    return total
+
+
+def _belief(tables: np.ndarray, to_factor: Messages) -> np.ndarray:
+    """``phi_I + sum_{j in I} m_{j->I}`` ``(n, *shape)``.
+
+    The messages of all axes but the first are summed on their own grid (``1 / D_0`` of the table)
+    and added to the tables, then the first axis' messages in place: numpy adds an operand
+    broadcast on leading axes much faster than one broadcast on trailing ones, and a second
+    temporary of the table's size made this ~10x slower (measured 2026-11-27).
+    """
+    first = to_factor[0]  # (n, D_0)
+    if len(to_factor) == 1:
+        return tables + first
+    belief = tables + _outer_sum(to_factor[1:])[:, None]
+    belief += first.reshape(first.shape + (1,) * (tables.ndim - 2))
+    return belief
+
+
+def _max_marginals(belief: np.ndarray) -> Messages:
+    """``max`` of ``belief`` ``(n, *shape)`` over all axes but ``p``, ``(n, D_p)`` for each ``p``.
+
+    The axes before ``p`` are reduced one at a time (each reduction then runs over contiguous
+    blocks, and the reductions are shared between positions), the axes after ``p`` jointly: numpy
+    reduces a strided axis with short inner blocks several times slower.
+    """
+    marginals = []
+    reduced = belief  # (n, D_p, ..., D_{k-1}): max over the axes before p
+    for p in range(belief.ndim - 1):
+        marginals.append(np.max(reduced, axis=tuple(range(2, reduced.ndim))))
+        if reduced.ndim > 2:
+            reduced = np.max(reduced, axis=1)
+    return marginals
+
+
+def _factor_to_variable(tables: np.ndarray, to_factor: Messages) -> Messages:
+    """``m_{I->i}(h) = max_{h^{I\\i}} [Delta^{-i}(h^{I\\i}) + phi_I(h^{I\\i}, h)]`` (eq. 3, first
+    line) for every factor of a group and each of its variables ``i``, normalised.
+
+    ``Delta^{-i}`` sums the incoming messages of the other variables, so the bracket is the belief
+    minus ``m_{i->I}``, which depends on axis ``i`` only and comes out of the max.
+    """
+    marginals = _max_marginals(_belief(tables, to_factor))  # k x (n, D_p)
+    return [_normalised(m - message) for m, message in zip(marginals, to_factor)]
+
+
+# --- decoding (eq. 4) and ICM -------------------------------------------------------------------
+
+
+def _decode(
+    scopes: list[tuple[int, ...]],
+    beliefs: list[np.ndarray],
+    incidence: list[list[tuple[int, int]]],
+) -> np.ndarray:
+    """Consistent assignment ``(V,)`` from the beliefs, visiting factors breadth first.
+
+    Each factor maximises ``phi_I + sum_{i in I} m_{i->I}`` (eq. 4, over all of ``I`` at once)
+    over its free variables, with its already-decoded variables fixed.
+    """
+    assignment = np.full(len(incidence), -1, dtype=np.int64)  # (V,), -1: not decoded yet
+    visited = np.zeros(len(scopes), dtype=bool)  # (F,)
+    for root in range(len(scopes)):
+        if visited[root]:
+            continue
+        visited[root] = True
+        queue = deque([root])
+        while queue:
+            f = queue.popleft()
+            _decode_factor(scopes[f], beliefs[f], assignment)
+            for v in scopes[f]:
+                for g, _ in incidence[v]:
+                    if not visited[g]:
+                        visited[g] = True
+                        queue.append(g)
+    assignment[assignment < 0] = 0  # variables in no factor
+    return assignment
+
+
+def _decode_factor(scope: tuple[int, ...], belief: np.ndarray, assignment: np.ndarray) -> None:
+    """Set the free variables of ``scope`` (``assignment < 0``) to the belief's maximiser."""
+    free = [p for p, v in enumerate(scope) if assignment[v] < 0]
+    if not free:
+        return
+    index = tuple(slice(None) if assignment[v] < 0 else int(assignment[v]) for v in scope)
+    conditional = belief[index]  # (D[v] for the free v)
+    best = np.unravel_index(int(np.argmax(conditional)), conditional.shape)
+    for p, h in zip(free, best):
+        assignment[scope[p]] = h
+
+
+def _local_values(
+    v: int,
+    assignment: np.ndarray,
+    scopes: list[tuple[int, ...]],
+    tables: list[np.ndarray],
+    edges: list[tuple[int, int]],
+) -> np.ndarray:
+    """``(D[v],)``: the factors containing ``v`` summed at every value of ``v``, others fixed."""
+    values = np.zeros(tables[edges[0][0]].shape[edges[0][1]])
+    for f, p in edges:
+        index = tuple(slice(None) if q == p else int(assignment[u]) for q, u in enumerate(scopes[f]))
+        values += tables[f][index]
+    return values
+
+
+def _icm(
+    start: np.ndarray,
+    scopes: list[tuple[int, ...]],
+    tables: list[np.ndarray],
+    incidence: list[list[tuple[int, int]]],
+) -> np.ndarray:
+    """Coordinate ascent from ``start`` ``(V,)``: a variable moves only to a strictly better value."""
+    assignment = start.copy()
+    for _ in range(_MAX_ICM_SWEEPS):
+        moved = False
+        for v, edges in enumerate(incidence):
+            if not edges:
+                continue
+            values = _local_values(v, assignment, scopes, tables, edges)
+            best = int(np.argmax(values))
+            if values[best] > values[assignment[v]]:
+                assignment[v] = best
+                moved = True
+        if not moved:
+            break
+    return assignment
+
+
+def _total_value(
+    assignment: np.ndarray, scopes: list[tuple[int, ...]], tables: list[np.ndarray]
+) -> float:
+    """``F(x) = sum_I phi_I(x^I)`` at ``assignment`` ``(V,)``."""
+    return math.fsum(
+        float(table[tuple(int(assignment[v]) for v in scope)])
+        for scope, table in zip(scopes, tables)
+    )

@@ -28,26 +28,27 @@ Method:
 2. Decoding (eq. 4), made consistent: factors are visited breadth first over the factor graph, and
    each one sets its still-free variables to the maximiser of its belief with its already-decoded
    variables held fixed. On a tree with converged messages the beliefs are max-marginals and this
-   yields a global maximiser.
+   yields a global maximiser. On a loopy graph, where messages may oscillate, every iteration's
+   messages are decoded and the decoding of highest ``F`` is kept (an "anytime" max-sum).
 3. Iterated conditional modes (ICM): sweeps over the variables set each to its best grid value
    given the others, until no single change improves ``F`` (so on loopy graphs the result is at
    least a local optimum in this sense). With ``rng``, :data:`N_RANDOM_STARTS` further ICM runs
    start from uniformly random assignments; the best assignment is returned (the decoded one
    wins ties).
 
-Variables in no factor get index 0.
+Variables in no factor get index 0 (with no factors at all: no iteration, ``converged``).
 
 Cost: one iteration touches every table entry about ``k + 1`` times. Measured 2026-11-27 at
-commit 15455dc (1 thread, a busy 2-core machine): 10 factors of 3 variables on 20-point grids
-(8000 entries each), 30 iterations plus decoding and ICM, ~8 ms per call on a loopy graph and
-~3 ms on a tree (converged after 6 iterations).
+commit 45013ed (one thread, a 2-core machine under a load average of ~3) on 10 factors of 3
+variables with 20-point grids (8000 entries each), one call: 24-31 ms CPU, 38-41 ms wall on a loopy
+graph (all 30 iterations, each decoded); 8-10 ms CPU on a tree (converged after 7 iterations).
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,20 +125,30 @@ def max_sum(
     damping = check_real("damping", damping, low=0.0, high=1.0, high_open=True)
     tol = check_real("tol", tol, low=0.0)
     scopes, tables = _checked_factors(sizes, factors)
+    if not scopes:  # nothing to pass or decode
+        return MaxSumResult(np.zeros(len(sizes), dtype=np.int64), 0.0, iterations=0, converged=True)
 
-    damp = 0.0 if _is_forest(len(sizes), scopes) else damping
     groups = _groups(sizes, scopes, tables)
-    to_var, run, converged = _pass_messages(groups, sum(sizes), iterations, damp, tol)
-    to_factor = _variable_to_factor(groups, to_var, sum(sizes))
-    beliefs: list[np.ndarray] = [np.empty(0)] * len(tables)  # [F] (D[v] for v in I)
-    for group, messages in zip(groups, to_factor):
-        for f, belief in zip(group.factors, _belief(group.tables, messages)):
-            beliefs[f] = belief
-
-    # Consistent decoding, then ICM; optionally ICM from random starts.
     incidence = _incidence(len(sizes), scopes)
+    loopy = not _is_forest(len(sizes), scopes)
+
+    # Messages (eq. 3), decoding (eq. 4): after every iteration on a loopy graph, else at the end.
+    rounds = _rounds(groups, sum(sizes), damping if loopy else 0.0)
+    next(rounds)  # the beliefs of the zero messages: the tables
+    best, best_value = np.zeros(len(sizes), dtype=np.int64), -math.inf
+    run, converged = 0, False
+    while run < iterations and not converged:
+        beliefs, change = next(rounds)
+        run, converged = run + 1, change <= tol
+        if loopy or converged or run == iterations:
+            decoded = _decode(scopes, _unstacked(groups, beliefs), incidence)
+            value = _total_value(decoded, scopes, tables)
+            if value > best_value:
+                best, best_value = decoded, value
+
+    # ICM from the decoded assignment, then optionally from random starts.
     used = np.array([len(edges) > 0 for edges in incidence], dtype=bool)  # (V,)
-    best = _icm(_decode(scopes, beliefs, incidence), scopes, tables, incidence)
+    best = _icm(best, scopes, tables, incidence)
     best_value = _total_value(best, scopes, tables)
     if rng is not None:
         for _ in range(N_RANDOM_STARTS):
@@ -257,37 +268,50 @@ def _groups(
 # --- messages (eq. 3) ---------------------------------------------------------------------------
 
 # Messages of a group, one ``(n, D_p)`` array per position ``p``.
-Messages = list[np.ndarray]
+_Messages = list[np.ndarray]
 
 
 def _normalised(messages: np.ndarray) -> np.ndarray:
     """``messages`` ``(n, D)`` shifted to a row maximum of 0 (max-sum is invariant to the shift)."""
-    return messages - np.max(messages, axis=1, keepdims=True)
+    shifted: np.ndarray = messages - np.max(messages, axis=1, keepdims=True)
+    return shifted
 
 
-def _pass_messages(
-    groups: list[_Group], n_slots: int, iterations: int, damping: float, tol: float
-) -> tuple[list[Messages], int, bool]:
-    """Synchronous max-sum from zero messages: final ``to_var`` per group, iterations run and
-    whether they converged."""
+def _rounds(
+    groups: list[_Group], n_slots: int, damping: float
+) -> Iterator[tuple[list[np.ndarray], float]]:
+    """Synchronous max-sum from zero messages, one iteration per ``next``.
+
+    Yields the beliefs ``(n, *shape)`` per group of the current messages and the largest change
+    of a factor-to-variable message in the iteration that produced them (``inf`` at first).
+    """
     to_var = [[np.zeros(slot.shape) for slot in group.slots] for group in groups]
-    for it in range(1, iterations + 1):
+    change = math.inf
+    while True:
         to_factor = _variable_to_factor(groups, to_var, n_slots)
+        beliefs = [_belief(group.tables, messages) for group, messages in zip(groups, to_factor)]
+        yield beliefs, change
         change = 0.0
-        for g, group in enumerate(groups):
-            computed = _factor_to_variable(group.tables, to_factor[g])
+        for g, belief in enumerate(beliefs):
+            computed = _factor_to_variable(belief, to_factor[g])
             for p, (new, old) in enumerate(zip(computed, to_var[g])):
                 new = (1.0 - damping) * new + damping * old  # damping (0 on a forest)
                 change = max(change, float(np.max(np.abs(new - old))))
                 to_var[g][p] = new
-        if change <= tol:
-            return to_var, it, True
-    return to_var, iterations, False
+
+
+def _unstacked(groups: list[_Group], stacked: list[np.ndarray]) -> list[np.ndarray]:
+    """Per-group arrays ``(n, *shape)`` as one array per factor, in factor order."""
+    out: list[np.ndarray] = [np.empty(0)] * sum(len(group.factors) for group in groups)
+    for group, arrays in zip(groups, stacked):
+        for f, array in zip(group.factors, arrays):
+            out[f] = array
+    return out
 
 
 def _variable_to_factor(
-    groups: list[_Group], to_var: list[Messages], n_slots: int
-) -> list[Messages]:
+    groups: list[_Group], to_var: list[_Messages], n_slots: int
+) -> list[_Messages]:
     """``m_{i->I}(h) = sum_{I' in A(i) \\ I} m_{I'->i}(h)`` (eq. 3, second line), normalised."""
     slots = np.concatenate([slot.ravel() for group in groups for slot in group.slots])
     values = np.concatenate([message.ravel() for messages in to_var for message in messages])
@@ -298,7 +322,7 @@ def _variable_to_factor(
     ]
 
 
-def _outer_sum(messages: Messages) -> np.ndarray:
+def _outer_sum(messages: _Messages) -> np.ndarray:
     """``(n, D_1, ..., D_j)``: ``sum_p messages[p]``, each broadcast on its own axis."""
     total = messages[0]  # (n, D_1)
     for message in messages[1:]:
@@ -309,19 +333,23 @@ def _outer_sum(messages: Messages) -> np.ndarray:
     return total
 
 
-def _belief(tables: np.ndarray, to_factor: Messages) -> np.ndarray:
+def _belief(tables: np.ndarray, to_factor: _Messages) -> np.ndarray:
     """``phi_I + sum_{j in I} m_{j->I}`` ``(n, *shape)``.
 
     The messages of all axes but the first are summed on their own grid (``1 / D_0`` of the table)
-    and then added to the tables, the first axis' messages last: numpy adds an operand broadcast on
-    a leading axis much faster than one broadcast on the trailing ones.
+    and added to the tables, then the first axis' messages in place: numpy adds an operand
+    broadcast on leading axes much faster than one broadcast on trailing ones, and a second
+    temporary of the table's size made this ~10x slower (measured 2026-11-27).
     """
     first = to_factor[0]  # (n, D_0)
-    belief = tables if len(to_factor) == 1 else tables + _outer_sum(to_factor[1:])[:, None]
-    return belief + first.reshape(first.shape + (1,) * (tables.ndim - 2))
+    if len(to_factor) == 1:
+        return tables + first
+    belief: np.ndarray = tables + _outer_sum(to_factor[1:])[:, None]
+    belief += first.reshape(first.shape + (1,) * (tables.ndim - 2))
+    return belief
 
 
-def _max_marginals(belief: np.ndarray) -> Messages:
+def _max_marginals(belief: np.ndarray) -> _Messages:
     """``max`` of ``belief`` ``(n, *shape)`` over all axes but ``p``, ``(n, D_p)`` for each ``p``.
 
     The axes before ``p`` are reduced one at a time (each reduction then runs over contiguous
@@ -330,21 +358,21 @@ def _max_marginals(belief: np.ndarray) -> Messages:
     """
     marginals = []
     reduced = belief  # (n, D_p, ..., D_{k-1}): max over the axes before p
-    for p in range(belief.ndim - 1):
+    for _ in range(belief.ndim - 1):
         marginals.append(np.max(reduced, axis=tuple(range(2, reduced.ndim))))
         if reduced.ndim > 2:
             reduced = np.max(reduced, axis=1)
     return marginals
 
 
-def _factor_to_variable(tables: np.ndarray, to_factor: Messages) -> Messages:
+def _factor_to_variable(belief: np.ndarray, to_factor: _Messages) -> _Messages:
     """``m_{I->i}(h) = max_{h^{I\\i}} [Delta^{-i}(h^{I\\i}) + phi_I(h^{I\\i}, h)]`` (eq. 3, first
     line) for every factor of a group and each of its variables ``i``, normalised.
 
     ``Delta^{-i}`` sums the incoming messages of the other variables, so the bracket is the belief
-    minus ``m_{i->I}``, which depends on axis ``i`` only and comes out of the max.
+    ``(n, *shape)`` minus ``m_{i->I}``, which depends on axis ``i`` only and comes out of the max.
     """
-    marginals = _max_marginals(_belief(tables, to_factor))  # k x (n, D_p)
+    marginals = _max_marginals(belief)  # k x (n, D_p)
     return [_normalised(m - message) for m, message in zip(marginals, to_factor)]
 
 
@@ -400,7 +428,7 @@ def _local_values(
     edges: list[tuple[int, int]],
 ) -> np.ndarray:
     """``(D[v],)``: the factors containing ``v`` summed at every value of ``v``, others fixed."""
-    values = np.zeros(tables[edges[0][0]].shape[edges[0][1]])
+    values: np.ndarray = np.zeros(tables[edges[0][0]].shape[edges[0][1]])
     for f, p in edges:
         index = tuple(
             slice(None) if q == p else int(assignment[u]) for q, u in enumerate(scopes[f])
@@ -415,8 +443,12 @@ def _icm(
     tables: list[np.ndarray],
     incidence: list[list[tuple[int, int]]],
 ) -> np.ndarray:
-    """Coordinate ascent from ``start`` ``(V,)``: a variable moves only to a strictly better value."""
-    assignment = start.copy()
+    """Coordinate ascent from ``start`` ``(V,)``; a variable moves only to a strictly better value.
+
+    Every move strictly increases ``F``, so the sweeps end at an assignment that no single change
+    improves (or after :data:`_MAX_ICM_SWEEPS`).
+    """
+    assignment: np.ndarray = start.copy()  # (V,)
     for _ in range(_MAX_ICM_SWEEPS):
         moved = False
         for v, edges in enumerate(incidence):

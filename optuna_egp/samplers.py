@@ -248,7 +248,7 @@ class DECHBOSampler(CoreSampler):
         beta_scale: multiplies the paper's ``beta_t`` (Lemma 4) (default 0.1).
         delta: confidence parameter of ``beta_t`` (default 0.1).
         max_sum_iterations: message-passing iterations per suggestion (default 30, the paper's).
-        damping: message damping on loopy factor graphs (default 0.5).
+        damping: message damping on loopy factor graphs (default 0: none).
         kernel: each factor's kernel, ``"matern52"`` (default), ``"matern32"`` or ``"rbf"``.
         warp_outputs: fit the GPs to power-warped objective values (default True).
         n_raw: random candidates of the polishing step (default 256).
@@ -270,7 +270,7 @@ class DECHBOSampler(CoreSampler):
         beta_scale: float = 0.1,
         delta: float = 0.1,
         max_sum_iterations: int = 30,
-        damping: float = 0.5,
+        damping: float = 0.0,
         kernel: str = "matern52",
         warp_outputs: bool = True,
         n_raw: int = 256,

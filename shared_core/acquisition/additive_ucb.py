@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class AdditiveUCB(Acquisition):
         """Term ``i`` at ``Z`` ``(b, |g|)``, points given in the term's own columns: ``(b,)``."""
         term = self.terms[i]
         mean, var = term.posterior.factor_predict(term.group, Z)
-        return term.weight * (-mean + self.sqrt_beta * np.sqrt(var))
+        return cast(np.ndarray, term.weight * (-mean + self.sqrt_beta * np.sqrt(var)))
 
     def value(self, X: np.ndarray) -> np.ndarray:
         out = np.zeros(len(X))  # (b,)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -79,7 +79,10 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         beta_scale: multiplies Lemma 4's ``beta_t``.
         delta: the confidence parameter of ``beta_t``.
         max_sum_iterations: message-passing iterations per suggestion (the paper's 30).
-        damping: max-sum message damping (``0``: none).
+        damping: max-sum message damping on loopy factor graphs (default ``0``, none: on random
+            tables of overlapping 3-parameter factors plain max-sum with its anytime decoding
+            found the exact maximum on 10 of 10 seeds, damping 0.5 on 6; ``tests/core/
+            test_max_sum.py``).
         kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
             per column).
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
@@ -99,7 +102,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         beta_scale: float = 0.1,
         delta: float = 0.1,
         max_sum_iterations: int = 30,
-        damping: float = 0.5,
+        damping: float = 0.0,
         kernel: str = "matern52",
         warp_outputs: bool = True,
         n_raw: int = 256,
@@ -223,7 +226,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         log_domain = float(sum(math.log(len(grid)) for grid in grids))
         beta = self.beta_scale * paper_beta(log_domain, len(factors), t, self.delta)
         acq = AdditiveUCB(terms, math.sqrt(beta))
-        x_grid = self._max_sum_point(acq, term_params, grids, space)
+        x_grid = self._max_sum_point(acq, term_params, grids, space, rng)
         avoid = np.vstack([obs.X_pending, obs.X])
         x_polished = maximize_acquisition(
             acq,
@@ -236,7 +239,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         )
         candidates = np.vstack([x_grid, x_polished])  # (2, d)
         values = np.where(matches_any(candidates, avoid), -np.inf, acq.value(candidates))
-        return candidates[int(np.argmax(values))]
+        return cast(np.ndarray, candidates[int(np.argmax(values))])
 
     def _largest_factor(self) -> int:
         return max(len(g) for p in self.partitions for g in p)
@@ -247,6 +250,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         term_params: list[tuple[int, ...]],
         grids: list[np.ndarray],
         space: SearchSpace,
+        rng: np.random.Generator,
     ) -> np.ndarray:
         """Eq. (3)-(4): the grid point max-sum finds, encoded ``(d,)`` and valid. Term ``i`` of
         ``acq`` is a factor over the parameters ``term_params[i]``; terms over the same
@@ -261,9 +265,10 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             [Factor(params, table) for params, table in tables.items()],
             iterations=self.max_sum_iterations,
             damping=self.damping,
+            rng=rng,
         )
         x = np.concatenate([grids[p][result.assignment[p]] for p in range(len(grids))])  # (d,)
-        return space.round_to_valid(x[None])[0]
+        return cast(np.ndarray, space.round_to_valid(x[None])[0])
 
 
 def _param_columns(space: SearchSpace) -> list[np.ndarray]:

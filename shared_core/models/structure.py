@@ -52,7 +52,7 @@ def random_partition(n_params: int, max_size: int, rng: np.random.Generator) -> 
     """The parameters in random order, cut into consecutive groups of ``max_size`` (the last may
     be smaller): the chain's first state."""
     order = rng.permutation(n_params)
-    return canonical([order[i : i + max_size] for i in range(0, n_params, max_size)])
+    return canonical([order[i : i + max_size].tolist() for i in range(0, n_params, max_size)])
 
 
 def _targets(partition: Partition, param: int, max_size: int) -> list[int]:

@@ -118,7 +118,7 @@ def test_max_sum_finds_the_grid_argmax_of_the_additive_ucb_on_a_tree():
     columns = partition_columns(partition, dec_hbo._param_columns(space))
     acq = AdditiveUCB([UCBTerm(posteriors[0], g, c, 1.0) for g, c in enumerate(columns)], 1.5)
     grids = dec_hbo._grids(space, 6, obs.X[0], rng)
-    x = algorithm._max_sum_point(acq, list(partition), grids, space)
+    x = algorithm._max_sum_point(acq, list(partition), grids, space, rng)
     everything = dec_hbo._product(grids, (0, 1, 2, 3))
     assert acq.value(x[None])[0] == pytest.approx(acq.value(everything).max(), abs=1e-12)
 

@@ -24,8 +24,9 @@ Per suggestion:
        floor(t / 5))`` grows with the iteration ``t`` (Appendix A), ``cap`` keeping the largest
        factor's table at most ``MAX_TABLE`` points;
     5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it
-       and L-BFGS-B on the same acquisition), and the better of the two, by the acquisition, is
-       the suggestion.
+       and L-BFGS-B on the same acquisition), and the better of the two by the acquisition (the
+       max-sum point only if it satisfies the space's linear constraints and is no pending or
+       observed point) is the suggestion.
 
 Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
 a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion
@@ -237,8 +238,9 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             n_starts=self.n_starts,
             avoid=avoid,
         )
-        candidates = np.vstack([x_grid, x_polished])  # (2, d)
-        values = np.where(matches_any(candidates, avoid), -np.inf, acq.value(candidates))
+        candidates = np.vstack([x_grid, x_polished])  # (2, d); x_polished is always feasible
+        usable = space.feasible(candidates) & ~matches_any(candidates, avoid)
+        values = np.where(usable, acq.value(candidates), -np.inf)
         return cast(np.ndarray, candidates[int(np.argmax(values))])
 
     def _largest_factor(self) -> int:

@@ -12,7 +12,8 @@ Names (options as ``-`` suffixes):
                             ``-sharp<x>`` (``sharpness``), e.g. ``bore++-beta0-sharp1``
 ``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
                             surrogate ``gp`` or ``egp``
-``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``
+``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``; suffix ``-beta<x>``
+                            (``beta_scale``), e.g. ``dec-hbo-mf3-beta0.3``
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
 ``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
 ``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
@@ -81,7 +82,7 @@ PEERS: dict[str, tuple[str, ...]] = {
 # (Optuna's default, 50, would leave 60 trials one generation past the random one).
 NSGA2_POPULATION = 10
 _EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
-_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)")
+_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)(?:-beta(\d+(?:\.\d+)?))?")
 _BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
 
 
@@ -166,7 +167,9 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
         return DistributedTSSampler(seed=seed, **{**kw, **options})
     m = _DEC_HBO.fullmatch(name)
     if m:
-        return DECHBOSampler(seed=seed, **{"max_factor_size": int(m.group(1)), **options})
+        kw = {"max_factor_size": int(m.group(1))}
+        kw |= {"beta_scale": float(m.group(2))} if m.group(2) else {}
+        return DECHBOSampler(seed=seed, **{**kw, **options})
     if name == "gp":
         pin_torch()
         return optuna.samplers.GPSampler(seed=seed, **options)

@@ -22,7 +22,13 @@ from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 __all__ = ["page"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
-CODE = (*SAMPLER_PACKAGES, "benchmarks/dec_hbo.py", "benchmarks/harness/asktell.py")
+CODE = (
+    *SAMPLER_PACKAGES,
+    "benchmarks/dec_hbo.py",
+    "benchmarks/harness/asktell.py",
+    "benchmarks/harness/samplers.py",
+    "benchmarks/distributed.py",
+)
 PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
 VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
 LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run

@@ -252,13 +252,13 @@ def test_code_that_only_gained_new_top_level_statements_runs_as_before():
     grew = provenance.only_additions
     old = (
         '"""A module."""\nfrom m import a, b\n__all__ = ["f"]\n\n'
-        "def f(x):\n    return a(x)\n\nregister('f', f)\n"
+        "def f(x):\n    return a(x)\n\nregister_algorithm('f', f)\n"
     )
     # a new import name, a new function and its registration, a longer __all__, a new docstring
     new = (
         '"""The module."""\nfrom m import a, b, c\n__all__ = ["f", "g"]\n\n'
-        "def f(x):\n    return a(x)\n\nregister('f', f)\n\n"
-        "def g(x):\n    return c(x)\n\nregister('g', g)\n"
+        "def f(x):\n    return a(x)\n\nregister_algorithm('f', f)\n\n"
+        "def g(x):\n    return c(x)\n\nregister_algorithm('g', g)\n"
     )
     assert grew(old, new)
     assert not grew(new, old)  # statements removed
@@ -266,6 +266,30 @@ def test_code_that_only_gained_new_top_level_statements_runs_as_before():
     assert not grew(old, new + "\ndef f(x):\n    return 0\n")  # an old name rebound
     assert not grew(old, new.replace("from m import a, b, c", "from m import b, c"))
     assert not grew(old, "def f(:\n") and not grew(None, new)
+    # code that runs at import, rebinds or deletes a name, or re-registers an old name
+    for extra in (
+        "register_algorithm('f', g)",
+        "register('h', g)",
+        "if True:\n    a = 2",
+        "del a",
+        "(a := 3)",
+        "os.environ.setdefault('OMP_NUM_THREADS', '8')",
+        "def __getattr__(name):\n    return name",
+        "@register\ndef h():\n    pass",
+    ):
+        assert not grew(old, new + extra + "\n"), extra
+    registry = "register_algorithm('egp-ts', E)\n"
+    assert grew(registry, registry + "from m import D\nregister_algorithm('dec-hbo', D)\n")
+    assert not grew(registry, registry + "register_algorithm('egp-ts', D)\n")
+    assert grew(old, new + "@dataclass(frozen=True)\nclass C:\n    x: int = 0\n")
+
+
+def test_a_new_module_of_definitions_only_keeps_rows_current():
+    defines = provenance.only_definitions
+    assert defines('"""M."""\nimport numpy as np\nLIMIT = 3\n\ndef f():\n    return LIMIT\n')
+    assert not defines("import os\nos.environ['A'] = '1'\n")  # runs code at import
+    assert not defines("import m\nm.f = None\n")
+    assert not defines("print('hi')\n") and not defines("def f(:\n")
 
 
 @pytest.mark.parametrize("name", list(PROBLEMS))

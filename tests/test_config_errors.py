@@ -98,6 +98,8 @@ DEC_HBO_OPTIONS = [
     ("damping", [1, -0.1, math.nan]),
     ("kernel", ["linear", 3]),
     ("warp_outputs", ["no", 0]),
+    ("n_raw", [0, 2.5]),
+    ("n_starts", [0, "4"]),
 ]
 GRAPH_OPTIONS = [
     ("agent_id", [-1, 4, 1.5, "0"]),

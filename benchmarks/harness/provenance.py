@@ -45,6 +45,7 @@ __all__ = [
     "commit",
     "machine",
     "only_additions",
+    "only_definitions",
     "provenance",
     "recorded",
     "same_code",
@@ -202,10 +203,10 @@ def _utc_date(seconds: int) -> str:
 @functools.cache
 def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
     """Whether the code in ``paths`` at ``commit`` runs as HEAD's: no file removed or renamed,
-    every added file a Python module, and every changed file a Python file whose syntax tree,
-    docstrings left out, is HEAD's or grew only by new top-level statements
-    (:func:`only_additions`: a new algorithm is a new module plus its import and registration,
-    which leave the other samplers' rows current). ``False`` for a ``+dirty`` commit (its
+    every added file a Python module of definitions only (:func:`only_definitions`), and every
+    changed file a Python file whose syntax tree, docstrings left out, is HEAD's or grew only by
+    new definitions (:func:`only_additions`): a new algorithm, a new module plus its import and
+    registration, leaves the other samplers' rows current. ``False`` for a ``+dirty`` commit (its
     uncommitted edits are unknown) and for a commit git does not know."""
     if not commit or commit == "unknown" or commit.endswith("+dirty"):
         return False
@@ -214,9 +215,12 @@ def same_code(commit: str, paths: tuple[str, ...] = SAMPLER_PACKAGES) -> bool:
         return False
     for line in done.stdout.splitlines():
         status, path = line.split("\t", 1)
-        if status not in ("M", "A") or not path.endswith(".py"):
+        if not path.endswith(".py"):
             return False
-        if status == "M" and not only_additions(_source(commit, path), _source("HEAD", path)):
+        head = _source("HEAD", path)
+        if status == "A" and only_definitions(head):
+            continue
+        if status != "M" or not only_additions(_source(commit, path), head):
             return False
     return True
 
@@ -227,13 +231,19 @@ def _source(commit: str, path: str) -> str | None:
     return None if done is None or done.returncode != 0 else done.stdout
 
 
+# Decorators that only build what they decorate (a new definition with another decorator could
+# register or patch something at import).
+_PLAIN_DECORATORS = {"dataclass", "cache", "lru_cache", "runtime_checkable", "final"}
+
+
 def only_additions(old: str | None, new: str | None) -> bool:
-    """Whether Python source ``new`` is ``old`` plus top-level statements that bind no name
-    ``old`` binds, docstrings and ``__all__`` aside (each name of a multi-name import counts as
-    its own statement): then every code path of ``old`` runs as before. New statements are new
-    functions, classes, imports and calls such as a registration; a statement that rebinds an
-    old name, or any change inside an old statement, is a change. ``False`` if either does not
-    parse."""
+    """Whether Python source ``new`` is ``old`` plus new definitions, docstrings and
+    ``__all__`` aside (each name of a multi-name import counts as its own statement). A new
+    definition is a function or class (plain decorators only), an import, or a call
+    ``register_algorithm("<name>", ...)`` of a name ``old`` does not register; each must bind no
+    name ``old`` binds. Anything else added (a statement that runs code, rebinds or deletes a
+    name, a module ``__getattr__``), and any change inside an old statement, is a change: then
+    the code paths of ``old`` may not run as before. ``False`` if either does not parse."""
     old_body, new_body = _statements(old), _statements(new)
     if old_body is None or new_body is None:
         return False
@@ -245,7 +255,53 @@ def only_additions(old: str | None, new: str | None) -> bool:
         else:
             added.append(node)
     old_names = {name for node in old_body for name in _bound_names(node)}
-    return i == len(old_dumps) and not any(set(_bound_names(node)) & old_names for node in added)
+    old_names |= {_registered(node) for node in old_body} - {None}
+    return i == len(old_dumps) and all(_is_definition(node, old_names) for node in added)
+
+
+def only_definitions(source: str | None) -> bool:
+    """Whether a new module ``source`` holds only definitions: functions and classes (plain
+    decorators), imports, assignments of names (its own constants), ``__all__`` and docstrings;
+    importing it then changes no other module."""
+    body = _statements(source)
+    return body is not None and all(
+        _is_definition(node, set()) or _assigns_names(node) for node in body
+    )
+
+
+def _is_definition(node: ast.stmt, taken: set[str | None]) -> bool:
+    """Whether top-level ``node`` defines something new: a function or class with plain
+    decorators, an import, or a registration, binding no name of ``taken``."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        plain = all(_decorator_name(d) in _PLAIN_DECORATORS for d in node.decorator_list)
+        return plain and node.name != "__getattr__" and node.name not in taken
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return not set(_bound_names(node)) & taken
+    name = _registered(node)
+    return name is not None and name not in taken
+
+
+def _assigns_names(node: ast.stmt) -> bool:
+    """Whether ``node`` assigns to plain names only (``A = ...``, ``A, B = ...``)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    names = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return all(isinstance(e, ast.Name) for e in names)
+
+
+def _decorator_name(node: ast.expr) -> str | None:
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+
+
+def _registered(node: ast.stmt) -> str | None:
+    """The name of ``register_algorithm("<name>", ...)`` if ``node`` is that call."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "register_algorithm"):
+        return None
+    first = call.args[0] if call.args else None
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
 
 
 def _statements(source: str | None) -> list[ast.stmt] | None:
@@ -273,7 +329,7 @@ def _with_names(node: ast.Import | ast.ImportFrom, names: list[ast.alias]) -> as
 
 
 def _bound_names(node: ast.stmt) -> list[str]:
-    """The names a top-level statement binds (assignment targets, definitions, imports)."""
+    """The names a simple top-level statement binds (assignment targets, definitions, imports)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):

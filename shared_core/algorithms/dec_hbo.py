@@ -36,6 +36,7 @@ that sees them: the additive UCB has no place for them).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -82,8 +83,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         max_sum_iterations: message-passing iterations per suggestion (the paper's 30).
         damping: max-sum message damping on loopy factor graphs (default ``0``, none: on random
             tables of overlapping 3-parameter factors plain max-sum with its anytime decoding
-            found the exact maximum on 10 of 10 seeds, damping 0.5 on 6; ``tests/core/
-            test_max_sum.py``).
+            found the exact maximum on 10 of 10 seeds, damping 0.5 on 6, measured 2026-11-27 at
+            commit 45013ed with ``tests/core/test_max_sum.py``'s loopy cases).
         kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
             per column).
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
@@ -124,7 +125,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self.n_raw = check_int("n_raw", n_raw, minimum=1)
         self.n_starts = check_int("n_starts", n_starts, minimum=1)
         self.schedule = RefitSchedule()
-        self.partitions: list[Partition] = []  # the k structure samples (parameter indices)
+        self.partitions: list[Partition] = []  # the distinct structure samples (parameters)
+        self.weights: list[float] = []  # their shares of the k samples
         self._hypers: dict[Partition, AdditiveHyper] = {}
         self._transform = OutputTransform()
         self._n_at_refit = 0
@@ -143,7 +145,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         param_columns = _param_columns(space)
         key = (tuple(space.names), space.dim)
         if key != self._space_key:  # a new space: start over
-            self._space_key, self.partitions, self._hypers, self._n_at_refit = key, [], {}, 0
+            self._space_key, self.partitions, self.weights = key, [], []
+            self._hypers, self._n_at_refit = {}, 0
         if not self.partitions or self.schedule.due(self._n_at_refit, len(obs.y)):
             self._refit(space, obs, param_columns, rng)
         y = self._transform(obs.y)
@@ -199,10 +202,12 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
                 steps=self.mcmc_steps,
                 start=start,
             )
-        for p in samples:
+        counts = Counter(samples)  # a chain revisits partitions: one model each, weighted
+        for p in counts:
             evidence(p)
-        self.partitions = samples
-        self._hypers = {p: fits[p][0] for p in samples}
+        self.partitions = list(counts)
+        self.weights = [counts[p] / len(samples) for p in self.partitions]  # eq. (5)'s 1/k each
+        self._hypers = {p: fits[p][0] for p in self.partitions}
         self._n_at_refit = len(obs.y)
 
     # ------------------------------------------------------------------------ suggestion
@@ -217,11 +222,11 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         param_columns = _param_columns(space)
         incumbent = obs.X[obs.best_first()[0]]
         t = len(obs.y) + len(obs.X_pending) + 1
-        grids = _grids(space, _grid_size(t, self._largest_factor()), incumbent, rng)
+        grids = _grids(space, self._grid_size(space, t), incumbent, rng)
         terms, term_params = [], []
-        for post, partition in zip(posteriors, self.partitions):
+        for post, partition, weight in zip(posteriors, self.partitions, self.weights):
             for g, columns in enumerate(partition_columns(partition, param_columns)):
-                terms.append(UCBTerm(post, g, columns, 1.0 / len(posteriors)))
+                terms.append(UCBTerm(post, g, columns, weight))
                 term_params.append(partition[g])
         factors = {p_group for p in self.partitions for p_group in p}
         log_domain = float(sum(math.log(len(grid)) for grid in grids))
@@ -240,11 +245,25 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         )
         candidates = np.vstack([x_grid, x_polished])  # (2, d); x_polished is always feasible
         usable = space.feasible(candidates) & ~matches_any(candidates, avoid)
+        if not usable.any():  # the optimiser's own fall-back: feasible, avoided if it can be
+            return x_polished
         values = np.where(usable, acq.value(candidates), -np.inf)
         return cast(np.ndarray, candidates[int(np.argmax(values))])
 
-    def _largest_factor(self) -> int:
-        return max(len(g) for p in self.partitions for g in p)
+    def _grid_size(self, space: SearchSpace, t: int) -> int:
+        """``D_t = min(cap, GRID_START + t // GRID_GROWTH)`` points per float or int: ``cap``
+        keeps every factor's table (``D_t`` per numeric parameter times the choices of its
+        categoricals) at ``MAX_TABLE`` points or fewer where it can, with at least 2 points."""
+        params = [space.params[n] for n in space.names]
+        cap = MAX_TABLE
+        for group in {g for p in self.partitions for g in p}:
+            cats = [params[i] for i in group]
+            choices = [len(c.choices) for c in cats if isinstance(c, CategoricalParam)]
+            numeric = len(group) - len(choices)
+            if numeric:
+                room = MAX_TABLE / math.prod(choices)
+                cap = min(cap, int(math.floor(room ** (1.0 / numeric) + 1e-9)))
+        return max(2, min(cap, GRID_START + t // GRID_GROWTH))
 
     def _max_sum_point(
         self,
@@ -260,7 +279,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         tables: dict[tuple[int, ...], np.ndarray] = {}
         for i, params in enumerate(term_params):
             shape = tuple(len(grids[p]) for p in params)
-            value = acq.term_value(i, _product(grids, params)).reshape(shape)
+            value = _chunked(acq, i, grids, params).reshape(shape)
             tables[params] = tables[params] + value if params in tables else value
         result = max_sum(
             [len(grid) for grid in grids],
@@ -332,29 +351,34 @@ def _known(item: str | int, names: list[str]) -> bool:
     return item in names if isinstance(item, str) else item < len(names)
 
 
-def _grid_size(t: int, largest_factor: int) -> int:
-    """``D_t = min(cap, GRID_START + t // GRID_GROWTH)``: ``cap`` keeps the largest factor's
-    table at ``MAX_TABLE`` points or fewer (and at least 2 points per parameter)."""
-    cap = max(2, int(math.floor(MAX_TABLE ** (1.0 / largest_factor) + 1e-9)))
-    return min(cap, GRID_START + t // GRID_GROWTH)
-
-
 def _grids(
     space: SearchSpace, size: int, incumbent: np.ndarray, rng: np.random.Generator
 ) -> list[np.ndarray]:
     """Each parameter's grid ``(m, width)`` of encoded values: a categorical's one-hot choices;
-    a float's or int's ``size`` points ``(i + u) / size`` (one shift ``u ~ U[0, 1)`` per
-    parameter) and the incumbent's value, snapped to valid values and deduplicated."""
+    a float's or int's ``size - 1`` points ``(i + u) / (size - 1)`` (one shift ``u ~ U[0, 1)``
+    per parameter) and the incumbent's value, snapped to valid values and deduplicated."""
     out = []
     for name in space.names:
         p, columns = space.params[name], space.columns[name]
         if isinstance(p, CategoricalParam):
             out.append(np.eye(len(p.choices)))
             continue
-        u = np.append((np.arange(size) + rng.random()) / size, incumbent[columns])  # (size + 1,)
-        snapped = encode_block(p, decode_block(p, u[:, None]))  # (size + 1, 1)
+        regular = (np.arange(size - 1) + rng.random()) / (size - 1)  # (size - 1,)
+        u = np.append(regular, incumbent[columns])  # (size,)
+        snapped = encode_block(p, decode_block(p, u[:, None]))  # (size, 1)
         out.append(np.unique(snapped, axis=0))
     return out
+
+
+def _chunked(
+    acq: AdditiveUCB, i: int, grids: list[np.ndarray], params: tuple[int, ...]
+) -> np.ndarray:
+    """Term ``i`` of ``acq`` on the product grid of ``params`` ``(prod m,)``, in chunks of
+    ``MAX_TABLE`` points (a factor of large categoricals may exceed it)."""
+    product = _product(grids, params)  # (prod m, sum width)
+    return np.concatenate(
+        [acq.term_value(i, product[j : j + MAX_TABLE]) for j in range(0, len(product), MAX_TABLE)]
+    )
 
 
 def _product(grids: list[np.ndarray], params: tuple[int, ...]) -> np.ndarray:

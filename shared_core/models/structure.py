@@ -10,12 +10,14 @@ one factor (:func:`partition_columns` maps parameters to encoded columns).
 
 The chain (Metropolis-Hastings): a move takes one parameter, chosen uniformly, out of its group
 and puts it into another group with room (fewer than ``max_size`` parameters) or into a new group
-of its own (unless it is alone already), chosen uniformly among those targets. Its reverse move
-has the same parameter and ``1 / (number of targets after the move)``, so the acceptance
-probability is ``min(1, p(y | U') / p(y | U) * targets(U) / targets(U'))`` with ``p(y | U)`` the
-fitted additive GP's log marginal likelihood plus log prior of its hyperparameters (a MAP
-approximation of the evidence, cached per partition). The ``k`` samples are taken at even
-intervals from the second half of the chain, so a partition the chain dwells in counts more.
+of its own (unless it is alone already), chosen uniformly among those targets. The proposal is
+symmetric (the moved parameter has as many targets after the move as before: its old group, or a
+group of its own, replaces its new one), so a move is accepted with probability
+``min(1, p(y | U') / p(y | U))``, ``p(y | U)`` the fitted additive GP's log marginal likelihood
+plus log prior of its hyperparameters and their normalising constants (a MAP approximation of the
+evidence, without an Occam factor for the hyperparameters; cached per partition). The ``k``
+samples are taken at even intervals from the second half of the chain, so a partition the chain
+dwells in counts more; they are correlated draws of one short chain, not independent ones.
 """
 
 from __future__ import annotations
@@ -97,8 +99,7 @@ def sample_partitions(
             continue
         proposal = _moved(state, param, targets[int(rng.integers(len(targets)))])
         log_q = evidence(proposal)
-        hastings = np.log(len(targets)) - np.log(len(_targets(proposal, param, max_size)))
-        if np.log(rng.random()) < log_q - log_p + hastings:
+        if np.log(rng.random()) < log_q - log_p:  # symmetric proposal (module docstring)
             state, log_p = proposal, log_q
         chain.append(state)
     tail = chain[len(chain) // 2 :]

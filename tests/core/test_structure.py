@@ -42,9 +42,9 @@ def test_random_partition_respects_the_size():
 
 def test_the_chain_samples_the_evidence():
     """On 4 parameters with factors of at most 2 (10 partitions) and a target that favours one
-    partition by e^2 over each of the others, the chain's long-run frequencies match the target:
-    the Hastings correction of the module docstring is what makes them match (without it the
-    frequencies are biased towards partitions with many moves out)."""
+    partition by e^2 over each of the others, the chain's long-run frequencies match the target
+    (an acceptance rule that ignored the evidence would give every partition 1/10, a greedy one
+    the favoured partition alone)."""
     favoured = ((0, 1), (2, 3))
     log_p = {p: (2.0 if p == favoured else 0.0) for p in _all_partitions(4, 2)}
     rng = np.random.default_rng(0)
@@ -73,3 +73,16 @@ def test_the_chain_calls_the_evidence_of_visited_partitions_only():
 def test_groups_of_one_have_a_single_partition():
     out = sample_partitions(3, 1, lambda p: 0.0, np.random.default_rng(0), k=2, steps=5)
     assert out == [((0,), (1,), (2,))] * 2
+
+
+def test_the_proposal_is_symmetric():
+    """Every move's reverse move has the same probability: the moved parameter has as many
+    targets after the move as before (checked on every move of every partition of 5 parameters
+    into groups of at most 3)."""
+    from shared_core.models.structure import _moved, _targets
+
+    for partition in _all_partitions(5, 3):
+        for param in range(5):
+            for target in _targets(partition, param, 3):
+                after = _moved(partition, param, target)
+                assert len(_targets(after, param, 3)) == len(_targets(partition, param, 3))

@@ -45,18 +45,20 @@ negated one): ``ackley2`` = 2-D Ackley on [-5, 5]^2 and ``rosenbrock2`` = 2-D Ro
 (default 0) adds N(0, noise^2) to the observed values (the notebook adds noise of standard
 deviation 1 on Ackley); regrets always use the noiseless values.
 
-Noiseless Ackley and the star, under the log-normal lengthscale prior alone (before the lengthscale
-penalty of ``shared_core.models.gp``, whose ``ls^-2`` term keeps the lengthscales from collapsing):
-Ackley's minimum is a cusp (|x| growth). An agent that exploits
+Noiseless Ackley and the star: Ackley's minimum is a cusp (|x| growth). An agent that exploits
 piles its points into that cusp, and a Matérn-5/2 GP fitted by marginal likelihood to a dense
-noiseless cluster there takes lengthscales of the order of the ripples (or shorter) and a noise at
-its lower bound; most of the domain is then "unexplored" under that GP and nearly every Thompson
-draw has its minimum there. A star's leaves receive the hub's cluster every round, so they explore
-almost every round, while the hub, which also receives every leaf's exploration, exploits: the
-star's average regret is then no better than one agent's. With the notebook's observation noise
-(``--noise 1``) the fit treats the cusp as noise, keeps long lengthscales, and the paper's finding
-holds. Running ``--functions ackley2 --noise 1 --topologies none`` adds that setting as a table of
-its own (the plots show the setting of the last row appended).
+noiseless cluster there can take lengthscales of the order of the ripples (or shorter) and a noise
+at its lower bound; most of the domain is then "unexplored" under that GP and nearly every
+Thompson draw has its minimum there. Under the log-normal lengthscale prior alone, a star's leaves
+received the hub's cluster every round and explored almost every round while the hub exploited,
+so the star's average regret was no better than one agent's at 3 to 7 agents. The lengthscale
+penalty of ``shared_core.models.gp`` (its ``ls^-2`` term) weakens this: 3 and 5 agents now beat
+one agent, but at 7 agents the runs split in two: in some seeds the hub keeps exploring while the
+six leaves exploit, in others the leaves keep exploring while the hub exploits (the tables of
+docs/benchmarks/distributed.md; per-agent regrets are in the rows). With the notebook's
+observation noise (``--noise 1``) the fit treats the cusp as noise, keeps long lengthscales, and
+the paper's finding holds. Running ``--functions ackley2 --noise 1 --topologies none`` adds that
+setting as a table of its own (the plots show the setting of the last row appended).
 
 Configurations: ``--graphs`` (default ``star``) x ``--agents`` (default ``1,3,5,7``; 1
 agent = a single agent whatever the graph), plus the topology comparison ``--topologies`` (default

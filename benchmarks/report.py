@@ -40,7 +40,7 @@ from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import cumulative_regret_plot, regret_plot
 from benchmarks.harness.provenance import ROOT, SAMPLER_CODE, same_code
 from benchmarks.harness.results import latest, read_rows, same_setting
-from benchmarks.harness.samplers import LABELS
+from benchmarks.harness.samplers import LABELS, is_peer
 from benchmarks.harness.tables import (
     current_line,
     fmt,
@@ -237,7 +237,8 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
     """Median regret with workers over the sequential median, per function, on the (function,
     seed) pairs of the parallel table (``paired(par)``) that the sequential runs also have at the
     same sampler code (a ratio across a change of defaults would measure the change, not the
-    workers). Both medians are raised to the function's tie floor first."""
+    workers; a peer's rows pair whatever their commits). Both medians are raised to the
+    function's tie floor first."""
     par = paired(par)
     floors = tie_floors(par)
     seq_rows = {(r["function"], r["seed"], r["sampler"]): r for r in seq}
@@ -249,7 +250,9 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
         both: dict = defaultdict(lambda: ([], []))
         for r in par:
             sequential = seq_rows.get((r["function"], r["seed"], base))
-            if r["sampler"] == s and sequential is not None and _same_code(r, sequential):
+            if r["sampler"] != s or sequential is None:
+                continue
+            if is_peer(s) or _same_code(r, sequential):
                 both[r["function"]][0].append(r["regret"][-1])
                 both[r["function"]][1].append(sequential["regret"][-1])
         rs = [

@@ -73,10 +73,11 @@ class EGPTSSampler(CoreSampler):
             ``"matern32"``, ``"matern52"``, optionally with ``"-ard"``) and/or
             :class:`shared_core.KernelSpec` objects, or ``"grid"`` (the paper's 11-lengthscale RBF
             grid); default the paper's RBF, RBF-ARD, Matérn-3/2 and Matérn-5/2, plus Matérn-5/2-ARD.
-        acquisition: ``"auto"`` (default: EGP-EI while nothing is running and there are fewer than
-            10 completed trials per encoded dimension, where Thompson draws over-explore; EGP-TS
-            with fantasies otherwise), ``"ts"`` Thompson sampling, or ``"ei"`` EGP-EI (the
-            registry's methods ``"egp-auto"``, ``"egp-ts"``, ``"egp-ei"``).
+        acquisition: ``"auto"`` (default: EGP-EI while there are fewer than 10 completed trials
+            per encoded dimension, where Thompson draws over-explore, running trials counted as
+            kriging-believer fantasies; EGP-TS with fantasies once data is plentiful), ``"ts"``
+            Thompson sampling, or ``"ei"`` EGP-EI (the registry's methods ``"egp-auto"``,
+            ``"egp-ts"``, ``"egp-ei"``).
         n_features: random Fourier features per GP (default 512).
         fantasize_pending: condition each draw on running trials (kriging believer) so that
             concurrent workers get diverse suggestions (default True).

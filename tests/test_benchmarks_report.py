@@ -110,6 +110,11 @@ def test_sequential_ratios_pair_rows_of_the_same_sampler_code_only():
     assert report.sequential_ratios(par, [{**seq[0], "commit": "abc1234"}]) == [
         "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
     ]
+    # a peer's rows pair whatever their commits: its code is its cached version's
+    peer_seq = [{**_row("tpe", "branin", 0, 1.0), "mode": "seq", "commit": "fedcba9"}]
+    assert report.sequential_ratios(par, peer_seq) == [
+        "- tpe / sequential tpe: median 2.00 (per function: 2.00)"
+    ]
 
 
 def test_suite_shows_the_setting_of_the_latest_row(tmp_path):

@@ -118,10 +118,11 @@ N_LOCAL_CENTRES = 5  # the best observed points perturbed into local raw candida
 MC_SAMPLES = 128  # base samples of the Monte-Carlo EI of several objectives (qParEGO)
 
 
-def _auto_uses_ei(n_observed: int, dim: int, n_pending: int) -> bool:
-    """``"auto"``: EI while nothing is pending and data is scarce (fewer than 10 observations per
-    encoded dimension, where Thompson draws over-explore); TS with fantasies otherwise."""
-    return n_pending == 0 and n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
+def _auto_uses_ei(n_observed: int, dim: int) -> bool:
+    """``"auto"``: EI while data is scarce (fewer than 10 observations per encoded dimension, where
+    Thompson draws over-explore), with running trials as kriging-believer fantasies; TS with
+    fantasies once data is plentiful."""
+    return n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
 
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
@@ -136,9 +137,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             ``"matern52-ard"``, ...; :func:`~shared_core.models.kernels.parse_kernels`), ``"grid"``
             (the paper's lengthscale grid) or ``None``: RBF, RBF-ARD, Matérn-3/2, Matérn-5/2 (the
             paper's) and Matérn-5/2-ARD (:func:`~shared_core.models.kernels.default_dictionary`).
-        acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while nothing is
-            pending and there are fewer than 10 observations per dimension; TS with fantasies when
-            trials are running, a batch is asked for, or data is plentiful).
+        acquisition: ``"ts"`` (EGP-TS), ``"ei"`` (EGP-EI) or ``"auto"`` (EI while there are fewer
+            than 10 observations per dimension, running trials and earlier members of a batch as
+            kriging-believer fantasies; TS with fantasies once data is plentiful).
         n_features: random Fourier features per GP (``F``; ``F/2`` frequencies).
         fantasize_pending: condition draws on pending points (beyond the paper; see module doc).
         exact_limit: above this many observations each GP is a feature-space posterior.
@@ -251,7 +252,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         believed = pending if self.fantasize_pending else pending[:0]
         member = model.conditioned_on_pending(model.sample_member(rng), believed)
         constraints = self._constraint_beliefs(obs, believed, rng)
-        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
+        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim)
         if self.acquisition == "ei" or auto_ei:
             ei = self._log_ei(obs, member, constraints, believed)
             return ei, ei
@@ -322,7 +323,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         constraints = self._constraint_beliefs(obs, believed, rng)
         Y_std = np.stack([e.y_std(obs.Y[:, i]) for i, e in enumerate(ensembles)], axis=1)  # (n, m)
         scales = _objective_scales(obs, ensembles, Y_std)
-        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim, len(pending))
+        auto_ei = self.acquisition == "auto" and _auto_uses_ei(len(obs.y), space.dim)
         use_ei = self.acquisition == "ei" or auto_ei
         scalarization: Scalarization = (
             ChebyshevScalarization(simplex_weights(m, rng))  # qParEGO's

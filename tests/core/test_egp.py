@@ -145,3 +145,16 @@ def test_random_feature_posteriors_handle_pending_points(acquisition):
         )
         np.testing.assert_allclose(after[0], before[0], atol=1e-8)
         assert np.all(after[1] < before[1])
+
+
+@pytest.mark.parametrize("n, expected", [(20, "LogExpectedImprovement"), (50, "ThompsonSampling")])
+def test_auto_runs_ei_while_data_is_scarce_also_with_running_trials(n, expected):
+    """``"auto"`` on 5 encoded columns: EI below 10 observations per column (here 20, with a
+    running trial, as kriging-believer fantasy), Thompson sampling from 50 on."""
+    rng = np.random.default_rng(0)
+    X = SPACE.sample(rng, n)
+    obs = Observations(X, _quadratic(SPACE, X), X_pending=SPACE.sample(rng, 1))
+    algorithm = EGPAlgorithm(acquisition="auto", kernels=[KernelSpec("rbf")], n_features=64)
+    algorithm._prepare(SPACE, obs.cleaned(), rng)
+    acquisition, _ = algorithm._acquisition(SPACE, obs, rng)
+    assert type(acquisition).__name__ == expected

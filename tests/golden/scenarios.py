@@ -129,7 +129,7 @@ def concurrent(
 
 
 def _optuna_scenarios() -> dict[str, Callable[[], list]]:
-    from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler
+    from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
 
     def dts(agent: int) -> DistributedTSSampler:
         return DistributedTSSampler(
@@ -166,6 +166,9 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
         ),
         "optuna/dts-ring-agents-0-1/mixed/concurrent": lambda: concurrent(
             lambda: [dts(0), dts(1)], "mixed", 14
+        ),
+        "optuna/dec-hbo/mixed/concurrent": lambda: concurrent(
+            lambda: [DECHBOSampler(seed=0, n_startup_trials=4, mcmc_steps=4)], "mixed", 12
         ),
     }
 
@@ -214,6 +217,7 @@ def _ax_scenarios() -> dict[str, Callable[[], list]]:
     }
     scenarios["ax/dts-complete-3/batches"] = lambda: ax_batches("dts", n_agents=3)
     scenarios["ax/bore/batches"] = lambda: ax_batches("bore", n_rounds=2)
+    scenarios["ax/dec-hbo/batches"] = lambda: ax_batches("dec-hbo", mcmc_steps=4)
     return scenarios
 
 

@@ -201,7 +201,8 @@ def test_constrained_example_finds_the_boundary_optimum_with_feasible_trials(tmp
 def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_path):
     """Both studies report a hypervolume gap (never negative: ZDT1's true front dominates every
     point; 1e-3 allows for the grid of its computed hypervolume), and EGPTSSampler's printed front
-    has as many trials as it reports, none dominating another, none below the true front."""
+    has as many trials as it reports, none dominating another beyond the printed rounding, none
+    below the true front (its two worker threads make the trials differ from run to run)."""
     out = _run(tmp_path, "multi_objective.py", "0")
     gaps = dict(
         re.findall(r"(\w+Sampler): \d+ Pareto-optimal trials of \d+; hypervolume gap (\S+)", out)
@@ -216,8 +217,11 @@ def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_pa
     # printed to 4 decimals: each true value is within 5e-5 of the printed one, and near f1 = 0
     # the front's slope magnifies f1's rounding, so the bound takes the largest f1 it may be
     assert all(f2 + 5e-5 >= 1.0 - (f1 + 5e-5) ** 0.5 for f1, f2 in front), out
+    # no printed point certainly dominates another: q does only if it is lower by more than the
+    # rounding (1e-4 between two printed values) in both objectives (two points printed with
+    # f1 = 0.0000 may differ below it)
     for p in front:
-        assert not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in front), (p, out)
+        assert not any(q[0] + 1e-4 <= p[0] and q[1] + 1e-4 <= p[1] for q in front), (p, out)
 
 
 def test_conditional_example_trials_hold_only_the_parameters_of_their_classifier(tmp_path):

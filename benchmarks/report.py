@@ -23,7 +23,6 @@ measured at sampler code other than HEAD's (``tables.current_line``).
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import math
 import pathlib
@@ -244,8 +243,8 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
     seq_rows = {(r["function"], r["seed"], r["sampler"]): r for r in seq}
     out = []
     for s in _order({r["sampler"] for r in par}):
-        # egp-ts and its variants against the sequential default (with trials pending, "auto"
-        # runs Thompson sampling), the others against themselves.
+        # egp-ts and its variants against the sequential default (Thompson sampling with trials
+        # pending against "auto" alone), the others against themselves.
         base = {"egp-ts-nofant": "egp-auto", "egp-ts": "egp-auto"}.get(s, s)
         both: dict = defaultdict(lambda: ([], []))
         for r in par:
@@ -270,14 +269,9 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
 
 def _same_code(a: dict, b: dict) -> bool:
     """Whether rows ``a`` and ``b`` were measured at the same sampler code: the same commit, or
-    both at HEAD's code."""
+    both at HEAD's code (``same_code`` caches its answers)."""
     ca, cb = row_commit(a)[1], row_commit(b)[1]
-    return bool(ca) and (ca == cb or (_current(ca) and _current(cb)))
-
-
-@functools.cache
-def _current(commit: str) -> bool:
-    return same_code(commit, SAMPLER_CODE)
+    return bool(ca) and (ca == cb or (same_code(ca, SAMPLER_CODE) and same_code(cb, SAMPLER_CODE)))
 
 
 def parallel_section(ctx: Context, seq: list[dict], name: str, label: str) -> list[str]:

@@ -44,7 +44,10 @@ POSTERIORS = {
     "features-rbf": _blr(KernelSpec("rbf"), HYPER_ISO),
     "features-matern52-ard": _blr(KernelSpec("matern52", True), HYPER_ARD),
 }
-pytestmark = pytest.mark.parametrize("make", POSTERIORS.values(), ids=POSTERIORS.keys())
+each_posterior = pytest.mark.parametrize("make", POSTERIORS.values(), ids=POSTERIORS.keys())
+# 3000 path draws take several seconds per posterior: the exact GP's isotropic kernels run the same
+# pathwise code as its ARD kernel, and every form's random features are checked in test_kernels.py
+PATH_SAMPLED = [name for name in POSTERIORS if name not in ("exact-rbf", "exact-matern32")]
 
 
 def _data(n=15, seed=0):
@@ -58,6 +61,7 @@ def _queries(n=6, seed=1):
     return np.random.default_rng(seed).random((n, D))
 
 
+@each_posterior
 def test_implements_the_contract(make):
     post = make(*_data())
     assert isinstance(post, Posterior)
@@ -66,6 +70,7 @@ def test_implements_the_contract(make):
     assert mean.shape == var.shape == (6,) and np.all(var > 0)
 
 
+@each_posterior
 def test_gradients_match_finite_differences(make):
     post = make(*_data())
     for x in _queries(3):
@@ -82,6 +87,7 @@ def test_gradients_match_finite_differences(make):
         )
 
 
+@each_posterior
 def test_incremental_conditioning_equals_batch(make):
     X, y = _data()
     part, full = make(X[:10], y[:10]), make(X, y)
@@ -97,6 +103,7 @@ def test_incremental_conditioning_equals_batch(make):
     assert part.predict(_queries())[0] == pytest.approx(make(X[:10], y[:10]).predict(_queries())[0])
 
 
+@each_posterior
 def test_believing_pending_points_keeps_the_mean_and_never_raises_the_variance(make):
     post = make(*_data())
     pending = np.array([[0.2, 0.7], [0.8, 0.1]])
@@ -111,15 +118,11 @@ def test_believing_pending_points_keeps_the_mean_and_never_raises_the_variance(m
     assert post.believing(np.zeros((0, D))).predict(grid)[1] == pytest.approx(var)
 
 
+@pytest.mark.parametrize("make", [POSTERIORS[n] for n in PATH_SAMPLED], ids=PATH_SAMPLED)
 def test_path_samples_match_the_posterior_moments(make):
     """3000 joint draws at 5 points: the standard error of a mean is sd/55 and of a variance about
     var/39, so 4.5 standard errors plus the random-feature prior error of the exact GP's draws (1024
-    frequencies: ~3 % of the prior variance) bound the differences for the fixed seed. The exact
-    GP's isotropic kernels run the same pathwise code as its ARD one, and every form's random
-    features are checked against its kernel in test_kernels.py: they are left out (3000 draws
-    take several seconds per posterior)."""
-    if make in (POSTERIORS["exact-rbf"], POSTERIORS["exact-matern32"]):
-        pytest.skip("the exact GP's pathwise code is checked with its ARD kernel")
+    frequencies: ~3 % of the prior variance) bound the differences for the fixed seed."""
     post = make(*_data())
     Xq = _queries(5)
     mean, var = post.predict(Xq)
@@ -129,6 +132,7 @@ def test_path_samples_match_the_posterior_moments(make):
     np.testing.assert_allclose(draws.var(0), var, rtol=0.15, atol=0.03 * 1.3 * 0.05)
 
 
+@each_posterior
 def test_path_sample_gradients_match_finite_differences(make):
     sample = make(*_data()).sample_path(np.random.default_rng(3))
     for x in _queries(3):

@@ -39,7 +39,7 @@ def test_optimises_in_both_directions(direction, make, tol):
 def test_seed_reproduces_and_reseed_changes(make):
     def run(sampler):
         study = optuna.create_study(sampler=sampler)
-        study.optimize(_sphere, n_trials=13)
+        study.optimize(_sphere, n_trials=8)
         return [t.params for t in study.trials]
 
     assert run(make(seed=3, n_startup_trials=5)) == run(make(seed=3, n_startup_trials=5))

@@ -63,6 +63,7 @@ LABELS = {
     "gp": "GPSampler",
     "tpe": "TPE",
     "tpe-mg": "TPE (multivariate, group)",
+    "cmaes": "CMA-ES",
     "nsga2": "NSGA-II",
 }
 

@@ -296,6 +296,23 @@ BENCHMARKS: list[Benchmark] = [
             ),
         ),
     ),
+    # DEC-HBO's synthetic table: GPSampler's runs stopped at 900 s (recorded). Quick: 10 random
+    # trials, then 2 of MF2's
+    Benchmark(
+        "dec_hbo",
+        "dec_hbo",
+        "--samplers dec-hbo-mf3,egp-auto,gp,tpe,cmaes --seeds 10 --wall-limit 900 --procs 2 "
+        "--out {results}/dec_hbo.jsonl --cache {results}/peers.jsonl",
+        "--functions hartmann6 --samplers dec-hbo-mf2,tpe --seeds 1 --trials 12 "
+        "--out {results}/dec_hbo.jsonl --cache {results}/peers.jsonl",
+    ),
+    Benchmark(
+        "dec_hbo_variants",
+        "dec_hbo",
+        "--samplers dec-hbo-mf1,dec-hbo-mf2 --seeds 5 --procs 2 --out {results}/dec_hbo.jsonl",
+        None,
+        why="the runs of dec_hbo with maximum factor sizes 1 and 2",
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

@@ -120,14 +120,13 @@ def _findings(rows: list[dict]) -> list[str]:
             if not seeds:
                 continue
             ours, peer = (float(stat([d[s] for s in seeds])) for d in (mf3, theirs))
-            word = "below" if ours < peer else "above" if ours > peer else "equal to"
             what = "mean" if stat is np.mean else "median"
             parts.append(
-                f"{what} {fmt(ours)} {word} {LABELS.get(other, other)}'s {fmt(peer)} "
+                f"{what} {fmt(ours)} against {LABELS.get(other, other)}'s {fmt(peer)} "
                 f"({len(seeds)} seeds)"
             )
         if parts:
-            lines.append(f"- {fn}, MF3: " + "; ".join(parts))
+            lines.append(f"- {fn}, MF3 on the seeds both ran: " + "; ".join(parts))
     return [*lines, ""] if lines else []
 
 

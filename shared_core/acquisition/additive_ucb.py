@@ -49,6 +49,11 @@ class AdditiveUCB(Acquisition):
     def __init__(self, terms: Sequence[UCBTerm], sqrt_beta: float) -> None:
         self.terms, self.sqrt_beta = tuple(terms), float(sqrt_beta)
 
+    @property
+    def n_observations(self) -> int:
+        """The most observations (pending points included) of the terms' posteriors."""
+        return max((term.posterior.n for term in self.terms), default=0)
+
     def term_value(self, i: int, Z: np.ndarray) -> np.ndarray:
         """Term ``i`` at ``Z`` ``(b, |g|)``, points given in the term's own columns: ``(b,)``."""
         term = self.terms[i]

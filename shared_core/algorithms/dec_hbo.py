@@ -9,7 +9,9 @@ Per suggestion:
        at most ``max_factor_size``; Appendix B) an additive GP (Assumptions 1-2) with MAP
        hyperparameters. The structure is given (``groups``) or sampled by MCMC on the marginal
        likelihood (:mod:`shared_core.models.structure`); with ``max_factor_size = 1`` every
-       parameter is its own factor (Add-GP-UCB, Kandasamy et al. 2015);
+       parameter is its own factor (Add-GP-UCB, Kandasamy et al. 2015), and with
+       ``max_factor_size`` at least the number of parameters there is one factor of them all
+       (the ARD GP; no sampling);
     2. running trials and the earlier suggestions of a batch are believed at each GP's mean
        (kriging believer: the variances shrink there, the means stay; the GP-BUCB idea of
        Desautels, Krause & Burdick 2014);
@@ -21,8 +23,10 @@ Per suggestion:
        point's value (snapped to the parameter's valid values), a categorical its choices. The
        factors of the union of the structure samples form the graph (the union is where the
        factors overlap); factors over the same parameters are merged. ``D_t = min(cap, 8 +
-       floor(t / 5))`` grows with the iteration ``t`` (Appendix A), ``cap`` keeping the largest
-       factor's table at most ``MAX_TABLE`` points;
+       floor(t / 5))`` grows with the iteration ``t``, ``cap`` keeping the largest factor's table
+       at most ``MAX_TABLE`` points: this package's schedule (the grid of the paper's regret
+       bound, Lemma 5, grows as ``t^2`` per parameter, and Appendix A states the cost per grid
+       size ``|D_t|`` without a schedule);
     5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it
        and L-BFGS-B on the same acquisition), and the better of the two by the acquisition (the
        max-sum point only if it satisfies the space's linear constraints and is no pending or
@@ -63,6 +67,7 @@ from shared_core.validation import check_bool, check_int, check_real
 __all__ = ["DECHBOAlgorithm"]
 
 MAX_TABLE = 8000  # grid points of the largest factor's table (20^3)
+CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
 MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points
 
@@ -92,6 +97,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
     """
 
     models_constraints = False
+    refuses_constraints = True  # RefusesConstraints: a ValueError in _prepare
     multi_objective = False
 
     def __init__(
@@ -338,7 +344,7 @@ def _resolve_groups(groups: list[list[str | int]], space: SearchSpace) -> Partit
     if unknown:
         raise ValueError(
             f"groups name parameters the study does not have: {unknown!r}; its parameters are "
-            f"{names!r}"
+            f"{names!r} (a conditional parameter counts once a completed trial has sampled it)"
         )
     indexed = [[names.index(i) if isinstance(i, str) else i for i in g] for g in groups]
     if len({i for g in indexed for i in g}) < sum(len(g) for g in indexed):
@@ -373,11 +379,12 @@ def _grids(
 def _chunked(
     acq: AdditiveUCB, i: int, grids: list[np.ndarray], params: tuple[int, ...]
 ) -> np.ndarray:
-    """Term ``i`` of ``acq`` on the product grid of ``params`` ``(prod m,)``, in chunks of
-    ``MAX_TABLE`` points (a factor of large categoricals may exceed it)."""
+    """Term ``i`` of ``acq`` on the product grid of ``params`` ``(prod m,)``, in chunks whose
+    cross-kernel with the observations (chunk x n) holds at most ``CHUNK_ENTRIES`` numbers."""
     product = _product(grids, params)  # (prod m, sum width)
+    rows = max(256, CHUNK_ENTRIES // max(acq.n_observations, 1))
     return np.concatenate(
-        [acq.term_value(i, product[j : j + MAX_TABLE]) for j in range(0, len(product), MAX_TABLE)]
+        [acq.term_value(i, product[j : j + rows]) for j in range(0, len(product), rows)]
     )
 
 

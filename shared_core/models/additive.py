@@ -310,7 +310,12 @@ def additive_log_evidence(
 
     The prior is a normalised density here (the fit drops its constants, which depend on the
     group sizes and their number), so values for different groupings of the same data compare:
-    the score by which a structure is chosen (Appendix B). ``-inf`` if no fit succeeded.
+    the score by which a structure is chosen (Appendix B). It is the density of ``theta``, the
+    log hyperparameters (normal, and the lengthscales' penalty), at the fit's ``theta``: the
+    density of the values that the fit maximises has the Jacobian ``-sum(theta)`` besides, which
+    gives each factor's amplitude about ``log G`` nats that have nothing to do with the data and
+    so would favour many small groups when there are few observations. ``-inf`` if no fit
+    succeeded.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     _check_data(X, y)
@@ -318,7 +323,10 @@ def additive_log_evidence(
     checked = _check_groups(groups, X.shape[1])
     theta, val = _fit(checked, X, y, spec, start, maxiter)
     failed = val >= 0.1 * _FAILED
-    log_evidence = -math.inf if failed else -val + _log_prior_constant(checked, X.shape[1])
+    jacobian = -float(np.sum(theta))  # log |d values / d theta|^-1, in val's prior (_log_prior)
+    log_evidence = (
+        -math.inf if failed else -val - jacobian + _log_prior_constant(checked, X.shape[1])
+    )
     return _unpack(theta, X.shape[1]), float(log_evidence)
 
 

@@ -96,7 +96,7 @@ def max_sum(
     factors: Sequence[Factor],
     *,
     iterations: int = 30,
-    damping: float = 0.5,
+    damping: float = 0.0,
     tol: float = 1e-9,
     rng: np.random.Generator | None = None,
 ) -> MaxSumResult:
@@ -107,8 +107,8 @@ def max_sum(
         factors: The terms; each table's shape must be ``(D[v] for v in variables)``.
         iterations: Most message-passing iterations (the paper runs 30 per BO step).
         damping: In ``[0, 1)``; on a factor graph with a cycle,
-            ``m_{I->i} <- (1 - damping) * computed + damping * old``; 0 is plain max-sum.
-            Not applied on a forest.
+            ``m_{I->i} <- (1 - damping) * computed + damping * old``; 0 (the default) is plain
+            max-sum. Not applied on a forest.
         tol: Messages have converged once no factor-to-variable message changes by more than this.
         rng: If given, :data:`N_RANDOM_STARTS` extra ICM runs from random assignments.
 

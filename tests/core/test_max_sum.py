@@ -74,7 +74,7 @@ def test_decoding_alone_is_exact_on_trees(name, seed, monkeypatch):
     monkeypatch.setattr(max_sum_module, "_MAX_ICM_SWEEPS", 0)
     sizes, scopes = TREES[name]
     factors = _factors(sizes, scopes, seed)
-    result = max_sum(sizes, factors)  # default damping 0.5: not applied on a forest
+    result = max_sum(sizes, factors, damping=0.5)  # not applied on a forest
     _check_result(result, sizes, factors)
     # 1e-9: brute force and max_sum add the same tables in different orders
     assert result.value == pytest.approx(_brute_force(sizes, factors).max(), abs=1e-9)
@@ -188,8 +188,9 @@ def test_random_starts_never_hurt_and_sometimes_help():
     gains = []
     for seed in LOOP_SEEDS:
         factors = _factors(sizes, scopes, seed)
-        plain = max_sum(sizes, factors)
-        restarted = max_sum(sizes, factors, rng=np.random.default_rng(seed))
+        # damping 0.5: plain max-sum then misses the maximum on some of these seeds
+        plain = max_sum(sizes, factors, damping=0.5)
+        restarted = max_sum(sizes, factors, damping=0.5, rng=np.random.default_rng(seed))
         _check_result(restarted, sizes, factors)
         assert restarted.assignment[-1] == 0
         gains.append(restarted.value - plain.value)

@@ -16,7 +16,14 @@ import pytest
 from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState, create_trial
 
-from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler, _storage
+from optuna_egp import (
+    BORESampler,
+    CoreSampler,
+    DECHBOSampler,
+    DistributedTSSampler,
+    EGPTSSampler,
+    _storage,
+)
 from optuna_egp._constraints import CompletedTrialConstraints
 from shared_core import BOREAlgorithm, DistributedTSAlgorithm, EGPAlgorithm
 
@@ -318,6 +325,24 @@ def test_a_sampler_with_constraints_func_pickles_and_continues():
 def test_constraints_func_is_refused_for_an_algorithm_that_does_not_model_constraints():
     with pytest.raises(ValueError, match=f"{NOT_MODELLED}, so constraints_func is not supported"):
         _sampler(_NotModelling(), constraints_func=_constraints_of)
+
+
+def test_an_algorithm_that_refuses_constraints_refuses_constraints_func_saying_so():
+    with pytest.raises(ValueError, match="refuses a study that has them"):
+        DECHBOSampler(constraints_func=_constraints_of)
+
+
+@needs_set_constraint
+def test_an_algorithm_that_refuses_constraints_raises_at_its_first_suggestion_without_a_warning(
+    optuna_log,
+):
+    """DEC-HBO refuses constraint values: the study stops with its ``ValueError`` at the first
+    model-based suggestion, and no warning says that they are ignored."""
+    study = optuna.create_study(sampler=DECHBOSampler(seed=0, n_startup_trials=3))
+    with pytest.raises(ValueError, match=r"DEC-HBO does not model constraints .*\['half'\]"):
+        study.optimize(_constrained_from(0), n_trials=4)
+    assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
+    assert optuna_log.messages("optimises the objective alone") == []  # the notice's words
 
 
 def _constrained_from(first):

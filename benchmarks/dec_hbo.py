@@ -7,8 +7,9 @@ Shekel-4 and Michalewicz-10, 150 evaluations, sequential.
     python -m benchmarks.dec_hbo --samplers dec-hbo-mf1,dec-hbo-mf2 --seeds 5 --procs 2 \\
         --out benchmarks/results/dec_hbo.jsonl
 
-(``python -m benchmarks.run_all`` runs both, as ``dec_hbo`` and ``dec_hbo_variants``.) The
-reported rows ran two at a time on a 2-core machine (``--procs 2``), one thread each.
+(``python -m benchmarks.run_all`` runs both, as ``dec_hbo`` and ``dec_hbo_variants``, and as
+``dec_hbo_beta`` the development runs of ``beta_scale`` on seeds 10-12.) The reported rows ran two
+at a time on a 2-core machine (``--procs 2``), one thread each.
 
 ``dec-hbo-mf<k>`` is ``DECHBOSampler(max_factor_size=k)`` with the structure learned from the
 data (MF1 is Add-GP-UCB, the paper's baseline); the paper ran 5 seeds of each. Every run starts with
@@ -18,7 +19,7 @@ the row then has fewer trials, ``stopped_at``), for GPSampler, whose suggestions
 hold every trial's value, the regret of the best so far (``regret``, the paper's
 ``min_i f(x_i) - f(x*)``), and the wall and CPU seconds of every ask (the paper's Fig. 1a is their
 cumulative sum). Our samplers' rows go to ``--out`` keyed by commit, the peers' to the peer cache;
-``benchmarks.report`` writes docs/benchmarks/dec-hbo.md.
+``benchmarks.report`` writes docs/benchmarks/dec_hbo.md.
 """
 
 from __future__ import annotations

@@ -2,24 +2,31 @@
 per function and method, the mean and median final regret over the seeds it ran beside the
 paper's Table 1 means, the seconds per suggestion at the end of the runs, the paper's finding (MF3
 better than MF1 and MF2) checked on the paired seeds, and plots of the median regret and of the
-cumulative suggestion time against trials (the paper's Fig. 1)."""
+cumulative suggestion time against trials (the paper's Fig. 1). Then the development runs behind
+the default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``): per value, the median final regret per
+function and the mean rank of those medians over the functions."""
 
 from __future__ import annotations
 
+import inspect
 import pathlib
+import re
 from collections import defaultdict
 
 import numpy as np
+from scipy.stats import rankdata
 
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS
+from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
+from optuna_egp import DECHBOSampler
 
-__all__ = ["page"]
+__all__ = ["beta_table", "page"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 CODE = (
@@ -32,26 +39,34 @@ CODE = (
 PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
 VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
 LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run
+BETA_RESULTS = "dec_hbo_beta_dev.jsonl"  # written by run_all's dec_hbo_beta
+_BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-beta0.5
 
 
 def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     rows = latest(read_rows(results / f"{BENCH}.jsonl"), RUN_CELL)
     peers = PeerCache(results / "peers.jsonl").rows(bench=BENCH)
     rows += [r for r in latest(peers, RUN_CELL) if r["sampler"] in PEERS]
+    beta = _beta_section(latest(read_rows(results / BETA_RESULTS), RUN_CELL), rows)
     if not rows:
-        return ["No results yet: run `python -m benchmarks.dec_hbo`."]
+        return ["No results yet: run `python -m benchmarks.dec_hbo`.", "", *beta]
+    limits = _limits(rows)
     lines = [
-        "Final regret after "
-        f"{max(r['n_trials'] for r in rows)} trials (the first 10 random), mean and median over "
-        "the seeds each method ran (their number in brackets), beside the mean of the paper's "
-        "Table 1 (5 runs). A run stopped by its wall-time limit counts with the regret it "
-        "reached (the limits are listed below). Seconds per suggestion: the mean wall time of "
-        f"the last {LAST_ASKS} asks of each run (2-core machine, one thread per run), median "
-        "over the runs.",
+        f"Final regret after {max(r['n_trials'] for r in rows)} trials (the first "
+        f"{STARTUP_TRIALS} random), mean and median over the seeds each method ran (their number "
+        "in brackets), beside the mean of the paper's Table 1 (5 runs). "
+        + (
+            "A run stopped by its wall-time limit counts with the regret it reached (the limits "
+            "are listed below). "
+            if limits
+            else ""
+        )
+        + f"Seconds per suggestion: the mean wall time of the last {LAST_ASKS} asks of each run "
+        "(2-core machine, one thread per run), median over the runs.",
         "",
         *_table(rows),
         *_findings(rows),
-        *_limits(rows),
+        *limits,
         provenance_line(rows, code=CODE),
         "",
     ]
@@ -63,6 +78,7 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
         "",
         "![Cumulative seconds of suggestions](img/dec_hbo_time.png)",
         "",
+        *beta,
     ]
 
 
@@ -143,6 +159,77 @@ def _limits(rows: list[dict]) -> list[str]:
         + " trials"
         for (s, limit), runs in sorted(stopped.items())
     ] + ([""] if stopped else [])
+
+
+def _beta_scale(sampler: str) -> float:
+    """The ``beta_scale`` of a ``dec-hbo-mf<k>[-beta<x>]`` name (no suffix: the default)."""
+    m = _BETA.search(sampler)
+    return float(m.group(1)) if m else _default_beta_scale()
+
+
+def _default_beta_scale() -> float:
+    return float(inspect.signature(DECHBOSampler).parameters["beta_scale"].default)
+
+
+def _seed_text(seeds: list[int]) -> str:
+    """``10-12`` for consecutive seeds, else ``0, 2, 5``."""
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def beta_table(rows: list[dict]) -> list[str]:
+    """Rows: the ``beta_scale`` values of ``rows``, ascending; cells: per function, the median
+    final regret over the seeds every value ran on it (their number in brackets), then the mean
+    over the functions of the rank of the value's median among the values' (1: the lowest; equal
+    medians share their mean rank)."""
+    finals = _finals(rows)
+    samplers = sorted({r["sampler"] for r in rows}, key=_beta_scale)
+    functions = ordered({r["function"] for r in rows}, PROBLEMS)
+    cells: dict = {}
+    ranks: dict = defaultdict(list)
+    for fn in functions:
+        ran = [s for s in samplers if (fn, s) in finals]
+        seeds = set.intersection(*(set(finals[(fn, s)]) for s in ran))
+        medians = [float(np.median([finals[(fn, s)][k] for k in seeds])) for s in ran]
+        for s, median, rank in zip(ran, medians, rankdata(medians)):
+            cells[(fn, s)] = f"{fmt(median)} ({len(seeds)})"
+            ranks[s].append(float(rank))
+    default = _default_beta_scale()
+    body = [
+        [
+            f"{_beta_scale(s):g}" + (" (default)" if _beta_scale(s) == default else ""),
+            *(cells.get((fn, s), "–") for fn in functions),
+            fmt(float(np.mean(ranks[s]))),
+        ]
+        for s in samplers
+    ]
+    return markdown_table(["`beta_scale`", *functions, "mean rank"], body)
+
+
+def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
+    """The development runs behind the default ``beta_scale`` (``rows``), on seeds apart from
+    those of the ``reported`` rows."""
+    if not rows:
+        return []
+    seeds = _seed_text(sorted({r["seed"] for r in rows}))
+    apart = sorted({r["seed"] for r in reported})
+    trials = "/".join(str(n) for n in sorted({r["n_trials"] for r in rows}))
+    return [
+        "## The development runs behind the default `beta_scale`",
+        "",
+        "MF3, `DECHBOSampler(max_factor_size=3, beta_scale=b)` with the structure learned from "
+        f"the data, at each value `b`: {trials} trials (the first {STARTUP_TRIALS} random), "
+        f"seeds {seeds}"
+        + (f", apart from the seeds {_seed_text(apart)} of the table above" if apart else "")
+        + " (`python -m benchmarks.run_all --only dec_hbo_beta`). Cells: the median final regret "
+        "over the seeds every value ran (their number in brackets). Mean rank: the mean over the "
+        "functions of the rank of the value's median among the values' (1: the lowest).",
+        "",
+        *beta_table(rows),
+        provenance_line(rows, code=CODE),
+        "",
+    ]
 
 
 def _time_plot(rows: list[dict], path: pathlib.Path) -> None:

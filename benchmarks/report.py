@@ -4,10 +4,10 @@
                                 [--pages quality,constrained,...]
 
 writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
-ax, constrained, multi_objective, conditional, defaults), their plots under ``<docs>/img/`` and the
-headline table of ``<readme>`` (only the text between ``HEADLINE_START`` and ``HEADLINE_END``
-is replaced). Each table is written to one place only, with the commits and dates of the rows
-it shows under it.
+ax, constrained, multi_objective, conditional, defaults, dec_hbo), their plots under
+``<docs>/img/`` and the headline table of ``<readme>`` (only the text between ``HEADLINE_START``
+and ``HEADLINE_END`` is replaced). Each table is written to one place only, with the commits and
+dates of the rows it shows under it.
 Defaults: ``benchmarks/results``, ``docs/benchmarks`` and ``README.md`` of this checkout.
 
 Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from

@@ -313,6 +313,16 @@ BENCHMARKS: list[Benchmark] = [
         None,
         why="the runs of dec_hbo with maximum factor sizes 1 and 2",
     ),
+    # MF3 at four values of beta_scale on seeds apart from dec_hbo's (its page's second table)
+    Benchmark(
+        "dec_hbo_beta",
+        "dec_hbo",
+        "--samplers dec-hbo-mf3-beta0.02,dec-hbo-mf3-beta0.1,dec-hbo-mf3-beta0.5,"
+        "dec-hbo-mf3-beta1 --first-seed 10 --seeds 3 --trials 80 --procs 2 "
+        "--out {results}/dec_hbo_beta_dev.jsonl",
+        None,
+        why="the development runs behind beta_scale's default",
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

@@ -228,7 +228,10 @@ class DECHBOSampler(CoreSampler):
     small groups.
 
     Running trials (``n_jobs``, several processes, ask/tell batches) are believed at the model's
-    mean, which shrinks the uncertainty around them, so concurrent suggestions spread out.
+    mean, which shrinks the factors' standard deviations near them. With the default
+    ``beta_scale`` the acquisition changes little there, so concurrent suggestions can be close to
+    one another (the samplers' duplicate checks keep them distinct points); asynchronous runs are
+    not benchmarked yet.
     Several objectives are refused before the first trial, and constraint values
     (``trial.set_constraint``) at the first model-based suggestion: the additive UCB has no
     place for them.
@@ -241,7 +244,8 @@ class DECHBOSampler(CoreSampler):
     Args:
         max_factor_size: the most parameters in one factor (default 3; 1 is Add-GP-UCB).
         groups: the factors, if known: lists of parameter names (e.g.
-            ``[["x0", "x1"], ["x2", "lr"]]``); parameters in no group are factors of their own.
+            ``[["x0", "x1"], ["x2", "lr"]]``), disjoint; parameters in no group are factors of
+            their own.
             With define-by-run spaces the names are checked at the first model-based suggestion.
             Default ``None``: sampled from the data by MCMC on the marginal likelihood.
         n_structures: structure samples whose acquisitions are averaged (default 3).

@@ -34,12 +34,18 @@ Module map (BoTorch-style: one folder per role):
 * ``models/network.py``: float64 torch MLPs seeded by a numpy generator (torch imported lazily)
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
+* ``models/additive.py``: the additive GP over disjoint groups of columns (DEC-HBO's surrogate):
+  MAP fit, evidence, per-factor posteriors
+* ``models/structure.py``: partitions of the parameters into factors and their samples by MCMC on
+  the additive GP's evidence
 * ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB, and under
   constraints SCBO's Thompson rule (with its penalty merit), constrained log EI, and for several
-  objectives random scalarisations, TSEMO's hypervolume improvement rule and qParEGO's log EI
-* ``optim/``: the acquisition maximiser (mixed spaces, constraints) and SVGD
+  objectives random scalarisations, TSEMO's hypervolume improvement rule and qParEGO's log EI;
+  DEC-HBO's additive UCB (``additive_ucb.py``)
+* ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
+  passing over discrete grids (``max_sum.py``)
 * ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
-  (``distributed.py``)
+  (``distributed.py``), DEC-HBO (``dec_hbo.py``)
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)

@@ -1,7 +1,8 @@
 """The benchmark report's rules, on tiny synthetic rows: a table, the lines under it and its plot
 use the same (function, seed) pairs; a suite table shows one setting; rows without their own
 provenance are named by the commit that added them; rows of our samplers measured at other
-sampler code are flagged; ``run_all`` checks its arguments and where it writes."""
+sampler code are flagged; ``run_all`` checks its arguments and where it writes; the tables of
+the constrained, multi-objective and DEC-HBO pages."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from benchmarks import (
     constrained,
     constrained_report,
+    dec_hbo_report,
     mo_functions,
     mo_report,
     multi_objective,
@@ -467,3 +469,32 @@ def test_multi_objective_table_shows_the_final_gap_quartiles_and_comparisons(mon
         "- EGPTSSampler has a lower median than GPSampler on 1 of 1 problems; median log10 gap "
         "minus GPSampler's: zdt3 -0.30; CPU seconds per suggestion / GPSampler's: 0.25" in lines
     )
+
+
+def test_beta_table_ranks_the_medians_of_the_seeds_every_value_ran(monkeypatch):
+    """Values in numeric order (10 after 2, though ``beta10`` sorts before ``beta2`` as text);
+    medians over the paired seeds (2's extra seeds on hartmann6 would make its median 501); ranks
+    of the medians, not of the means (by mean, 0.1 would be last on hartmann6 and 10 first on
+    shekel4), equal medians sharing their mean rank."""
+    monkeypatch.setattr(dec_hbo_report, "_default_beta_scale", lambda: 0.1)
+    finals = {
+        ("0.1", "hartmann6"): [0.0, 1.0, 100.0],
+        ("2", "hartmann6"): [2.0, 2.0, 2.0, 1000.0, 1000.0, 1000.0],
+        ("10", "hartmann6"): [3.0, 3.0, 3.0],
+        ("0.1", "shekel4"): [5.0, 5.0, 5.0],
+        ("2", "shekel4"): [1.0, 1.0, 1.0],
+        ("10", "shekel4"): [0.0, 1.0, 1.0],
+    }
+    rows = [
+        _row(f"dec-hbo-mf3-beta{beta}", fn, seed, final)
+        for (beta, fn), values in finals.items()
+        for seed, final in enumerate(values)
+    ]
+    assert dec_hbo_report.beta_table(rows) == [
+        "| `beta_scale` | hartmann6 | shekel4 | mean rank |",
+        "|---|---|---|---|",
+        "| 0.1 (default) | 1 (3) | 5 (3) | 2 |",
+        "| 2 | 2 (3) | 1 (3) | 1.75 |",
+        "| 10 | 3 (3) | 1 (3) | 2.25 |",
+        "",
+    ]

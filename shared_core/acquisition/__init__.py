@@ -6,6 +6,8 @@
   merit, constrained log EI, log probability of feasibility
 * ``multi_objective.py``: of several objectives: random Chebyshev and hypervolume scalarisations,
   the scalarised Thompson draw, TSEMO's sampled hypervolume improvement, qParEGO's log EI
+* ``additive_ucb.py``: DEC-HBO's additive UCB, a sum of per-factor UCB terms, and the paper's
+  ``beta_t``
 """
 
 from shared_core.acquisition.analytic import (

@@ -1,2 +1,2 @@
-"""Algorithms behind the ``Algorithm`` interface:
-EGP-TS/EI (``egp.py``) and BORE/BORE++ (``bore.py``)."""
+"""Algorithms behind the ``Algorithm`` interface: EGP-TS/EI (``egp.py``), BORE/BORE++
+(``bore.py``), distributed Thompson sampling (``distributed.py``) and DEC-HBO (``dec_hbo.py``)."""

@@ -1,1 +1,3 @@
-"""Optimisers over the encoded search space: the acquisition maximiser and SVGD."""
+"""Optimisers over the encoded search space: the acquisition maximiser
+(``acquisition_optimizer.py``), SVGD (``svgd.py``), and max-sum message passing over per-variable
+grids (``max_sum.py``, DEC-HBO's maximiser of a sum of factors)."""

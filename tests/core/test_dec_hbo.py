@@ -7,8 +7,11 @@ import numpy as np
 import pytest
 
 from shared_core import CategoricalParam, FloatParam, IntParam, Observations, SearchSpace
+from shared_core.acquisition.additive_ucb import AdditiveUCB, UCBTerm
 from shared_core.algorithms import dec_hbo
 from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
+from shared_core.models.structure import partition_columns
+from shared_core.optim import max_sum
 
 SPACE6 = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(6)})
 
@@ -119,22 +122,26 @@ def test_product_grid_order_is_the_factor_tables():
         np.testing.assert_array_equal(row, np.concatenate([grids[0][i], grids[1][j], grids[2][k]]))
 
 
-def test_max_sum_finds_the_grid_argmax_of_the_additive_ucb_on_a_tree():
-    """Two factors of two parameters (a forest, where max-sum is exact): the max-sum point is the
-    best point of the product grid by brute force."""
-    algorithm = DECHBOAlgorithm(groups=[["x0", "x1"], ["x2", "x3"]], max_factor_size=2)
+def test_max_sum_finds_the_grid_argmax_of_the_additive_ucb_on_a_tree(monkeypatch):
+    """Two structure samples, pairs (x0, x1), (x2, x3) and (x1, x2) with x0, x3 alone: their
+    factors overlap in a chain x0 - x1 - x2 - x3, a tree, where max-sum is exact. The max-sum
+    point is the best point of the product grid by brute force. No ICM sweeps and no random
+    restarts (no rng), so the point is the decoding of the messages alone."""
+    monkeypatch.setattr(max_sum, "_MAX_ICM_SWEEPS", 0)
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(4)})
-    obs = _obs(15, space=space)
-    rng = np.random.default_rng(0)
-    posteriors = algorithm._prepare(space, obs, rng)
-    from shared_core.acquisition.additive_ucb import AdditiveUCB, UCBTerm
-    from shared_core.models.structure import partition_columns
-
-    partition = algorithm.partitions[0]
-    columns = partition_columns(partition, dec_hbo._param_columns(space))
-    acq = AdditiveUCB([UCBTerm(posteriors[0], g, c, 1.0) for g, c in enumerate(columns)], 1.5)
+    obs, rng = _obs(15, space=space), np.random.default_rng(0)
+    terms, term_params = [], []
+    for groups in ([["x0", "x1"], ["x2", "x3"]], [["x1", "x2"]]):
+        algorithm = DECHBOAlgorithm(groups=groups, max_factor_size=2)
+        posterior = algorithm._prepare(space, obs, rng)[0]
+        partition = algorithm.partitions[0]
+        columns = partition_columns(partition, dec_hbo._param_columns(space))
+        terms += [UCBTerm(posterior, g, c, 0.5) for g, c in enumerate(columns)]
+        term_params += list(partition)
+    assert sorted(term_params) == [(0,), (0, 1), (1, 2), (2, 3), (3,)]
+    acq = AdditiveUCB(terms, 1.5)
     grids = dec_hbo._grids(space, 6, obs.X[0], rng)
-    x = algorithm._max_sum_point(acq, list(partition), grids, space, rng)
+    x = algorithm._max_sum_point(acq, term_params, grids, space, None)
     everything = dec_hbo._product(grids, (0, 1, 2, 3))
     assert acq.value(x[None])[0] == pytest.approx(acq.value(everything).max(), abs=1e-12)
 

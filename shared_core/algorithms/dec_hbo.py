@@ -93,7 +93,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
             per column).
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
-        n_raw, n_starts: the polishing optimiser's budget.
+        n_raw: the polishing optimiser's random candidates.
+        n_starts: of them, how many start L-BFGS-B.
     """
 
     models_constraints = False

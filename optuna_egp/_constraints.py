@@ -21,7 +21,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _storage
 from optuna_egp._warnings import OnceWarnings, caller_stacklevel
-from shared_core.interface import models_constraints, refuses_constraints
+from shared_core.interface import models_constraints
 
 __all__ = [
     "CompletedTrialConstraints",
@@ -84,11 +84,10 @@ class ConstraintNotice:
     carries constraint values (``trial.set_constraint``, or a ``constraints_func`` of Optuna's
     samplers) that the study is optimised as if it had none. Each trial is looked at once, so a
     long study does not pay for its old trials at every suggestion. Silent for an algorithm that
-    models them, and for one that refuses them (``shared_core.interface.RefusesConstraints``: its
-    error says so)."""
+    models them."""
 
     def __init__(self, algorithm: object) -> None:
-        self.active = not (models_constraints(algorithm) or refuses_constraints(algorithm))
+        self.active = not models_constraints(algorithm)
         self.algorithm_name = type(algorithm).__name__
         self.checked: dict[str, set[int]] = {}  # study name -> numbers of the trials looked at
 
@@ -126,13 +125,6 @@ def check_constraints_func(
         raise ValueError(
             "constraints_func must be a function of a FrozenTrial that returns its constraint "
             f"values, got {constraints_func!r}"
-        )
-    if refuses_constraints(algorithm):
-        raise ValueError(
-            f"the algorithm {type(algorithm).__name__} of {sampler_name} does not model "
-            f"constraints and refuses a study that has them, so constraints_func is not supported "
-            f"(got {constraints_func!r}); constraint values set with trial.set_constraint are "
-            "refused at the first model-based suggestion too"
         )
     if not models_constraints(algorithm):
         raise ValueError(

@@ -32,8 +32,6 @@ capabilities are the runtime-checkable protocols below; an adapter tests
   from the trial attribute ``source_attribute``
 * :class:`ModelsConstraints`: it uses ``Observations.constraints`` (``models_constraints`` is
   True); an adapter refuses or warns about a constrained study given another algorithm
-* :class:`RefusesConstraints`: it does not model constraints and refuses a study that has them
-  (``refuses_constraints`` is True), so an adapter neither warns about them nor ignores them
 * :class:`MultiObjective`: it models several objectives (``multi_objective`` is True); adapters
   refuse a study with several objectives, before its first trial, for any other algorithm
 * :class:`MultiAgent`: one agent of several (distributed TS; also :class:`ReadsSources`): it
@@ -62,7 +60,6 @@ __all__ = [
     "Observations",
     "Algorithm",
     "ModelsConstraints",
-    "RefusesConstraints",
     "MultiAgent",
     "MultiObjective",
     "OneAtATimeAlgorithm",
@@ -72,7 +69,6 @@ __all__ = [
     "clean_targets",
     "models_constraints",
     "multi_objective",
-    "refuses_constraints",
 ]
 
 
@@ -370,20 +366,6 @@ class ModelsConstraints(Protocol):
 def models_constraints(algorithm: object) -> bool:
     """Whether ``algorithm`` uses constraint values (:class:`ModelsConstraints`)."""
     return isinstance(algorithm, ModelsConstraints) and bool(algorithm.models_constraints)
-
-
-@runtime_checkable
-class RefusesConstraints(Protocol):
-    """An algorithm that does not model constraints and raises a ``ValueError`` at its first
-    suggestion whose ``Observations`` carry constraint values, instead of optimising the objective
-    alone: adapters do not warn that it ignores them."""
-
-    refuses_constraints: bool
-
-
-def refuses_constraints(algorithm: object) -> bool:
-    """Whether ``algorithm`` refuses constraint values (:class:`RefusesConstraints`)."""
-    return isinstance(algorithm, RefusesConstraints) and bool(algorithm.refuses_constraints)
 
 
 @runtime_checkable

@@ -98,7 +98,6 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
     """
 
     models_constraints = False
-    refuses_constraints = True  # RefusesConstraints: a ValueError in _prepare
     multi_objective = False
 
     def __init__(

@@ -327,22 +327,14 @@ def test_constraints_func_is_refused_for_an_algorithm_that_does_not_model_constr
         _sampler(_NotModelling(), constraints_func=_constraints_of)
 
 
-def test_an_algorithm_that_refuses_constraints_refuses_constraints_func_saying_so():
-    with pytest.raises(ValueError, match="refuses a study that has them"):
-        DECHBOSampler(constraints_func=_constraints_of)
-
-
 @needs_set_constraint
-def test_an_algorithm_that_refuses_constraints_raises_at_its_first_suggestion_without_a_warning(
-    optuna_log,
-):
-    """DEC-HBO refuses constraint values: the study stops with its ``ValueError`` at the first
-    model-based suggestion, and no warning says that they are ignored."""
+def test_dec_hbo_refuses_constraint_values_at_its_first_model_based_suggestion():
+    """DEC-HBO's additive UCB has no place for constraints: the study stops with its
+    ``ValueError`` at the first model-based suggestion, which fails."""
     study = optuna.create_study(sampler=DECHBOSampler(seed=0, n_startup_trials=3))
     with pytest.raises(ValueError, match=r"DEC-HBO does not model constraints .*\['half'\]"):
         study.optimize(_constrained_from(0), n_trials=4)
     assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
-    assert optuna_log.messages("optimises the objective alone") == []  # the notice's words
 
 
 def _constrained_from(first):

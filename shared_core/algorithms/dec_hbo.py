@@ -107,7 +107,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         groups: Sequence[Sequence[str | int]] | None = None,
         n_structures: int = 3,
         mcmc_steps: int = 20,
-        beta_scale: float = 0.1,
+        beta_scale: float = 0.02,
         delta: float = 0.1,
         max_sum_iterations: int = 30,
         damping: float = 0.0,

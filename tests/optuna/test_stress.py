@@ -10,10 +10,10 @@ from benchmarks import stress
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("sampler", "space"),
-    # About 20-30 s each on 2 cores, so two runs fit CI's time budget: the model-based sampler on
-    # the discrete space (64 points), where concurrent duplicates are likeliest, and the multi-agent
-    # one. BORESampler's workers go through the same adapter (claims, pending trials, timeouts);
-    # they run in several processes in test_grpc_proxy.py, and under kills in
+    # About 30 s each on a busy 2-core machine, so two runs fit CI's time budget: the model-based
+    # sampler on the discrete space (64 points), where concurrent duplicates are likeliest, and the
+    # multi-agent one. BORESampler's workers go through the same adapter (claims, pending trials,
+    # timeouts); they run in several processes in test_grpc_proxy.py, and under kills in
     # `python -m benchmarks.stress run`, which runs every sampler and space, longer.
     [
         ("egp-auto", "discrete"),

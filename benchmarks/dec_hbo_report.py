@@ -16,8 +16,7 @@ from collections import defaultdict
 import numpy as np
 from scipy.stats import rankdata
 
-from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS
-from benchmarks.distributed import STARTUP_TRIALS
+from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.provenance import SAMPLER_PACKAGES

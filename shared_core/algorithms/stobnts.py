@@ -251,6 +251,7 @@ def train_network(
         [theta],
         lr=1.0,
         max_iter=max_steps,
+        max_eval=4 * max_steps,  # the line search's evaluations must not end the training early
         tolerance_grad=1e-9,
         tolerance_change=1e-12,
         history_size=20,

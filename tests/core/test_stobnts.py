@@ -116,6 +116,25 @@ def test_each_linear_draw_is_the_minimiser_of_the_sample_then_optimize_loss():
         np.testing.assert_allclose(sample(_tensor(X_test)).detach().numpy(), expected, atol=1e-6)
 
 
+def test_each_network_draw_is_trained_from_its_prior_draw_on_noisy_targets():
+    """STO-BNTS's draw, reproduced from the documented draw order (theta0, then eps): the network
+    trained from theta0 on the targets plus eps."""
+    X, y = _problem(n=6, d=2)
+    algo = STOBNTSAlgorithm(width=8, max_steps=50, noise_var=0.05, warp_outputs=False)
+    net = algo.network(2)
+    sample = algo.sample_function(X, y, np.zeros((0, 2)), np.random.default_rng(4))
+    gen = torch_generator(np.random.default_rng(4))
+    theta0 = torch.randn(net.n_params, generator=gen, dtype=torch.float64)
+    eps = np.sqrt(0.05) * torch.randn(len(y), generator=gen, dtype=torch.float64)
+    theta, _ = train_network(net, _tensor(X), _tensor(y) + eps, theta0, 0.05, 50)
+    X_test = np.random.default_rng(5).random((5, 2))
+    np.testing.assert_allclose(
+        sample(_tensor(X_test)).detach().numpy(),
+        net.forward(theta, _tensor(X_test)).numpy(),
+        rtol=1e-10,
+    )
+
+
 def test_linear_draws_have_the_bayesian_linear_regression_posterior_moments():
     """Over many draws (prior draw theta0 ~ N(0, I), noise eps ~ N(0, sigma^2 I)), the minimiser's
     predictions have the posterior mean and variance of Bayesian linear regression with prior

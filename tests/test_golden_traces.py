@@ -3,9 +3,10 @@ and Ax method, recorded in ``tests/golden/traces.json``.
 
 They pin behaviour across refactorings: the same code on the same library versions must
 suggest exactly the same points. Suggestions depend on floating-point details of numpy,
-scipy and torch, so on other versions of those libraries the traces are skipped (with the
-versions named), not compared loosely; the fixtures are re-recorded
-(``python -m tests.golden.scenarios --record``) only by a commit that says why.
+scipy and torch and of the CPU's BLAS kernels, so on other versions of those libraries or
+another kind of CPU the traces are skipped (with the difference named), not compared loosely;
+the fixtures are re-recorded (``python -m tests.golden.scenarios --record``) only by a commit
+that says why.
 """
 
 import json
@@ -20,7 +21,7 @@ STORED = json.loads(TRACES.read_text())
 
 def _libraries_of(name: str) -> list[str]:
     """The libraries whose versions scenario ``name``'s suggestions depend on."""
-    libraries = ["numpy", "scipy", "optuna"]
+    libraries = ["numpy", "scipy", "optuna", "cpu"]
     if name.startswith(("ax/", "optuna/bore/", "optuna/sto-bnts/")):
         libraries.append("torch")  # BORE's and STO-BNTS's networks; Ax's Sobol and models
     if name.startswith("ax/"):

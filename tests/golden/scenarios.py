@@ -1,7 +1,8 @@
 """Seeded runs of every sampler and Ax method whose suggestions are recorded in ``traces.json``.
 
 A change that is meant to keep behaviour (a refactoring) must reproduce these traces exactly on the
-library versions they were recorded with; ``tests/test_golden_traces.py`` checks it. Re-record only
+library versions and the kind of CPU they were recorded with (the last bits of BLAS results differ
+between CPU vendors and instruction sets); ``tests/test_golden_traces.py`` checks it. Re-record only
 in a commit that says why the suggestions changed::
 
     python -m tests.golden.scenarios --record
@@ -39,7 +40,28 @@ def library_versions() -> dict[str, str]:
             out[name] = public_version(version(name))
         except PackageNotFoundError:
             out[name] = "absent"
+    out["cpu"] = cpu_kind()
     return out
+
+
+def cpu_kind() -> str:
+    """The CPU vendor and the instruction sets OpenBLAS chose (e.g. ``"AuthenticAMD SkylakeX"``):
+    floating-point results of the same libraries differ in their last bits between kinds."""
+    import scipy.linalg  # noqa: F401  (loads scipy's OpenBLAS, so that it is listed)
+    from threadpoolctl import threadpool_info
+
+    vendor = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("vendor_id"):
+                vendor = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    kernels = sorted(
+        {str(i.get("architecture")) for i in threadpool_info() if i["user_api"] == "blas"}
+    )
+    return " ".join([vendor, *kernels])
 
 
 def public_version(v: str) -> str:

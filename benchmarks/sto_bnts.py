@@ -48,7 +48,21 @@ from benchmarks.functions import FUNCTIONS, SUITE, levy
 from benchmarks.harness.samplers import make_sto_bnts_sampler, sto_bnts_names
 from benchmarks.problem_runs import ProblemBenchmark, regret_run
 
-__all__ = ["BENCH", "LEVELS", "PROBLEMS", "SAMPLERS", "main", "run_job", "suggest_mixed16"]
+__all__ = [
+    "BENCH",
+    "LEVELS",
+    "MIXED_CHOICES",
+    "MIXED_FLOATS",
+    "MIXED_HIGH",
+    "MIXED_INTS",
+    "MIXED_LOW",
+    "PROBLEMS",
+    "SAMPLERS",
+    "WALL_LIMITED",
+    "main",
+    "run_job",
+    "suggest_mixed16",
+]
 
 # The peer cache's protocol version of this benchmark: bump it when what a run measures changes.
 PROTOCOL = 1

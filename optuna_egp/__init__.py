@@ -3,7 +3,7 @@
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY
 from optuna_egp.distributed import DistributedTSSampler
 from optuna_egp.sampler import CoreSampler
-from optuna_egp.samplers import BORESampler, DECHBOSampler, EGPTSSampler
+from optuna_egp.samplers import BORESampler, DECHBOSampler, EGPTSSampler, STOBNTSSampler
 from optuna_egp.visualization import model_history, plot_model
 from shared_core import __version__
 
@@ -13,6 +13,7 @@ __all__ = [
     "DECHBOSampler",
     "DistributedTSSampler",
     "EGPTSSampler",
+    "STOBNTSSampler",
     "MODEL_KEY",
     "VIEW_KEY",
     "WEIGHTS_KEY",

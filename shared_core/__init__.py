@@ -31,7 +31,8 @@ Module map (BoTorch-style: one folder per role):
 * ``models/output_transform.py``: the ensemble's output warping (shift, Yeo-Johnson,
   standardise)
 * ``models/refit.py``: when to refit hyperparameters, and on which points
-* ``models/network.py``: float64 torch MLPs seeded by a numpy generator (torch imported lazily)
+* ``models/network.py``: float64 torch MLPs seeded by a numpy generator (torch imported lazily),
+  and STO-BNTS's network in the NTK parameterisation (flat parameters, features, linearisation)
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
 * ``models/additive.py``: the additive GP over disjoint groups of columns (DEC-HBO's surrogate):
@@ -45,7 +46,7 @@ Module map (BoTorch-style: one folder per role):
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
   passing over discrete grids (``max_sum.py``)
 * ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
-  (``distributed.py``), DEC-HBO (``dec_hbo.py``)
+  (``distributed.py``), DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
@@ -54,6 +55,7 @@ from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
+from shared_core.algorithms.stobnts import STOBNTSAlgorithm
 from shared_core.interface import Algorithm, Observations, clean_targets
 from shared_core.models.kernels import KernelSpec, default_dictionary, lengthscale_grid_dictionary
 from shared_core.search_space import (
@@ -78,6 +80,7 @@ __all__ = [
     "KernelSpec",
     "Observations",
     "SearchSpace",
+    "STOBNTSAlgorithm",
     "clean_targets",
     "default_dictionary",
     "lengthscale_grid_dictionary",

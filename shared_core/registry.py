@@ -18,6 +18,7 @@ from shared_core.algorithms.bore import BOREAlgorithm
 from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
+from shared_core.algorithms.stobnts import STOBNTSAlgorithm
 from shared_core.interface import Algorithm
 
 __all__ = ["Preset", "algorithm_names", "algorithm_options", "make_algorithm", "register_algorithm"]
@@ -88,3 +89,9 @@ register_algorithm("bore++", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant
 register_algorithm("bore", Preset(BOREAlgorithm, "'bore++' or 'bore'", variant="bore"))
 register_algorithm("dts", DistributedTSAlgorithm)
 register_algorithm("dec-hbo", DECHBOAlgorithm)
+register_algorithm(
+    "sto-bnts", Preset(STOBNTSAlgorithm, "'sto-bnts' or 'sto-bnts-linear'", variant="network")
+)
+register_algorithm(
+    "sto-bnts-linear", Preset(STOBNTSAlgorithm, "'sto-bnts' or 'sto-bnts-linear'", variant="linear")
+)

@@ -55,6 +55,7 @@ RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")
 OURS_FIRST = ("egp-auto", "egp-ts", "egp-ei", "egp-ts-nofant", "bore++", "bore")
 SUITE_PEERS = ("gp", "tpe", "cmaes", "random")
+SUITE_BENCH = "suite"  # the "bench" of the suite's rows (python -m benchmarks.run suite)
 # Final regrets below this fraction of a function's start-up regret count as ties: two samplers
 # that both reached it have solved the function as far as the comparison can tell.
 TIE_FRACTION = 1e-3
@@ -73,7 +74,8 @@ class Context:
     def suite(self, name: str, peers=SUITE_PEERS) -> list[dict]:
         """The latest row of each cell of ``name`` at the setting (mode, workers, trials) of each
         function's latest row (functions run different numbers of trials), plus the peers' runs
-        of that setting on the same functions."""
+        of the suite (``SUITE_BENCH``: not another benchmark's on functions of the same names) at
+        that setting on the same functions."""
         by_function: dict = defaultdict(list)
         for r in self.rows(name):
             by_function[r["function"]].append(r)
@@ -84,7 +86,7 @@ class Context:
             return []
         trials = {r["function"]: r["n_trials"] for r in ours}
         cached = PeerCache(self.results / "peers.jsonl").rows(
-            samplers=peers, **{f: ours[-1][f] for f in ("mode", "workers")}
+            samplers=peers, bench=SUITE_BENCH, **{f: ours[-1][f] for f in ("mode", "workers")}
         )
         return ours + [r for r in cached if trials.get(r["function"]) == r["n_trials"]]
 

@@ -49,6 +49,17 @@ def test_the_wall_limit_applies_to_gpsampler_only():
     assert limits == {"egp-auto": None, "gp": 900.0, "tpe": None}
 
 
+def test_the_sto_bnts_names_pass_the_command_line_and_build_their_variant():
+    argv = ["--samplers", "sto-bnts,sto-bnts-linear,tpe", "--out", "x.jsonl"]
+    a = sto_bnts.BENCHMARK.arguments(argv)
+    assert a.samplers == "sto-bnts,sto-bnts-linear,tpe"
+    assert {job["sampler"] for job in sto_bnts.BENCHMARK.jobs(a)} == set(a.samplers.split(","))
+    network = sto_bnts.make_samplers("sto-bnts", 0, 1)
+    linear = sto_bnts.make_samplers("sto-bnts-linear", 0, 4)
+    assert network[0].algorithm.variant == "network" and linear[0].algorithm.variant == "linear"
+    assert len(linear) == 4 and all(s is linear[0] for s in linear)  # one sampler, every slot
+
+
 def test_unknown_names_fail_before_any_run():
     with pytest.raises(ValueError, match="unknown sampler 'nope'"):
         sto_bnts.BENCHMARK.arguments(["--samplers", "tpe,nope", "--out", "x.jsonl"])

@@ -16,6 +16,7 @@ from optuna_egp import (
     DECHBOSampler,
     DistributedTSSampler,
     EGPTSSampler,
+    STOBNTSSampler,
 )
 from shared_core import (
     BOREAlgorithm,
@@ -101,6 +102,19 @@ DEC_HBO_OPTIONS = [
     ("n_raw", [0, 2.5]),
     ("n_starts", [0, "4"]),
 ]
+STO_BNTS_OPTIONS = [
+    ("variant", ["nn", 3]),
+    ("width", [0, 1.5, "64"]),
+    ("depth", [0, -1]),
+    ("activation", ["sigmoid", 3]),
+    ("bias_std", [-1, math.nan, math.inf]),
+    ("noise_var", [0, -1, math.nan]),
+    ("max_steps", [0, 2.5]),
+    ("max_points", [0, -1]),
+    ("warp_outputs", ["no", 0]),
+    ("n_raw", [0, 2.5]),
+    ("n_starts", [0, "4"]),
+]
 GRAPH_OPTIONS = [
     ("agent_id", [-1, 4, 1.5, "0"]),
     ("graph", ["torus", 3]),
@@ -116,6 +130,7 @@ BUILDERS = {
     ),
     "BORESampler": (BORESampler, SAMPLER_COMMON + BORE_OPTIONS),
     "DECHBOSampler": (DECHBOSampler, SAMPLER_COMMON[:-1] + DEC_HBO_OPTIONS),
+    "STOBNTSSampler": (STOBNTSSampler, SAMPLER_COMMON[:-1] + STO_BNTS_OPTIONS),
     "DistributedTSSampler": (
         _dts_sampler,
         SAMPLER_COMMON + EGP_OPTIONS[1:] + GRAPH_OPTIONS + [("share_model", ["yes", 1])],

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import (
+    BORESampler,
+    DECHBOSampler,
+    DistributedTSSampler,
+    EGPTSSampler,
+    STOBNTSSampler,
+)
 from shared_core.registry import algorithm_names, algorithm_options
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -50,6 +56,7 @@ def _signature(function: Any) -> dict[str, Any]:
         ("samplers/bore.md", BORESampler),
         ("samplers/distributed-ts.md", DistributedTSSampler),
         ("samplers/dec-hbo.md", DECHBOSampler),
+        ("samplers/sto-bnts.md", STOBNTSSampler),
     ],
 )
 def test_sampler_options_table_matches_the_signature(page: str, sampler: type) -> None:

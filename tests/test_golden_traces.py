@@ -21,8 +21,8 @@ STORED = json.loads(TRACES.read_text())
 def _libraries_of(name: str) -> list[str]:
     """The libraries whose versions scenario ``name``'s suggestions depend on."""
     libraries = ["numpy", "scipy", "optuna"]
-    if name.startswith(("ax/", "optuna/bore/")):
-        libraries.append("torch")  # BORE's network; Ax's Sobol and models run on torch
+    if name.startswith(("ax/", "optuna/bore/", "optuna/sto-bnts/")):
+        libraries.append("torch")  # BORE's and STO-BNTS's networks; Ax's Sobol and models
     if name.startswith("ax/"):
         libraries += ["ax-platform", "botorch"]
     return libraries
@@ -36,7 +36,7 @@ def test_every_scenario_has_a_stored_trace():
 def test_suggestions_match_the_golden_trace(name):
     if name.startswith("ax/"):
         pytest.importorskip("ax")
-    if name.startswith(("optuna/bore/", "ax/bore/")):
+    if name.startswith(("optuna/bore/", "ax/bore/", "optuna/sto-bnts/", "ax/sto-bnts")):
         pytest.importorskip("torch")
     now = library_versions()
     differ = {

@@ -43,7 +43,7 @@ sees them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,12 +56,11 @@ from shared_core.optim.acquisition_optimizer import maximize_acquisition
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_bool, check_int, check_real
 
-if TYPE_CHECKING:  # pragma: no cover - annotations only
-    import torch
-
 __all__ = ["STOBNTSAlgorithm", "VARIANTS"]
 
 VARIANTS = ("network", "linear")
+# torch.Tensor in annotations (torch is imported when an algorithm is built, not with this module)
+Tensor = Any
 
 
 class STOBNTSAlgorithm(OneAtATimeAlgorithm):
@@ -206,7 +205,7 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         return lambda Z: net.forward(theta, Z)
 
 
-def believed_targets(J: torch.Tensor, t: torch.Tensor, noise_var: float) -> torch.Tensor:
+def believed_targets(J: Tensor, t: Tensor, noise_var: float) -> Tensor:
     """The posterior means ``(p,)`` at the last ``p = N - n`` rows of the features ``J`` ``(N, P)``
     given targets ``t`` ``(n,)`` at the first ``n``, under the GP with kernel ``J J^T`` and noise
     ``noise_var`` (prior mean 0)."""
@@ -217,12 +216,10 @@ def believed_targets(J: torch.Tensor, t: torch.Tensor, noise_var: float) -> torc
         return t[:0]
     K = J[:n] @ J[:n].T + noise_var * torch.eye(n, dtype=J.dtype)  # (n, n)
     alpha = torch.linalg.solve(K, t)  # (n,)
-    return cast("torch.Tensor", J[n:] @ (J[:n].T @ alpha))  # (p,)
+    return J[n:] @ (J[:n].T @ alpha)  # (p,)
 
 
-def linear_minimiser(
-    J: torch.Tensor, targets: torch.Tensor, theta0: torch.Tensor, noise_var: float
-) -> torch.Tensor:
+def linear_minimiser(J: Tensor, targets: Tensor, theta0: Tensor, noise_var: float) -> Tensor:
     """The exact minimiser ``(P,)`` of ``1/2 mean((J theta - targets)^2) + 1/2 (noise_var / N)
     ||theta - theta0||^2`` for features ``J`` ``(N, P)``: ``theta0 + J^T (J J^T + noise_var I)^-1
     (targets - J theta0)`` (the dual form: an ``N x N`` solve, ``N`` far below ``P``)."""
@@ -234,12 +231,12 @@ def linear_minimiser(
 
 def train_network(
     net: NTKNetwork,
-    X: torch.Tensor,
-    targets: torch.Tensor,
-    theta0: torch.Tensor,
+    X: Tensor,
+    targets: Tensor,
+    theta0: Tensor,
     noise_var: float,
     max_steps: int,
-) -> tuple[torch.Tensor, dict[str, Any]]:
+) -> tuple[Tensor, dict[str, Any]]:
     """``theta`` ``(P,)`` after full-batch L-BFGS from ``theta0`` on the sample-then-optimize loss
     (module docstring, step 4) at ``X`` ``(N, d)``, and the training's record (iterations, and
     ``converged``: L-BFGS stopped on its tolerances before ``max_steps``)."""
@@ -251,13 +248,14 @@ def train_network(
         [theta],
         lr=1.0,
         max_iter=max_steps,
+        max_eval=4 * max_steps,  # the line search's evaluations must not end the training early
         tolerance_grad=1e-9,
         tolerance_change=1e-12,
         history_size=20,
         line_search_fn="strong_wolfe",
     )
 
-    def closure() -> torch.Tensor:
+    def closure() -> Tensor:
         optimiser.zero_grad()
         residual = net.forward(theta, X) - targets  # (N,)
         loss = 0.5 * torch.mean(residual**2) + 0.5 * weight * torch.sum((theta - theta0) ** 2)

@@ -95,12 +95,23 @@ def _run(client, batches, failed=(), abandoned=()) -> list[dict]:
 
 
 # DEC-HBO with one structure sample and a short chain: the Ax path is what is tested here
-CHEAP = {"dec-hbo": {"n_structures": 1, "mcmc_steps": 3}}
+# STO-BNTS with a narrow network and a short training
+CHEAP = {
+    "dec-hbo": {"n_structures": 1, "mcmc_steps": 3},
+    "sto-bnts": {"width": 16, "max_steps": 30},
+}
 
 
 @pytest.mark.parametrize(
     "method",
-    ["egp-ts", "egp-ei", "bore++", "dec-hbo", pytest.param("bore", marks=pytest.mark.slow)],
+    [
+        "egp-ts",
+        "egp-ei",
+        "bore++",
+        "dec-hbo",
+        "sto-bnts",
+        pytest.param("bore", marks=pytest.mark.slow),
+    ],
 )
 def test_mixed_space_with_constraint_and_batches(method):
     client = _client(

@@ -33,14 +33,21 @@ from shared_core.threads import limited_threads
 REQUIRED_OPTIONS = {"dts": {"n_agents": 3, "agent_id": 1}}
 # Smaller than the defaults where a method has them,
 # to keep the suite fast; the contract is the same.
-CHEAP_OPTIONS = {"n_features": 64, "n_raw": 64, "n_starts": 2, "svgd_steps": 50}
+CHEAP_OPTIONS = {
+    "n_features": 64,
+    "n_raw": 64,
+    "n_starts": 2,
+    "svgd_steps": 50,
+    "width": 16,
+    "max_steps": 30,
+}
 SPACE = SearchSpace(
     {"x": FloatParam(-1.0, 2.0), "n": IntParam(1, 6), "c": CategoricalParam(("a", "b", "c"))}
 )
 each_method = pytest.mark.parametrize("method", algorithm_names())
 # the built-in algorithms that do not model several objectives (the adapters refuse such studies
 # for them before the first trial)
-SINGLE_OBJECTIVE = {"dec-hbo"}
+SINGLE_OBJECTIVE = {"dec-hbo", "sto-bnts", "sto-bnts-linear"}
 
 
 def _make(method):
@@ -204,7 +211,16 @@ def test_the_capabilities_of_the_built_in_algorithms():
     share model states, distributed TS is an agent."""
     capabilities = {
         name: (isinstance(_make(name), SharesModelState), isinstance(_make(name), MultiAgent))
-        for name in ("egp-ts", "egp-ei", "egp-auto", "bore++", "dts", "dec-hbo")
+        for name in (
+            "egp-ts",
+            "egp-ei",
+            "egp-auto",
+            "bore++",
+            "dts",
+            "dec-hbo",
+            "sto-bnts",
+            "sto-bnts-linear",
+        )
     }
     assert capabilities == {
         "egp-ts": (True, False),
@@ -213,6 +229,8 @@ def test_the_capabilities_of_the_built_in_algorithms():
         "bore++": (False, False),
         "dts": (True, True),
         "dec-hbo": (False, False),
+        "sto-bnts": (False, False),
+        "sto-bnts-linear": (False, False),
     }
 
 

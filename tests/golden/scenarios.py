@@ -129,7 +129,13 @@ def concurrent(
 
 
 def _optuna_scenarios() -> dict[str, Callable[[], list]]:
-    from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
+    from optuna_egp import (
+        BORESampler,
+        DECHBOSampler,
+        DistributedTSSampler,
+        EGPTSSampler,
+        STOBNTSSampler,
+    )
 
     def dts(agent: int) -> DistributedTSSampler:
         return DistributedTSSampler(
@@ -169,6 +175,11 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
         ),
         "optuna/dec-hbo/mixed/concurrent": lambda: concurrent(
             lambda: [DECHBOSampler(seed=0, n_startup_trials=4, mcmc_steps=4)], "mixed", 12
+        ),
+        "optuna/sto-bnts/mixed/concurrent": lambda: concurrent(
+            lambda: [STOBNTSSampler(seed=0, n_startup_trials=4, width=16, max_steps=50)],
+            "mixed",
+            12,
         ),
     }
 
@@ -218,6 +229,7 @@ def _ax_scenarios() -> dict[str, Callable[[], list]]:
     scenarios["ax/dts-complete-3/batches"] = lambda: ax_batches("dts", n_agents=3)
     scenarios["ax/bore/batches"] = lambda: ax_batches("bore", n_rounds=2)
     scenarios["ax/dec-hbo/batches"] = lambda: ax_batches("dec-hbo", mcmc_steps=4)
+    scenarios["ax/sto-bnts-linear/batches"] = lambda: ax_batches("sto-bnts-linear", width=16)
     return scenarios
 
 

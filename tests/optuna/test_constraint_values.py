@@ -22,6 +22,7 @@ from optuna_egp import (
     DECHBOSampler,
     DistributedTSSampler,
     EGPTSSampler,
+    STOBNTSSampler,
     _storage,
 )
 from optuna_egp._constraints import CompletedTrialConstraints
@@ -333,6 +334,16 @@ def test_dec_hbo_refuses_constraint_values_at_its_first_model_based_suggestion()
     ``ValueError`` at the first model-based suggestion, which fails."""
     study = optuna.create_study(sampler=DECHBOSampler(seed=0, n_startup_trials=3))
     with pytest.raises(ValueError, match=r"DEC-HBO does not model constraints .*\['half'\]"):
+        study.optimize(_constrained_from(0), n_trials=4)
+    assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
+
+
+@needs_set_constraint
+def test_sto_bnts_refuses_constraint_values_at_its_first_model_based_suggestion():
+    """STO-BNTS does not model constraints: the study stops with its ``ValueError`` at the first
+    model-based suggestion, which fails."""
+    study = optuna.create_study(sampler=STOBNTSSampler(seed=0, n_startup_trials=3, width=8))
+    with pytest.raises(ValueError, match=r"STO-BNTS does not model constraints .*\['half'\]"):
         study.optimize(_constrained_from(0), n_trials=4)
     assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
 

@@ -6,7 +6,14 @@ import pickle
 import optuna
 import pytest
 
-from optuna_egp import BORESampler, CoreSampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import (
+    BORESampler,
+    CoreSampler,
+    DECHBOSampler,
+    DistributedTSSampler,
+    EGPTSSampler,
+    STOBNTSSampler,
+)
 from shared_core.registry import algorithm_options
 
 # sampler -> (its registry methods, its own defaults where they differ from the registry's)
@@ -17,6 +24,7 @@ NAMED = {
     ),  # the method name's part
     BORESampler: (["bore++", "bore"], {"variant": "bore++"}),
     DECHBOSampler: (["dec-hbo"], {}),
+    STOBNTSSampler: (["sto-bnts", "sto-bnts-linear"], {"variant": "network"}),
     DistributedTSSampler: (
         ["dts"],
         {"agent_id": None},

@@ -2,7 +2,9 @@
 (``benchmarks.constrained``, ``benchmarks.multi_objective``): one run per seed, problem and
 sampler, in ``seq`` or ``async`` mode (Optuna) or through an Ax ``Client`` (sequential); our
 samplers' rows to ``--out`` keyed by commit, the peers' to the peer cache; runs already done are
-skipped.
+skipped. :func:`regret_run` is one Optuna run of a cell on a problem with a known minimum, its
+row holding the regret of the best value so far and the seconds of each ask
+(``benchmarks.sto_bnts``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.distributed import make_async_samplers
+import numpy as np
+
+from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.provenance import commit
@@ -20,7 +25,7 @@ from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.workers import pool_map
 
-__all__ = ["CELL", "MODES", "ProblemBenchmark"]
+__all__ = ["CELL", "MODES", "ProblemBenchmark", "regret_run"]
 
 # The fields of a cell: with the sampler (and the commit or the peer version) they key a run.
 CELL = ("bench", "function", "seed", "mode", "workers", "n_trials")
@@ -116,3 +121,49 @@ class ProblemBenchmark:
                 f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion",
                 flush=True,
             )
+
+
+def regret_run(job: dict, samplers: Sequence[Any], problem: Any) -> dict:
+    """One Optuna run of a cell (``CELL``'s fields and the sampler; ``wall_limit`` optional) by
+    ``harness.asktell.timed_ask_tell``, in ``job["mode"]`` (``seq``, or ``async`` with
+    ``job["workers"]`` trials pending, completing in the order drawn by
+    ``default_rng(seed + 1000)``).
+
+    Args:
+        job: the cell.
+        samplers: the sampler of each worker slot.
+        problem: ``objective(x) -> float`` of the floats ``x0 ..`` on ``problem.bounds``
+            (``(d, 2)``) or, if ``problem.suggest`` is not ``None``, of the point it returns for
+            a trial (``suggest(trial) -> x``, e.g. integers and choices mapped to numbers), with
+            the known minimum ``problem.f_min``.
+
+    Returns:
+        ``job`` with ``values`` (each completed trial's, in trial order), ``regret`` (the best
+        value so far minus ``f_min``), the timing fields of ``harness.asktell.timing_fields``
+        and, for a run stopped by its wall-time limit, ``stopped_at`` (its trials).
+    """
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    if job["mode"] not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {job['mode']!r}")
+    run = timed_ask_tell(
+        samplers,
+        problem.bounds,
+        lambda trial, x: problem.objective(x),
+        n_trials=job["n_trials"],
+        workers=job["workers"] if job["mode"] == "async" else 1,
+        rng=np.random.default_rng(job["seed"] + 1000),
+        startup=STARTUP_TRIALS,
+        wall_limit=job.get("wall_limit"),
+        suggest=getattr(problem, "suggest", None),
+    )
+    values = np.array([t.value for t in run.trials if t.value is not None], dtype=float)
+    timing = (run.ask_seconds, run.ask_cpu_seconds, run.model_at_ask, run.seconds)
+    return {
+        **job,
+        "values": values.tolist(),
+        "regret": (np.minimum.accumulate(values) - problem.f_min).tolist(),
+        **timing_fields(*timing, ours=not is_peer(job["sampler"])),
+        **({"stopped_at": len(values)} if len(values) < job["n_trials"] else {}),
+    }

@@ -323,6 +323,28 @@ BENCHMARKS: list[Benchmark] = [
         None,
         why="the development runs behind beta_scale's default",
     ),
+    # STO-BNTS's benchmark: three settings into one file; GPSampler's runs stopped at 900 s
+    # (recorded). Quick: branin, one seed; 10 random trials, then 2 of the model's, sequential
+    # and pending (2 and 3 workers: cells apart, as they share the file)
+    *(
+        Benchmark(
+            f"sto_bnts_{name}",
+            "sto_bnts",
+            f"{args} --wall-limit 900 --procs 2 --out {{results}}/sto_bnts.jsonl "
+            "--cache {results}/peers.jsonl",
+            f"{quick} --functions branin --seeds 1 --out {{results}}/sto_bnts.jsonl "
+            "--cache {results}/peers.jsonl",
+        )
+        for name, args, quick in (
+            ("seq", "--mode seq --seeds 10", "--mode seq --trials 12 --samplers sto-bnts,tpe"),
+            ("async4", "--mode async --workers 4 --seeds 5", f"{ASYNC_QUICK} --samplers sto-bnts"),
+            (
+                "async8",
+                "--mode async --workers 8 --seeds 5",
+                "--mode async --workers 3 --trials 14 --samplers sto-bnts-linear",
+            ),
+        )
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

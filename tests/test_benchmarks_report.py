@@ -141,6 +141,17 @@ def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
     assert same_setting(old + new, ("n_trials",)) == new
 
 
+def test_suite_leaves_out_other_benchmarks_peer_runs_on_the_same_cells(tmp_path):
+    _write(tmp_path / "suite_async4.jsonl", [_row("egp-ts", "branin", 0, 1.0)])
+    other = {**_row("tpe", "branin", 0, 9.0), "bench": "sto_bnts"}  # the same function and cell
+    _write(tmp_path / "peers.jsonl", [_peer(_row("tpe", "branin", 0, 2.0)), _peer(other)])
+    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+
+    rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
+
+    assert sorted((r["sampler"], r["regret"][-1]) for r in rows) == [("egp-ts", 1.0), ("tpe", 2.0)]
+
+
 def test_suite_keeps_each_function_at_its_own_trials(tmp_path):
     # branin runs 3 trials, ellipsoid5 2: both shown, each with the peer rows of its setting.
     ours = [

@@ -14,6 +14,10 @@ Names (options as ``-`` suffixes):
                             surrogate ``gp`` or ``egp``
 ``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``; suffix ``-beta<x>``
                             (``beta_scale``), e.g. ``dec-hbo-mf3-beta0.3``
+``sto-bnts``,               ``STOBNTSSampler()`` (STO-BNTS) and
+``sto-bnts-linear``         ``STOBNTSSampler(variant="linear")`` (STO-BNTS-Linear): built by
+                            :func:`make_sto_bnts_sampler` (:func:`make_sampler` does not
+                            know them)
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
 ``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
 ``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
@@ -26,6 +30,11 @@ Names (options as ``-`` suffixes):
 ``n_startup_trials``, ``max_threads``, ``running_trial_timeout``) and override what the name sets.
 Peers are the samplers whose runs do not change with our code: their rows are cached by
 :func:`peer_version` (see ``cache``).
+
+The STO-BNTS names have a function of their own, :func:`make_sto_bnts_sampler`, beside
+:func:`make_sampler` rather than in it: this file is part of the code behind other benchmarks'
+rows (``benchmarks.harness.provenance.same_code``), which stay current when it only grows by new
+definitions.
 """
 
 from __future__ import annotations
@@ -44,9 +53,11 @@ __all__ = [
     "is_peer",
     "make_agents",
     "make_sampler",
+    "make_sto_bnts_sampler",
     "names",
     "ordered",
     "peer_version",
+    "sto_bnts_names",
 ]
 
 # Display names of the samplers in tables, in the order tables list them (ours, then peers).
@@ -222,3 +233,21 @@ def _bore_options(name: str) -> dict:
             )
         out[key] = float(m.group(2))
     return out
+
+
+def sto_bnts_names() -> tuple[str, ...]:
+    """The names :func:`make_sto_bnts_sampler` builds."""
+    return ("sto-bnts", "sto-bnts-linear")
+
+
+def make_sto_bnts_sampler(name: str, *, seed: int, **options: Any):
+    """``STOBNTSSampler`` by name: ``sto-bnts`` (its default, the network variant) or
+    ``sto-bnts-linear`` (``variant="linear"``); ``options`` go to the constructor, applied last.
+    """
+    if name not in sto_bnts_names():
+        raise ValueError(f"unknown STO-BNTS sampler {name!r}; known: {', '.join(sto_bnts_names())}")
+    from optuna_egp import STOBNTSSampler
+
+    pin_torch()  # the networks are torch's
+    kw: dict[str, Any] = {"variant": "linear"} if name == "sto-bnts-linear" else {}
+    return STOBNTSSampler(seed=seed, **{**kw, **options})

@@ -1,0 +1,152 @@
+"""STO-BNTS's benchmark (``benchmarks.sto_bnts``) and its page (``benchmarks.sto_bnts_report``):
+the problems' minima, the command line (the STO-BNTS names, the wall-time limit on GPSampler's
+runs only), a run's row, and the paper's checks on tiny synthetic rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import optuna
+import pytest
+
+from benchmarks import sto_bnts, sto_bnts_report
+from benchmarks.functions import FUNCTIONS, SUITE
+from benchmarks.harness.samplers import make_sto_bnts_sampler
+
+
+def test_mixed16_maps_its_parameters_to_levy_and_has_its_minimum_at_ones():
+    best = {
+        **{f"x{i}": 1.0 for i in range(sto_bnts.MIXED_FLOATS)},
+        **{f"n{i}": 1 for i in range(sto_bnts.MIXED_INTS)},
+        **{f"c{i}": "c" for i in range(sto_bnts.MIXED_CHOICES)},
+    }
+    x = sto_bnts.suggest_mixed16(optuna.trial.FixedTrial(best))
+    assert x.shape == (16,) and np.all(x == 1.0)
+    problem = sto_bnts.PROBLEMS["mixed16"]
+    # Levy's minimum is 0 at ones up to sin(pi)^2 (about 1.5e-32)
+    assert problem.objective(x) == pytest.approx(problem.f_min, abs=1e-12)
+    other = sto_bnts.suggest_mixed16(optuna.trial.FixedTrial({**best, "c0": "a", "n2": -10}))
+    assert other[sto_bnts.MIXED_FLOATS + sto_bnts.MIXED_INTS] == sto_bnts.LEVELS["a"]
+    assert problem.objective(other) > problem.f_min
+
+
+def test_the_problems_are_the_suite_and_two_of_at_least_12_dimensions():
+    assert list(sto_bnts.PROBLEMS) == [*SUITE, "levy12", "mixed16"]
+    for name in SUITE:
+        bounds, objective, f_min = FUNCTIONS[name]
+        problem = sto_bnts.PROBLEMS[name]
+        assert np.array_equal(problem.bounds, bounds) and problem.f_min == f_min
+        assert problem.objective is objective and problem.n_trials == sto_bnts.N_TRIALS
+    levy12 = sto_bnts.PROBLEMS["levy12"]
+    assert levy12.bounds.shape == (12, 2)
+    assert levy12.objective(np.ones(12)) == pytest.approx(levy12.f_min, abs=1e-12)
+
+
+def test_the_wall_limit_applies_to_gpsampler_only():
+    a = sto_bnts.BENCHMARK.arguments(
+        ["--samplers", "egp-auto,gp,tpe", "--wall-limit", "900", "--out", "x.jsonl"]
+    )
+    limits = {job["sampler"]: job.get("wall_limit") for job in sto_bnts.BENCHMARK.jobs(a)}
+    assert limits == {"egp-auto": None, "gp": 900.0, "tpe": None}
+
+
+def test_the_sto_bnts_names_pass_the_command_line_and_build_their_variant():
+    argv = ["--samplers", "sto-bnts,sto-bnts-linear,tpe", "--out", "x.jsonl"]
+    a = sto_bnts.BENCHMARK.arguments(argv)
+    assert a.samplers == "sto-bnts,sto-bnts-linear,tpe"
+    assert {job["sampler"] for job in sto_bnts.BENCHMARK.jobs(a)} == set(a.samplers.split(","))
+    network = sto_bnts.make_samplers("sto-bnts", 0, 1)
+    linear = sto_bnts.make_samplers("sto-bnts-linear", 0, 4)
+    assert network[0].algorithm.variant == "network" and linear[0].algorithm.variant == "linear"
+    assert len(linear) == 4 and all(s is linear[0] for s in linear)  # one sampler, every slot
+
+
+def test_unknown_names_fail_before_any_run():
+    with pytest.raises(ValueError, match="unknown sampler 'nope'"):
+        sto_bnts.BENCHMARK.arguments(["--samplers", "tpe,nope", "--out", "x.jsonl"])
+    with pytest.raises(ValueError, match="unknown STO-BNTS sampler"):
+        make_sto_bnts_sampler("sto-bnts-wide", seed=0)
+
+
+def test_a_run_records_the_regret_and_the_seconds_of_every_ask():
+    job = {
+        "bench": sto_bnts.BENCH,
+        "function": "mixed16",
+        "seed": 0,
+        "mode": "async",
+        "workers": 2,
+        "n_trials": 6,
+        "sampler": "tpe",
+    }
+    row = sto_bnts.run_job(job)
+    assert len(row["values"]) == len(row["regret"]) == len(row["ask_seconds"]) == 6
+    assert np.all(np.diff(row["regret"]) <= 0) and min(row["regret"]) >= 0
+    assert len(row["ask_cpu_seconds"]) == 6 and "stopped_at" not in row
+
+
+def _row(sampler, function, seed, final, mode="seq", workers=1, seconds=0.5) -> dict:
+    return {
+        "bench": sto_bnts.BENCH,
+        "sampler": sampler,
+        "function": function,
+        "seed": seed,
+        "mode": mode,
+        "workers": workers,
+        "n_trials": 100,
+        # 10 start-up trials at regret 1 (the tie floor: 1e-3), then the final regret
+        "regret": [1.0] * 10 + [final] * 90,
+        "ask_seconds": [0.01] * 89 + [seconds] * 11,
+        "ask_cpu_seconds": [0.01] * 89 + [seconds / 2] * 11,
+        "commit": "abc1234",
+        "date": "2026-11-28T10:00:00+00:00",
+    }
+
+
+def test_ratio_check_counts_the_functions_within_the_target():
+    seq = [_row("sto-bnts", fn, s, 0.1) for fn in SUITE for s in range(3)]
+    # 4 pending: 0.12 on four functions (ratio 1.2), 0.3 on two (3.0); seed 2 only sequential
+    pending = [
+        _row("sto-bnts", fn, s, 0.12 if i < 4 else 0.3, "async", 4)
+        for i, fn in enumerate(SUITE)
+        for s in range(2)
+    ]
+    by_setting = sto_bnts_report.settings(seq + pending)
+    lines = sto_bnts_report.ratio_check(by_setting, {fn: 1e-3 for fn in SUITE})
+    assert "**4 of 6** suite functions (target: at least 4 of 6): met" in lines[0]
+    first = SUITE[0]
+    assert f"| {first} | 0.12 / 0.1 (2) | 1.20 | – | – |" in lines
+
+
+def test_ratio_check_raises_solved_functions_to_their_floor():
+    fn = SUITE[0]
+    rows = [_row("sto-bnts", fn, 0, 1e-9), _row("sto-bnts", fn, 0, 1e-6, "async", 4)]
+    lines = sto_bnts_report.ratio_check(sto_bnts_report.settings(rows), {fn: 1e-3})
+    assert f"| {fn} | 0.001 / 0.001 (1) | 1.00 | – | – |" in lines
+    assert "undecided (rows missing)" in lines[0]
+
+
+def test_tpe_check_with_8_pending_counts_lower_medians_and_ties():
+    problems = list(sto_bnts.PROBLEMS)
+    rows = []
+    for i, fn in enumerate(problems):
+        ours = 0.01 if i < 5 else 1e-5 if i == 5 else 0.5  # 5 lower, 1 tie (both solved), 2 higher
+        rows += [_row("sto-bnts", fn, 0, ours, "async", 8), _row("tpe", fn, 0, 0.1, "async", 8)]
+    rows[11]["regret"][-1] = 1e-6  # tpe on problems[5]: also below the floor
+    floors = {fn: 1e-3 for fn in problems}
+    lines = sto_bnts_report.tpe_check(sto_bnts_report.settings(rows), floors)
+    assert (
+        "lower on **5 of 8** problems, tied on 1 (target: lower on most of the 8): met" in lines[0]
+    )
+
+
+def test_seconds_check_takes_the_asks_of_trials_90_to_100():
+    rows = [_row("sto-bnts", "branin", s, 0.1, seconds=1.5) for s in range(3)]
+    rows += [_row("sto-bnts", "levy12", s, 0.1, seconds=3.0) for s in range(2)]
+    rows += [_row("tpe", "branin", 0, 0.1, seconds=0.02)]
+    lines = sto_bnts_report.seconds_check(sto_bnts_report.settings(rows))
+    assert "sequential 1.5 s (met)" in lines[0]
+    assert "| STOBNTSSampler | 1.5 (0.75) |" in lines and "| TPE | 0.02 (0.01) |" in lines
+    assert "| levy12 | 3 (1.5) |" in lines
+
+
+def test_page_without_rows_is_empty(tmp_path):
+    assert sto_bnts_report.page(tmp_path, tmp_path / "img") == []

@@ -47,7 +47,7 @@ import numpy as np
 
 from benchmarks.distributed import make_async_samplers
 from benchmarks.functions import FUNCTIONS, SUITE, levy
-from benchmarks.harness.samplers import make_sto_bnts_sampler, sto_bnts_names
+from benchmarks.harness.samplers import is_sto_bnts, make_sto_bnts_sampler
 from benchmarks.problem_runs import ProblemBenchmark, regret_run
 
 __all__ = [
@@ -112,7 +112,7 @@ PROBLEMS = {
 def make_samplers(name: str, seed: int, workers: int) -> list:
     """The sampler of each worker slot: one ``STOBNTSSampler`` for every slot for the STO-BNTS
     names, ``distributed.make_async_samplers`` for the others."""
-    if name in sto_bnts_names():
+    if is_sto_bnts(name):
         return [make_sto_bnts_sampler(name, seed=seed)] * workers
     return make_async_samplers(name, seed, workers)
 
@@ -143,9 +143,9 @@ class StoBntsBenchmark(ProblemBenchmark):
     def arguments(self, argv: Sequence[str] | None = None) -> argparse.Namespace:
         argv = list(sys.argv[1:] if argv is None else argv)
         names = _samplers_option(argv, self.samplers)
-        for s in set(names) & set(sto_bnts_names()):  # a bad option fails here, not in a worker
+        for s in filter(is_sto_bnts, names):  # a bad option fails here, not in a worker
             make_sto_bnts_sampler(s, seed=0)
-        others = [s for s in names if s not in sto_bnts_names()]
+        others = [s for s in names if not is_sto_bnts(s)]
         # ProblemBenchmark checks the other names (the last --samplers wins); "tpe" if none
         a = super().arguments([*argv, "--samplers", ",".join(others or ["tpe"])])
         a.samplers = ",".join(names)

@@ -320,6 +320,8 @@ class STOBNTSSampler(CoreSampler):
         width: units per hidden layer (default 64; the paper's 256 costs several times more).
         depth: hidden layers (default 2).
         activation: ``"erf"`` (default), ``"relu"`` or ``"tanh"``.
+        beta: exploration scale, the paper's ``beta_t`` held constant: the sample's spread around
+            the posterior mean relative to the posterior's (default 1: plain Thompson sampling).
         bias_std: prior scale of the biases (default 1).
         noise_var: noise variance on the standardised objective scale (default 0.01).
         max_steps: L-BFGS iterations of a network's training (default 200).
@@ -342,6 +344,7 @@ class STOBNTSSampler(CoreSampler):
         width: int = 64,
         depth: int = 2,
         activation: str = "erf",
+        beta: float = 1.0,
         bias_std: float = 1.0,
         noise_var: float = 0.01,
         max_steps: int = 200,

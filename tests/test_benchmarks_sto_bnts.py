@@ -58,6 +58,8 @@ def test_the_sto_bnts_names_pass_the_command_line_and_build_their_variant():
     linear = sto_bnts.make_samplers("sto-bnts-linear", 0, 4)
     assert network[0].algorithm.variant == "network" and linear[0].algorithm.variant == "linear"
     assert len(linear) == 4 and all(s is linear[0] for s in linear)  # one sampler, every slot
+    scaled = sto_bnts.make_samplers("sto-bnts-linear-beta0.25", 0, 1)[0].algorithm
+    assert scaled.variant == "linear" and scaled.beta == 0.25
 
 
 def test_unknown_names_fail_before_any_run():

@@ -107,6 +107,7 @@ STO_BNTS_OPTIONS = [
     ("width", [0, 1.5, "64"]),
     ("depth", [0, -1]),
     ("activation", ["sigmoid", 3]),
+    ("beta", [0, -1, math.nan]),
     ("bias_std", [-1, math.nan, math.inf]),
     ("noise_var", [0, -1, math.nan]),
     ("max_steps", [0, 2.5]),

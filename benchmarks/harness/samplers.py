@@ -47,6 +47,7 @@ from benchmarks.harness.provenance import versions
 from benchmarks.harness.threads import pin_torch
 
 __all__ = [
+    "is_sto_bnts",
     "LABELS",
     "NSGA2_POPULATION",
     "PEERS",
@@ -57,7 +58,6 @@ __all__ = [
     "names",
     "ordered",
     "peer_version",
-    "sto_bnts_names",
 ]
 
 # Display names of the samplers in tables, in the order tables list them (ours, then peers).
@@ -235,19 +235,22 @@ def _bore_options(name: str) -> dict:
     return out
 
 
-def sto_bnts_names() -> tuple[str, ...]:
-    """The names :func:`make_sto_bnts_sampler` builds."""
-    return ("sto-bnts", "sto-bnts-linear")
+def is_sto_bnts(name: str) -> bool:
+    """Whether :func:`make_sto_bnts_sampler` builds ``name``: ``sto-bnts`` or ``sto-bnts-linear``,
+    optionally with ``-beta<x>``."""
+    return re.fullmatch(r"sto-bnts(-linear)?(-beta\d+(\.\d+)?)?", name) is not None
 
 
 def make_sto_bnts_sampler(name: str, *, seed: int, **options: Any):
     """``STOBNTSSampler`` by name: ``sto-bnts`` (its default, the network variant) or
-    ``sto-bnts-linear`` (``variant="linear"``); ``options`` go to the constructor, applied last.
-    """
-    if name not in sto_bnts_names():
-        raise ValueError(f"unknown STO-BNTS sampler {name!r}; known: {', '.join(sto_bnts_names())}")
+    ``sto-bnts-linear`` (``variant="linear"``), with ``-beta<x>`` its ``beta=x``; ``options`` go to
+    the constructor, applied last."""
+    if not is_sto_bnts(name):
+        raise ValueError(f"unknown STO-BNTS sampler {name!r}; known: sto-bnts[-linear][-beta<x>]")
     from optuna_egp import STOBNTSSampler
 
     pin_torch()  # the networks are torch's
-    kw: dict[str, Any] = {"variant": "linear"} if name == "sto-bnts-linear" else {}
+    kw: dict[str, Any] = {"variant": "linear"} if name.startswith("sto-bnts-linear") else {}
+    if "-beta" in name:
+        kw["beta"] = float(name.rsplit("-beta", 1)[1])
     return STOBNTSSampler(seed=seed, **{**kw, **options})

@@ -33,8 +33,10 @@ Per suggestion (Algorithms 1 and 2 of the paper):
        candidates, L-BFGS-B with autograd input gradients; categorical parameters by coordinate
        ascent on the shared encoding), never a running or completed point.
 
-The paper's ``beta_t`` scaling of the network output is 1 here (its Appendix A: ``beta_t = 1`` gives
-plain Thompson sampling).
+``beta`` is the paper's ``beta_t`` held constant (its Appendix A): the network ``g`` is trained on
+``y / beta`` and the sample is ``beta * g``, which is the network's output and noise scaled by
+``beta`` and ``beta^2``: the posterior mean stays, the sample's spread around it is ``beta`` times
+as large. ``beta = 1`` is plain Thompson sampling; below 1 a sample strays less from the mean.
 
 Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
 a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion that
@@ -71,6 +73,8 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         width: units per hidden layer (the paper's 256 costs about 8x the default's time here).
         depth: hidden layers.
         activation: ``"erf"``, ``"relu"`` or ``"tanh"``.
+        beta: the exploration scale (module docstring): the sample's spread around the posterior
+            mean, relative to the posterior's.
         bias_std: the prior scale of the biases (inputs are ``2x - 1``, centred on the box: with a
             small value every sampled function is near 0 at the box centre).
         noise_var: ``sigma^2``, the likelihood's noise variance on the standardised scale; it also
@@ -93,6 +97,7 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         width: int = 64,
         depth: int = 2,
         activation: str = "erf",
+        beta: float = 1.0,
         bias_std: float = 1.0,
         noise_var: float = 0.01,
         max_steps: int = 200,
@@ -110,6 +115,7 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         self.variant, self.activation = variant, activation
         self.width = check_int("width", width, minimum=1)
         self.depth = check_int("depth", depth, minimum=1)
+        self.beta = check_real("beta", beta, low=0.0, low_open=True)
         self.bias_std = check_real("bias_std", bias_std, low=0.0)
         self.noise_var = check_real("noise_var", noise_var, low=0.0, low_open=True)
         self.max_steps = check_int("max_steps", max_steps, minimum=1)
@@ -188,7 +194,7 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
             else theta0
         )
         X_all = torch.from_numpy(np.vstack([X, X_pending.reshape(-1, X.shape[1])]))  # (N, d)
-        targets = torch.from_numpy(np.asarray(t, dtype=np.float64))  # (n,)
+        targets = torch.from_numpy(np.asarray(t, dtype=np.float64) / self.beta)  # (n,)
         J = None
         if len(X_pending) or self.variant == "linear":
             J = net.jacobian(theta_features, X_all).detach()  # (N, P)
@@ -198,11 +204,11 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
             assert J is not None
             theta = linear_minimiser(J, targets + eps, theta0, self.noise_var)
             self.last_training = {"steps": 0, "converged": True}
-            return lambda Z: net.linearised(theta_features, theta, Z)
+            return lambda Z: self.beta * net.linearised(theta_features, theta, Z)
         theta, self.last_training = train_network(
             net, X_all, targets + eps, theta0, self.noise_var, self.max_steps
         )
-        return lambda Z: net.forward(theta, Z)
+        return lambda Z: self.beta * net.forward(theta, Z)
 
 
 def believed_targets(J: Tensor, t: Tensor, noise_var: float) -> Tensor:

@@ -135,6 +135,21 @@ def test_each_network_draw_is_trained_from_its_prior_draw_on_noisy_targets():
     )
 
 
+@pytest.mark.parametrize("variant", ["network", "linear"])
+def test_beta_scales_the_sample_trained_on_scaled_targets(variant):
+    """beta (the paper's beta_t): the sample is beta times the network trained on y / beta, i.e.
+    the output and the noise scaled by beta and beta^2; the mean stays, the spread scales."""
+    X, y = _problem(n=6, d=2)
+    options = {"variant": variant, "width": 8, "max_steps": 30, "warp_outputs": False}
+    scaled = STOBNTSAlgorithm(beta=0.5, **options)
+    plain = STOBNTSAlgorithm(**options)
+    X_test = _tensor(np.random.default_rng(1).random((4, 2)))
+    pending = np.array([[0.9, 0.1]])
+    got = scaled.sample_function(X, y, pending, np.random.default_rng(2))(X_test)
+    expected = 0.5 * plain.sample_function(X, y / 0.5, pending, np.random.default_rng(2))(X_test)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-9)
+
+
 def test_linear_draws_have_the_bayesian_linear_regression_posterior_moments():
     """Over many draws (prior draw theta0 ~ N(0, I), noise eps ~ N(0, sigma^2 I)), the minimiser's
     predictions have the posterior mean and variance of Bayesian linear regression with prior

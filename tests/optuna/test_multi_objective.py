@@ -15,7 +15,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import CoreSampler
+from optuna_egp import CoreSampler, DECHBOSampler, STOBNTSSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -169,6 +169,14 @@ def test_an_algorithm_of_one_objective_refuses_before_the_first_trial_runs(n_obj
     assert "SingleObjective" in message, message
     # the objective never ran, and no trial is left RUNNING
     assert calls == [] and [t.state for t in study.trials] == [TrialState.FAIL]
+
+
+@pytest.mark.parametrize("sampler", [DECHBOSampler, STOBNTSSampler])
+def test_the_named_samplers_of_one_objective_refuse_several_before_the_first_trial(sampler):
+    study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler(seed=0))
+    with pytest.raises(ValueError, match="2 objectives"):
+        study.optimize(_objective(2), n_trials=3)
+    assert [t.state for t in study.trials] == [TrialState.FAIL]
 
 
 def test_two_threads_see_each_others_running_trials_as_pending():

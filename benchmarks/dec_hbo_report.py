@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import inspect
 import pathlib
-import re
 from collections import defaultdict
 
 import numpy as np
-from scipy.stats import rankdata
 
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
@@ -22,7 +20,15 @@ from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
-from benchmarks.harness.tables import fmt, markdown_table, provenance_line
+from benchmarks.harness.tables import (
+    beta_suffix,
+    fmt,
+    markdown_table,
+    median_ranks,
+    provenance_line,
+    seed_text,
+    value_table,
+)
 from optuna_egp import DECHBOSampler
 
 __all__ = ["beta_table", "page"]
@@ -39,7 +45,6 @@ PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
 VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
 LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run
 BETA_RESULTS = "dec_hbo_beta_dev.jsonl"  # written by run_all's dec_hbo_beta
-_BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-beta0.5
 
 
 def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
@@ -162,19 +167,12 @@ def _limits(rows: list[dict]) -> list[str]:
 
 def _beta_scale(sampler: str) -> float:
     """The ``beta_scale`` of a ``dec-hbo-mf<k>[-beta<x>]`` name (no suffix: the default)."""
-    m = _BETA.search(sampler)
-    return float(m.group(1)) if m else _default_beta_scale()
+    value = beta_suffix(sampler)
+    return _default_beta_scale() if value is None else value
 
 
 def _default_beta_scale() -> float:
     return float(inspect.signature(DECHBOSampler).parameters["beta_scale"].default)
-
-
-def _seed_text(seeds: list[int]) -> str:
-    """``10-12`` for consecutive seeds, else ``0, 2, 5``."""
-    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}"
-    return ", ".join(map(str, seeds))
 
 
 def beta_table(rows: list[dict]) -> list[str]:
@@ -182,28 +180,10 @@ def beta_table(rows: list[dict]) -> list[str]:
     final regret over the seeds every value ran on it (their number in brackets), then the mean
     over the functions of the rank of the value's median among the values' (1: the lowest; equal
     medians share their mean rank)."""
-    finals = _finals(rows)
-    samplers = sorted({r["sampler"] for r in rows}, key=_beta_scale)
+    values = {s: _beta_scale(s) for s in {r["sampler"] for r in rows}}
     functions = ordered({r["function"] for r in rows}, PROBLEMS)
-    cells: dict = {}
-    ranks: dict = defaultdict(list)
-    for fn in functions:
-        ran = [s for s in samplers if (fn, s) in finals]
-        seeds = set.intersection(*(set(finals[(fn, s)]) for s in ran))
-        medians = [float(np.median([finals[(fn, s)][k] for k in seeds])) for s in ran]
-        for s, median, rank in zip(ran, medians, rankdata(medians)):
-            cells[(fn, s)] = f"{fmt(median)} ({len(seeds)})"
-            ranks[s].append(float(rank))
-    default = _default_beta_scale()
-    body = [
-        [
-            f"{_beta_scale(s):g}" + (" (default)" if _beta_scale(s) == default else ""),
-            *(cells.get((fn, s), "–") for fn in functions),
-            fmt(float(np.mean(ranks[s]))),
-        ]
-        for s in samplers
-    ]
-    return markdown_table(["`beta_scale`", *functions, "mean rank"], body)
+    ranked = median_ranks(_finals(rows), list(values), functions)
+    return value_table("beta_scale", values, functions, ranked, _default_beta_scale())
 
 
 def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
@@ -211,7 +191,7 @@ def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
     those of the ``reported`` rows."""
     if not rows:
         return []
-    seeds = _seed_text(sorted({r["seed"] for r in rows}))
+    seeds = seed_text(sorted({r["seed"] for r in rows}))
     apart = sorted({r["seed"] for r in reported})
     trials = "/".join(str(n) for n in sorted({r["n_trials"] for r in rows}))
     return [
@@ -220,7 +200,7 @@ def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
         "MF3, `DECHBOSampler(max_factor_size=3, beta_scale=b)` with the structure learned from "
         f"the data, at each value `b`: {trials} trials (the first {STARTUP_TRIALS} random), "
         f"seeds {seeds}"
-        + (f", apart from the seeds {_seed_text(apart)} of the table above" if apart else "")
+        + (f", apart from the seeds {seed_text(apart)} of the table above" if apart else "")
         + " (`python -m benchmarks.run_all --only dec_hbo_beta`). Cells: the median final regret "
         "over the seeds every value ran (their number in brackets). Mean rank: the mean over the "
         "functions of the rank of the value's median among the values' (1: the lowest).",

@@ -345,6 +345,16 @@ BENCHMARKS: list[Benchmark] = [
             ),
         )
     ),
+    # STOBNTSSampler at three values of beta, sequential, on seeds apart from sto_bnts_seq's (its
+    # page's last table)
+    Benchmark(
+        "sto_bnts_beta",
+        "sto_bnts",
+        "--mode seq --samplers sto-bnts-beta1,sto-bnts-beta0.5,sto-bnts-beta0.25 --first-seed 10 "
+        "--seeds 3 --procs 2 --out {results}/sto_bnts_beta_dev.jsonl",
+        None,
+        why="the development runs behind beta's default",
+    ),
     Benchmark(
         "dts_speed",
         "dts_speed",

@@ -10,12 +10,13 @@ dimensions, 100 trials each, sequential and with 4 and 8 trials pending.
         --procs 2 --out benchmarks/results/sto_bnts.jsonl
 
 (``python -m benchmarks.run_all --only sto_bnts_seq,sto_bnts_async4,sto_bnts_async8`` runs the
-three and then the report; ``python -m benchmarks.report --pages sto_bnts --no-readme`` writes
-docs/benchmarks/sto_bnts.md alone.) The runs go two at a time (``--procs 2``), one thread each.
-Samplers (``--samplers``, default ``SAMPLERS``): ``sto-bnts`` (``STOBNTSSampler()``),
-``egp-auto`` (``EGPTSSampler()``), ``gp`` (Optuna's ``GPSampler``) and ``tpe``;
-``sto-bnts-linear`` (``STOBNTSSampler(variant="linear")``) on request. Every sampler runs with
-its defaults; one sampler object serves every worker slot.
+three and then the report, ``--only sto_bnts_beta`` the development runs of ``beta``, sequential
+on seeds 10-12 into ``sto_bnts_beta_dev.jsonl``; ``python -m benchmarks.report --pages sto_bnts
+--no-readme`` writes docs/benchmarks/sto_bnts.md alone.) The runs go two at a time
+(``--procs 2``), one thread each. Samplers (``--samplers``, default ``SAMPLERS``): ``sto-bnts``
+(``STOBNTSSampler()``), ``egp-auto`` (``EGPTSSampler()``), ``gp`` (Optuna's ``GPSampler``) and
+``tpe``; ``sto-bnts-linear`` (``STOBNTSSampler(variant="linear")``) on request. Every sampler
+runs with its defaults; one sampler object serves every worker slot.
 
 Problems (``PROBLEMS``, minimisation, known minima): ``ackley5``, ``zakharov2``, ``dropwave``,
 ``eggholder``, ``branin`` and ``hartmann6`` of ``benchmarks.functions``; ``levy12``, Levy on

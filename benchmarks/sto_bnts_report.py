@@ -4,17 +4,21 @@ problem and sampler and a plot of the regret against trials; then the paper's cl
 the rows: (a) with 4 trials pending, STO-BNTS's median regret within ``RATIO_TARGET`` times its
 sequential median on at least ``RATIO_COUNT`` of the six suite functions; (b) with 8 pending,
 STO-BNTS better than TPE on most problems; (c) its seconds per suggestion at trials 90-100 at
-most ``SECONDS_TARGET``.
+most ``SECONDS_TARGET``. Then the development runs behind the default ``beta``
+(``sto_bnts_beta_dev.jsonl``, seeds apart from the reported ones): per value, the median final
+regret per problem and the mean rank of those medians over the problems (the medians as they are,
+without the tie floors), and whether the default is the value with the best mean rank.
 
 Rows: the latest of each cell; our samplers' from ``sto_bnts.jsonl``, the peers' (``gp``, ``tpe``)
 from the peer cache. Each comparison uses the seeds that every sampler (or setting) it compares
-ran on the problem. Medians at or below a problem's tie floor (``report.tie_floors``: a fraction
-of its median regret after the random start-up) count as the floor, so two runs that both
-solved a problem tie.
+ran on the problem. Above the development runs, medians at or below a problem's tie floor
+(``report.tie_floors``: a fraction of its median regret after the random start-up) count as the
+floor, so two runs that both solved a problem tie.
 """
 
 from __future__ import annotations
 
+import inspect
 import pathlib
 from collections import defaultdict
 
@@ -26,8 +30,17 @@ from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
 from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, read_rows
-from benchmarks.harness.samplers import LABELS, ordered
-from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
+from benchmarks.harness.samplers import LABELS, is_sto_bnts, ordered
+from benchmarks.harness.tables import (
+    beta_suffix,
+    fmt,
+    markdown_table,
+    median_ranks,
+    provenance_line,
+    seed_text,
+    threads_line,
+    value_table,
+)
 from benchmarks.report import TIE_FRACTION, tie_floors, versus
 from benchmarks.sto_bnts import (
     BENCH,
@@ -40,8 +53,9 @@ from benchmarks.sto_bnts import (
     PROBLEMS,
     WALL_LIMITED,
 )
+from shared_core import STOBNTSAlgorithm
 
-__all__ = ["page", "ratio_check", "seconds_check", "settings", "tpe_check"]
+__all__ = ["beta_section", "page", "ratio_check", "seconds_check", "settings", "tpe_check"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 CODE = (
@@ -60,6 +74,7 @@ RATIO_WORKERS, TPE_WORKERS = 4, 8  # the settings of (a)'s target and of (b)
 RATIO_TARGET, RATIO_COUNT = 1.5, 4  # (a): ratio <= 1.5 on at least 4 of the 6 suite functions
 SECONDS_TARGET = 2.0  # (c): seconds per suggestion at trials 90-100
 LATE = slice(89, 100)  # the asks of trials 90-100
+BETA_RESULTS = "sto_bnts_beta_dev.jsonl"  # written by run_all's sto_bnts_beta
 
 
 def _title(mode: str, workers: int) -> str:
@@ -322,16 +337,18 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     ours = latest(read_rows(results / f"{BENCH}.jsonl"), RUN_CELL)
     peers = PeerCache(results / "peers.jsonl").rows(bench=BENCH)
     rows = ours + [r for r in latest(peers, RUN_CELL) if r["sampler"] in PEERS]
+    dev = latest(read_rows(results / BETA_RESULTS), RUN_CELL)
     by_setting = settings(rows)
+    shown = [r for rs in by_setting.values() for r in rs]
+    beta = beta_section(dev, shown)
     if not by_setting:
-        return []
+        return ["No results yet: run `python -m benchmarks.sto_bnts`.", "", *beta] if dev else []
     # the tie floors from the sequential runs when there are some (the start-up is the same)
-    floors = tie_floors(by_setting.get(("seq", 1)) or [r for rs in by_setting.values() for r in rs])
+    floors = tie_floors(by_setting.get(("seq", 1)) or shown)
     lines = [f"- `{name}`: {_describe(name)}" for name in PROBLEMS] + [""]
     img.mkdir(parents=True, exist_ok=True)
     for (mode, workers), these in by_setting.items():
         lines += _setting_section(mode, workers, these, floors, img)
-    shown = [r for rs in by_setting.values() for r in rs]
     checks = [
         *ratio_check(by_setting, floors),
         *tpe_check(by_setting, floors),
@@ -339,7 +356,80 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     ]
     if checks:
         lines += ["## The paper's claims", "", *checks, provenance_line(shown, code=CODE), ""]
-    return lines
+    return lines + beta
+
+
+def _default_beta() -> float:
+    return float(inspect.signature(STOBNTSAlgorithm).parameters["beta"].default)
+
+
+def _beta(sampler: str) -> float:
+    """The ``beta`` of a ``sto-bnts[-beta<x>]`` name (no suffix: the default)."""
+    value = beta_suffix(sampler)
+    return _default_beta() if value is None else value
+
+
+def _choice(seeds: str, apart: str, mean_ranks: dict[str, float]) -> str:
+    """The sentence on the runs' seeds (``seeds``, apart from the reported ``apart``) and the
+    choice of the default: the value with the best mean rank, and whether the current default
+    (``STOBNTSAlgorithm``'s) is that value."""
+    head = (
+        f"These runs' seeds ({seeds}) are apart from the seeds ({apart}) of the tables above, "
+        "and the"
+        if apart
+        else "The"
+    ) + " default `beta` is chosen as the value with the best mean rank"
+    if not mean_ranks:
+        return f"{head}; no problem has a seed that every value ran yet."
+    best = min(mean_ranks.values())
+    values = sorted(_beta(s) for s, rank in mean_ranks.items() if rank == best)
+    names = [f"{v:g}" for v in values]
+    named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    default = _default_beta()
+    return (
+        f"{head}, {named} (mean rank {fmt(best)}): the current default, {default:g}, is "
+        + ("" if default in values else "not ")
+        + ("that value." if len(values) == 1 else "one of them.")
+    )
+
+
+def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
+    """The development runs behind the default ``beta``: ``rows`` of ``sto-bnts[-beta<x>]`` (other
+    samplers' left out), on seeds apart from those of the ``reported`` rows; "No results yet"
+    without rows."""
+    rows = [r for r in rows if is_sto_bnts(r["sampler"]) and "-linear" not in r["sampler"]]
+    title = ["## The development runs behind the default `beta`", ""]
+    if not rows:
+        return [
+            *title,
+            "No results yet: run `python -m benchmarks.run_all --only sto_bnts_beta`.",
+            "",
+        ]
+    values = {s: _beta(s) for s in {r["sampler"] for r in rows}}
+    problems = ordered({r["function"] for r in rows}, PROBLEMS)
+    ranked = median_ranks(_finals(rows), list(values), problems)
+    seeds = seed_text(sorted({r["seed"] for r in rows}))
+    apart = seed_text(sorted({r["seed"] for r in reported}))
+    trials = "/".join(str(n) for n in sorted({r["n_trials"] for r in rows}))
+    modes = ", ".join(
+        _title(*k).lower()
+        for k in sorted({(r["mode"], r["workers"]) for r in rows}, key=_setting_order)
+    )
+    return [
+        *title,
+        f"`STOBNTSSampler(beta=b)` at each value `b`: {trials} trials (the first "
+        f"{STARTUP_TRIALS} random), {modes}, seeds {seeds} (`python -m benchmarks.run_all --only "
+        "sto_bnts_beta`). Cells: the median final regret over the seeds every value ran on the "
+        "problem (their number in brackets). Mean rank: the mean over the problems of the rank of "
+        "the value's median among the values' (1: the lowest; equal medians share their mean "
+        "rank).",
+        "",
+        _choice(seeds, apart, ranked[1]),
+        "",
+        *value_table("beta", values, problems, ranked, _default_beta()),
+        provenance_line(rows, code=CODE),
+        "",
+    ]
 
 
 def _describe(name: str) -> str:

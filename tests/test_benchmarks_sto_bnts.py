@@ -152,3 +152,60 @@ def test_seconds_check_takes_the_asks_of_trials_90_to_100():
 
 def test_page_without_rows_is_empty(tmp_path):
     assert sto_bnts_report.page(tmp_path, tmp_path / "img") == []
+
+
+def _beta_rows() -> list[dict]:
+    """Seeds 10-12 of three values of beta on two problems; 0.5 also ran seeds 13-15 on branin
+    (with them its median would be 0.2, tied with 0.25's), and a linear variant is left out."""
+    finals = {
+        ("0.25", "branin"): [0.1, 0.2, 0.3],
+        ("0.5", "branin"): [0.4, 0.4, 0.4, 0.0, 0.0, 0.0],
+        ("1", "branin"): [1.0, 1.0, 1.0],
+        ("0.25", "levy12"): [5.0, 5.0, 5.0],
+        ("0.5", "levy12"): [2.0, 2.0, 2.0],
+        ("1", "levy12"): [2.0, 2.0, 9.0],  # median 2, tied with 0.5's (its mean is higher)
+    }
+    rows = [
+        _row(f"sto-bnts-beta{beta}", fn, 10 + i, final)
+        for (beta, fn), values in finals.items()
+        for i, final in enumerate(values)
+    ]
+    return rows + [_row("sto-bnts-linear-beta0.5", "branin", 10, 100.0)]
+
+
+@pytest.mark.parametrize(
+    ("default", "verdict"),
+    [
+        (1.0, "the current default, 1, is not that value."),
+        (0.5, "the current default, 0.5, is that value."),
+    ],
+)
+def test_beta_section_ranks_the_medians_of_the_paired_seeds(monkeypatch, default, verdict):
+    """Medians over the seeds every value ran (3); ranks of the medians, equal ones sharing their
+    mean rank: branin 1, 2, 3 and levy12 3, 1.5, 1.5, so 0.5 is best with 1.75."""
+    monkeypatch.setattr(sto_bnts_report, "_default_beta", lambda: default)
+    reported = [_row("tpe", "branin", s, 0.1) for s in range(10)]
+    lines = sto_bnts_report.beta_section(_beta_rows(), reported)
+    assert lines[0] == "## The development runs behind the default `beta`"
+    assert "100 trials (the first 10 random), sequential, seeds 10-15" in lines[2]
+    assert lines[4] == (
+        "These runs' seeds (10-15) are apart from the seeds (0-9) of the tables above, and the "
+        "default `beta` is chosen as the value with the best mean rank, 0.5 (mean rank 1.75): "
+        + verdict
+    )
+    mark = {1.0: ("", " (default)"), 0.5: (" (default)", "")}[default]
+    assert lines[6:12] == [
+        "| `beta` | branin | levy12 | mean rank |",
+        "|---|---|---|---|",
+        "| 0.25 | 0.2 (3) | 5 (3) | 2 |",
+        f"| 0.5{mark[0]} | 0.4 (3) | 2 (3) | 1.75 |",
+        f"| 1{mark[1]} | 1 (3) | 2 (3) | 2.25 |",
+        "",
+    ]
+    assert lines[12].startswith("Rows (21): 21 measured at commit `abc1234`")  # not the linear
+
+
+def test_beta_section_without_rows_says_so():
+    assert sto_bnts_report.beta_section([], [])[2] == (
+        "No results yet: run `python -m benchmarks.run_all --only sto_bnts_beta`."
+    )

@@ -17,7 +17,8 @@ module              role
                     and protocol; ``machine_key()`` for the cells of timing benchmarks
 ``workers``         ``pool_map(fn, jobs, procs=)`` (spawn pool, module-level ``fn``) and
                     ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
-``tables``          Markdown tables and the provenance line under each table
+``tables``          Markdown tables and the provenance line under each table;
+                    ``median_ranks`` and ``value_table`` for an option's development runs
 ``plots``           regret-vs-trials plots
 ``probes``          ``ModelProbe``: which asks the model answered, and their seconds
 ``studies``         studies that start with random completed trials

@@ -1,24 +1,36 @@
 """Markdown tables, and the lines under each table saying which rows it shows and whether our
-samplers' rows were measured at the current code."""
+samplers' rows were measured at the current code; the tables of the development runs behind an
+option's default (per value of the option, the median final regret on each problem and the mean
+rank of those medians)."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+from scipy.stats import rankdata
 
 from benchmarks.harness.provenance import SAMPLER_PACKAGES, same_code
 from benchmarks.harness.samplers import is_peer
 
 __all__ = [
+    "beta_suffix",
     "current_line",
     "earlier_code",
     "fmt",
     "markdown_table",
+    "median_ranks",
     "provenance_line",
     "row_commit",
+    "seed_text",
     "threads_line",
+    "value_table",
 ]
+
+_BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-beta0.5
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -124,3 +136,63 @@ def _threads(row: dict) -> int | None:
 def _legacy(rows: Sequence[dict], legacy: int | None) -> set[int]:
     unrecorded = any(_threads(r) is None for r in rows)
     return {legacy} if unrecorded and legacy is not None else set()
+
+
+def seed_text(seeds: Sequence[int]) -> str:
+    """``10-12`` for consecutive ascending seeds, else ``0, 2, 5``."""
+    seeds = list(seeds)
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def beta_suffix(sampler: str) -> float | None:
+    """The value of a sampler name's ``-beta<x>`` suffix (``dec-hbo-mf3-beta0.5``: 0.5); ``None``
+    without one."""
+    m = _BETA.search(sampler)
+    return float(m.group(1)) if m else None
+
+
+def median_ranks(
+    finals: dict, samplers: Sequence[str], problems: Sequence[str]
+) -> tuple[dict[tuple[str, str], str], dict[str, float]]:
+    """``(cells, mean_ranks)`` of the ``samplers`` on the ``problems`` from ``finals``
+    (``{(problem, sampler): {seed: final regret}}``): ``cells[(problem, sampler)]``, the median
+    final regret over the seeds every sampler that ran the problem ran (their number in
+    brackets); ``mean_ranks[sampler]``, the mean over the problems it ran of the rank of its median
+    among the samplers' (1: the lowest; equal medians share their mean rank). A problem without a
+    seed that every sampler ran has no cells."""
+    cells: dict = {}
+    ranks: dict = defaultdict(list)
+    for fn in problems:
+        ran = [s for s in samplers if (fn, s) in finals]
+        seeds = set.intersection(*(set(finals[(fn, s)]) for s in ran)) if ran else set()
+        if not seeds:  # no seed that every sampler ran yet: no cells
+            continue
+        medians = [float(np.median([finals[(fn, s)][k] for k in seeds])) for s in ran]
+        for s, median, rank in zip(ran, medians, rankdata(medians)):
+            cells[(fn, s)] = f"{fmt(median)} ({len(seeds)})"
+            ranks[s].append(float(rank))
+    return cells, {s: float(np.mean(r)) for s, r in ranks.items()}
+
+
+def value_table(
+    option: str,
+    values: dict[str, float],
+    problems: Sequence[str],
+    ranked: tuple[dict[tuple[str, str], str], dict[str, float]],
+    default: float,
+) -> list[str]:
+    """The table of an option's development runs: a row per sampler of ``values`` (``{sampler:
+    its value of the option}``), ascending by value, the default's marked; a column per problem
+    of ``ranked``'s cells (:func:`median_ranks`), then its mean rank."""
+    cells, ranks = ranked
+    body = [
+        [
+            f"{values[s]:g}" + (" (default)" if values[s] == default else ""),
+            *(cells.get((fn, s), "–") for fn in problems),
+            fmt(ranks.get(s)),
+        ]
+        for s in sorted(values, key=values.__getitem__)
+    ]
+    return markdown_table([f"`{option}`", *problems, "mean rank"], body)

@@ -15,7 +15,8 @@ on seeds 10-12 into ``sto_bnts_beta_dev.jsonl``; ``python -m benchmarks.report -
 --no-readme`` writes docs/benchmarks/sto_bnts.md alone.) The runs go two at a time
 (``--procs 2``), one thread each. Samplers (``--samplers``, default ``SAMPLERS``): ``sto-bnts``
 (``STOBNTSSampler()``), ``egp-auto`` (``EGPTSSampler()``), ``gp`` (Optuna's ``GPSampler``) and
-``tpe``; ``sto-bnts-linear`` (``STOBNTSSampler(variant="linear")``) on request. Every sampler
+``tpe``; ``sto-bnts-linear`` (``STOBNTSSampler(variant="linear")``) and ``-beta<x>``
+(``beta=x``, e.g. ``sto-bnts-beta0.5``) on request. Every sampler
 runs with its defaults; one sampler object serves every worker slot.
 
 Problems (``PROBLEMS``, minimisation, known minima): ``ackley5``, ``zakharov2``, ``dropwave``,

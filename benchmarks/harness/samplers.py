@@ -15,7 +15,8 @@ Names (options as ``-`` suffixes):
 ``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``; suffix ``-beta<x>``
                             (``beta_scale``), e.g. ``dec-hbo-mf3-beta0.3``
 ``sto-bnts``,               ``STOBNTSSampler()`` (STO-BNTS) and
-``sto-bnts-linear``         ``STOBNTSSampler(variant="linear")`` (STO-BNTS-Linear): built by
+``sto-bnts-linear``         ``STOBNTSSampler(variant="linear")`` (STO-BNTS-Linear); suffix
+                            ``-beta<x>`` (``beta``), e.g. ``sto-bnts-beta0.5``: built by
                             :func:`make_sto_bnts_sampler` (:func:`make_sampler` does not
                             know them)
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:

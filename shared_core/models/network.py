@@ -1,10 +1,12 @@
-"""Small torch MLPs in float64 for the algorithms that train neural networks (BORE's classifier).
+"""Small torch networks in float64 for the algorithms that train neural networks: BORE's
+classifier (:func:`build_mlp`, with numpy inputs and outputs through :func:`forward` and
+:func:`forward_and_input_grad`) and STO-BNTS's :class:`NTKNetwork` (torch tensors in and out, its
+parameters one flat vector).
 
 PyTorch is an optional dependency: this module never imports it at import time, only when a
 network is built or evaluated (:func:`require_torch` checks for it up front, with an
 installation hint). Networks are seeded from an explicit ``numpy.random.Generator``; torch's
-global random state is left alone. Inputs and outputs are float64 numpy arrays; training
-(loss, optimiser, mini-batches) is the caller's.
+global random state is left alone. Training (loss, optimiser, mini-batches) is the caller's.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import BORESampler, CoreSampler, EGPTSSampler, _agents
+from optuna_egp import BORESampler, CoreSampler, EGPTSSampler, STOBNTSSampler, _agents
 from shared_core.conditions import INACTIVE_VALUE
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -15,6 +15,9 @@ SAMPLERS = {
     "egp": EGPTSSampler,
     "bore++": BORESampler,
     "bore": lambda **kw: BORESampler(variant="bore", **kw),
+    # a narrow network and a short training: the robustness is the same at the defaults
+    "sto-bnts": lambda **kw: STOBNTSSampler(width=16, max_steps=30, n_raw=256, **kw),
+    "sto-bnts-linear": lambda **kw: STOBNTSSampler(variant="linear", width=16, n_raw=256, **kw),
 }
 each_sampler = pytest.mark.parametrize("make", SAMPLERS.values(), ids=SAMPLERS.keys())
 

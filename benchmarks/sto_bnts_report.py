@@ -10,8 +10,9 @@ regret per problem and the mean rank of those medians over the problems (the med
 without the tie floors), and whether the default is the value with the best mean rank.
 
 Rows: the latest of each cell; our samplers' from ``sto_bnts.jsonl``, the peers' (``gp``, ``tpe``)
-from the peer cache. Each comparison uses the seeds that every sampler (or setting) it compares
-ran on the problem. Above the development runs, medians at or below a problem's tie floor
+from the peer cache, GPSampler's on the six suite functions from the suite benchmark's cached runs
+(:func:`suite_peer_rows`). Each comparison uses the seeds that every sampler (or setting) it
+compares ran on the problem. Above the development runs, medians at or below a problem's tie floor
 (``report.tie_floors``: a fraction of its median regret after the random start-up) count as the
 floor, so two runs that both solved a problem tie.
 """
@@ -75,6 +76,7 @@ RATIO_TARGET, RATIO_COUNT = 1.5, 4  # (a): ratio <= 1.5 on at least 4 of the 6 s
 SECONDS_TARGET = 2.0  # (c): seconds per suggestion at trials 90-100
 LATE = slice(89, 100)  # the asks of trials 90-100
 BETA_RESULTS = "sto_bnts_beta_dev.jsonl"  # written by run_all's sto_bnts_beta
+SUITE_PEERS = ("gp",)  # peers whose suite runs stand for this benchmark's on the suite functions
 
 
 def _title(mode: str, workers: int) -> str:
@@ -274,10 +276,11 @@ def tpe_check(by_setting: dict, floors: dict[str, float]) -> list[str]:
 
 def _late_seconds(rows: list[dict]) -> dict:
     """``{(sampler, (mode, workers)): {function: [(wall, CPU) per run]}}``: each run's mean
-    seconds of the asks of trials ``LATE`` (runs that did not reach them left out)."""
+    seconds of the asks of trials ``LATE`` (runs that did not reach them, or that recorded no
+    per-ask times, as the suite's runs of GPSampler, left out)."""
     out: dict = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        if len(r["ask_seconds"]) > LATE.start:
+        if len(r.get("ask_seconds", ())) > LATE.start:
             wall, cpu = r["ask_seconds"][LATE], r["ask_cpu_seconds"][LATE]
             out[(r["sampler"], (r["mode"], r["workers"]))][r["function"]].append(
                 (float(np.mean(wall)), float(np.mean(cpu)))
@@ -320,7 +323,8 @@ def seconds_check(by_setting: dict) -> list[str]:
     return [
         "**(c) Seconds per suggestion.** The wall seconds (CPU seconds in brackets) of "
         f"`study.ask()` with its `suggest_*` calls at trials {LATE.start + 1}-{LATE.stop}: each "
-        "run's mean, median over the runs. STO-BNTS's median over all its runs (target: at most "
+        "run's mean, median over the runs (GPSampler's on levy12 and mixed16 only: its suite runs "
+        "recorded no per-ask times). STO-BNTS's median over all its runs (target: at most "
         f"{SECONDS_TARGET:g} s): " + "; ".join(verdicts) + ".",
         "",
         *markdown_table(["sampler", *names], overall),
@@ -335,8 +339,10 @@ def seconds_check(by_setting: dict) -> list[str]:
 def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     """The page's lines (``[]`` without rows); plots into ``img``."""
     ours = latest(read_rows(results / f"{BENCH}.jsonl"), RUN_CELL)
-    peers = PeerCache(results / "peers.jsonl").rows(bench=BENCH)
-    rows = ours + [r for r in latest(peers, RUN_CELL) if r["sampler"] in PEERS]
+    cache = PeerCache(results / "peers.jsonl")
+    peers = latest(cache.rows(bench=BENCH), RUN_CELL)
+    peers += suite_peer_rows(cache, {_cell(r) for r in peers})
+    rows = ours + [r for r in peers if r["sampler"] in PEERS]
     dev = latest(read_rows(results / BETA_RESULTS), RUN_CELL)
     by_setting = settings(rows)
     shown = [r for rs in by_setting.values() for r in rs]
@@ -346,6 +352,12 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     # the tie floors from the sequential runs when there are some (the start-up is the same)
     floors = tie_floors(by_setting.get(("seq", 1)) or shown)
     lines = [f"- `{name}`: {_describe(name)}" for name in PROBLEMS] + [""]
+    lines += [
+        "GPSampler's runs on the six suite functions are those of the suite benchmark "
+        "(`python -m benchmarks.run suite`, the quality page's): the same cells (function, seed, "
+        "100 trials, 10 random, trials pending and the order they complete in).",
+        "",
+    ]
     img.mkdir(parents=True, exist_ok=True)
     for (mode, workers), these in by_setting.items():
         lines += _setting_section(mode, workers, these, floors, img)
@@ -357,6 +369,25 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     if checks:
         lines += ["## The paper's claims", "", *checks, provenance_line(shown, code=CODE), ""]
     return lines + beta
+
+
+def _cell(row: dict) -> tuple:
+    return tuple(row.get(f) for f in RUN_CELL)
+
+
+def suite_peer_rows(cache: PeerCache, have: set[tuple]) -> list[dict]:
+    """The suite benchmark's cached runs (``bench="suite"``) of the peers in ``SUITE_PEERS`` on the
+    six suite functions at 100 trials, sequential or asynchronous with 4 or 8 trials pending, for
+    the cells (``RUN_CELL``) not in ``have``: the same cells as this benchmark's (the functions,
+    seeds, start-up and completion order of ``benchmarks.run``), so they are not run twice."""
+    rows = [
+        {**r, "bench": BENCH}
+        for r in latest(cache.rows(bench="suite", n_trials=100), RUN_CELL)
+        if r["sampler"] in SUITE_PEERS
+        and r["function"] in SUITE
+        and (r["mode"], r["workers"]) in (("seq", 1), ("async", 4), ("async", 8))
+    ]
+    return [r for r in rows if _cell(r) not in have]
 
 
 def _default_beta() -> float:

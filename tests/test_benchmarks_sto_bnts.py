@@ -4,6 +4,8 @@ runs only), a run's row, and the paper's checks on tiny synthetic rows."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import optuna
 import pytest
@@ -209,3 +211,42 @@ def test_beta_section_without_rows_says_so():
     assert sto_bnts_report.beta_section([], [])[2] == (
         "No results yet: run `python -m benchmarks.run_all --only sto_bnts_beta`."
     )
+
+
+def test_the_suites_gp_runs_stand_for_this_benchmarks_on_the_suite_functions_only(tmp_path):
+    """GPSampler's suite runs fill the cells of the six suite functions this benchmark did not run
+    (seq, or 4 or 8 pending, at 100 trials); another peer's, another problem's, another trial
+    count's and a cell this benchmark ran are left out."""
+    from benchmarks.harness.cache import PeerCache
+    from benchmarks.sto_bnts_report import suite_peer_rows
+
+    def row(bench, sampler, function, mode="seq", workers=1, n_trials=100, seed=0):
+        cell = ["bench", "function", "seed", "mode", "workers", "n_trials"]
+        return {
+            "bench": bench,
+            "function": function,
+            "sampler": sampler,
+            "seed": seed,
+            "mode": mode,
+            "workers": workers,
+            "n_trials": n_trials,
+            "regret": [1.0],
+            "cache_cell": cell,
+            "peer_version": {},
+        }
+
+    rows = [
+        row("suite", "gp", "branin"),
+        row("suite", "gp", "branin", seed=1),
+        row("suite", "gp", "hartmann6", "async", 4),
+        row("suite", "gp", "hartmann6", "threads", 4),
+        row("suite", "gp", "ackley5", n_trials=50),
+        row("suite", "tpe", "branin"),
+        row("suite", "gp", "rosenbrock"),
+    ]
+    (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    have = {("branin", "gp", 1, "seq", 1, 100)}  # this benchmark ran seed 1 itself
+    got = suite_peer_rows(PeerCache(tmp_path / "peers.jsonl"), have)
+    cells = sorted((r["function"], r["seed"], r["mode"], r["workers"]) for r in got)
+    assert cells == [("branin", 0, "seq", 1), ("hartmann6", 0, "async", 4)]
+    assert all(r["bench"] == sto_bnts.BENCH and r["sampler"] == "gp" for r in got)

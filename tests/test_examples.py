@@ -243,3 +243,11 @@ def test_conditional_example_trials_hold_only_the_parameters_of_their_classifier
     best = re.search(r"14 trials: best 3-fold CV accuracy ([\d.]+)", out)
     assert best and best[1] == max(accuracy for _, _, accuracy, _ in rows), out
     assert done.stderr.count("is sampled independently") <= 1, done.stderr
+
+
+@pytest.mark.slow
+def test_sto_bnts_example_runs_four_threads_and_a_batch_of_distinct_points(tmp_path):
+    out = _run(tmp_path, "sto_bnts_batch.py")
+    assert re.search(r"Branin, 40 trials, 4 threads: best value [\d.]+ \(regret [\d.]+\)", out), out
+    gap = float(re.search(r"smallest distance between two points of the batch: ([\d.]+)", out)[1])
+    assert gap > 0, out

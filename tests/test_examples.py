@@ -54,6 +54,9 @@ sys.meta_path[:] = [Without(finder) for finder in sys.meta_path]
 """
 
 
+TORCH_CACHE = "torchinductor_"
+
+
 def _run(tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ()) -> str:
     """Run an example as a user would; its standard output."""
     return _completed(tmp_path, script, *args, blocked=blocked).stdout
@@ -92,7 +95,10 @@ def _completed(
     )
     assert done.returncode == 0, done.stderr
     assert list(cwd.iterdir()) == [], "left in the working folder"
-    assert list(tmp.iterdir()) == [], "left in the temporary folder"
+    # PyTorch's own compiler cache folder, made the first time torch.func (STO-BNTS's network
+    # features) runs in a process: PyTorch's, not a file of the example's
+    left = [p for p in tmp.iterdir() if not p.name.startswith(TORCH_CACHE)]
+    assert left == [], "left in the temporary folder"
     return done
 
 

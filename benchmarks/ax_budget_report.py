@@ -13,11 +13,10 @@ import numpy as np
 
 from benchmarks.ax_budget import DEFAULT, PROBLEMS
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, shown, span
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
 from benchmarks.report import TIE_FRACTION
 
-__all__ = ["BUDGETS", "CODE", "budgets", "regret_floor", "rows_of", "summarise"]
+__all__ = ["BUDGETS", "budgets", "regret_floor", "rows_of", "summarise"]
 
 BUDGETS = (20, 40)  # trials at which the regret is read (those a run reaches, and its last)
 REGRET_RATIO = 1.5  # target: median regret at most this times Ax's default's, at every budget,
@@ -26,13 +25,6 @@ TIME_RATIO = 0.1  # in at most this fraction of its seconds per trial
 # fraction: two strategies that both got there have solved the problem as far as a ratio can
 # tell (the regret tables' tie rule).
 FLOOR_FRACTION = TIE_FRACTION
-# What the rows measure: the strategies, the problems and this benchmark's loop.
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/ax_budget.py",
-    "benchmarks/mixed_hartmann.py",
-    "benchmarks/harness/ax.py",
-)
 
 
 def rows_of(rows: list[dict], mode: str) -> list[dict]:
@@ -129,7 +121,7 @@ def summarise(rows: list[dict], title: str) -> list[str]:
         "",
         *markdown_table(header, body),
         *_cpu_line(cells),
-        " ".join(t for t in (provenance_line(rows, code=CODE), threads_line(rows)) if t),
+        " ".join(t for t in (provenance_line(rows), threads_line(rows)) if t),
         "",
     ]
 

@@ -7,20 +7,10 @@ from __future__ import annotations
 
 from benchmarks.conditional_functions import PROBLEMS
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, span, speed_table
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 
-__all__ = ["CODE", "compare", "final_regrets", "plot_rows", "regret", "summarise"]
-
-# What our samplers' rows measure: the sampler code, the problems and this runner with its loop.
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/conditional.py",
-    "benchmarks/conditional_functions.py",
-    "benchmarks/harness/asktell.py",
-    "benchmarks/harness/ax.py",
-)
+__all__ = ["compare", "final_regrets", "plot_rows", "regret", "summarise"]
 
 
 def regret(row: dict) -> list[float]:
@@ -93,7 +83,7 @@ def summarise(rows: list[dict], title: str) -> list[str]:
         *markdown_table(header, body),
         *speed_table(cells, samplers, list(PROBLEMS), rows[0]["workers"], suggest="suggest_*"),
         *comparisons(cells, samplers),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
 

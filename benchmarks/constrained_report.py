@@ -12,20 +12,11 @@ import numpy as np
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.ax import AX_METHODS
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
-# What our samplers' rows measure: the sampler code, the problems and this runner with its loop.
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/constrained.py",
-    "benchmarks/constrained_functions.py",
-    "benchmarks/harness/asktell.py",
-    "benchmarks/harness/ax.py",
-)
 
 
 def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
@@ -133,7 +124,7 @@ def summarise(rows: list[dict], title: str) -> list[str]:
         *markdown_table(header, feasible),
         *speed_table(cells, samplers, list(PROBLEMS), rows[0]["workers"]),
         *comparisons(cells, samplers),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
 

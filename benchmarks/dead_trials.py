@@ -169,6 +169,7 @@ def run_one(
         "sleep": sleep,
         "dead_age_at_start": dead_age,
         "running_trial_timeout": timeout,
+        "config": {"sampler": sampler_name, "options": {"running_trial_timeout": timeout}},
         **_trajectory(study),
         "wall_seconds": wall,
         "seconds_per_trial": wall / n_trials,

@@ -17,7 +17,6 @@ import numpy as np
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import (
@@ -34,13 +33,6 @@ from optuna_egp import DECHBOSampler
 __all__ = ["beta_table", "page"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/dec_hbo.py",
-    "benchmarks/harness/asktell.py",
-    "benchmarks/harness/samplers.py",
-    "benchmarks/distributed.py",
-)
 PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
 VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
 LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run
@@ -71,7 +63,7 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
         *_table(rows),
         *_findings(rows),
         *limits,
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
     img.mkdir(parents=True, exist_ok=True)
@@ -206,7 +198,7 @@ def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
         "functions of the rank of the value's median among the values' (1: the lowest).",
         "",
         *beta_table(rows),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
 

@@ -31,7 +31,7 @@ from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.workers import pool_map
 from benchmarks.run import SUITE, default_trials, run_suite
 
-__all__ = ["DEV_FUNCTIONS", "VARIANTS", "Variant", "run_job"]
+__all__ = ["DEV_FUNCTIONS", "VARIANTS", "Variant", "run_job", "variant_config"]
 
 DEV_FUNCTIONS = (
     "ackley5",
@@ -87,9 +87,16 @@ def run_job(job: dict) -> dict:
     if variant.penalty is not None:
         gp.LENGTHSCALE_PENALTY = variant.penalty
     try:
-        return run_suite({**job, "options": dict(variant.options)})
+        row = run_suite({**job, "options": dict(variant.options)})
+        return {**row, "config": variant_config(job["variant"])}
     finally:
         gp.LENGTHSCALE_PENALTY = shipped
+
+
+def variant_config(name: str) -> dict:
+    """The sampler configuration of variant ``name`` (``fingerprint.Config``'s fields)."""
+    variant = VARIANTS[name]
+    return {"sampler": "egp-auto", "options": dict(variant.options), "penalty": variant.penalty}
 
 
 CELL = ("variant", "function", "seed", "mode", "workers", "n_trials")

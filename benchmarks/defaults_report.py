@@ -12,14 +12,12 @@ import numpy as np
 
 from benchmarks.defaults import DEV_FUNCTIONS, VARIANTS
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import SAMPLER_CODE
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 
 __all__ = ["SETTINGS", "page", "ratio_to_peer", "variant_table"]
 
-CODE = (*SAMPLER_CODE, "benchmarks/defaults.py")
 SETTING = ("workers", "n_trials")
 PEERS = ("gp", "tpe")
 # (title, mode, seeds, functions: None = every function the rows have)
@@ -140,7 +138,7 @@ def page(results) -> list[str]:
         ]
         table = variant_table(mine, peers, fns, tie_floors(mine + peers))
         lines += [f"## {title.format(workers=workers)}", "", *table]
-        lines += [provenance_line(mine + peers, code=CODE), ""]
+        lines += [provenance_line(mine + peers), ""]
     return lines
 
 

@@ -283,6 +283,7 @@ def run_reproduce(
         "n_init": n_init,
         "init": init,
         "surrogate": surrogate_used,
+        "config": {"sampler": reproduce_sampler(graph, surrogate_used)},
         "noise": noise,
         "largest_clique": int(clique),
         "clique_cover": int(cover),
@@ -295,6 +296,14 @@ def run_reproduce(
         "suggest_seconds": suggest_seconds,
         "seconds_per_suggestion": suggest_seconds / (rounds * M),
     }
+
+
+def reproduce_sampler(graph: str, surrogate: str) -> str:
+    """The sampler name whose behaviour a reproduction run's algorithm shares (its fingerprint's
+    configuration): ``egp-ts`` for the shared-EGP reference, else ``dts-<graph>[-egp]``."""
+    if graph == SHARED:
+        return "egp-ts"
+    return f"dts-{graph}" + ("-egp" if surrogate == "egp" else "")
 
 
 def _rounded(a) -> list[float]:

@@ -12,22 +12,12 @@ import numpy as np
 
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, span, speed_table
 from benchmarks.harness.plots import pyplot
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 from benchmarks.mo_functions import GAP_FLOOR, PROBLEMS, log10_gaps
 from shared_core.pareto import non_dominated
 
-__all__ = ["CODE", "front_plot", "gaps", "plot_rows", "summarise"]
-
-# What our samplers' rows measure: the sampler code, the problems and this runner with its loop.
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/multi_objective.py",
-    "benchmarks/mo_functions.py",
-    "benchmarks/harness/asktell.py",
-    "benchmarks/harness/ax.py",
-)
+__all__ = ["front_plot", "gaps", "plot_rows", "summarise"]
 
 
 def gaps(row: dict) -> list[float]:
@@ -88,7 +78,7 @@ def summarise(rows: list[dict], title: str) -> list[str]:
         *markdown_table(header, body),
         *speed_table(cells, samplers, list(PROBLEMS), rows[0]["workers"]),
         *comparisons(cells, samplers),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
 

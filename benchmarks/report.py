@@ -37,7 +37,7 @@ from benchmarks.conditional_report import compare
 from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import cumulative_regret_plot, regret_plot
-from benchmarks.harness.provenance import ROOT, SAMPLER_CODE, same_code
+from benchmarks.harness.provenance import ROOT
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import LABELS, is_peer
 from benchmarks.harness.tables import (
@@ -177,7 +177,7 @@ def regret_table(rows: list[dict], title: str) -> list[str]:
         f"{STARTUP_TRIALS} start-up trials tie).",
         "",
         *markdown_table(["function", "trials", *samplers], body),
-        provenance_line(rows, code=SAMPLER_CODE),
+        provenance_line(rows),
         "",
     ]
 
@@ -270,10 +270,13 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
 
 
 def _same_code(a: dict, b: dict) -> bool:
-    """Whether rows ``a`` and ``b`` were measured at the same sampler code: the same commit, or
-    both at HEAD's code (``same_code`` caches its answers)."""
+    """Whether rows ``a`` and ``b`` were measured with the same behaviour: the same commit, or
+    the same fingerprint of the sampler configuration they share."""
     ca, cb = row_commit(a)[1], row_commit(b)[1]
-    return bool(ca) and (ca == cb or (same_code(ca, SAMPLER_CODE) and same_code(cb, SAMPLER_CODE)))
+    same_behaviour = a.get("fingerprint") is not None and a.get("fingerprint") == b.get(
+        "fingerprint"
+    )
+    return bool(ca) and (ca == cb or same_behaviour)
 
 
 def parallel_section(ctx: Context, seq: list[dict], name: str, label: str) -> list[str]:
@@ -349,7 +352,7 @@ def bore_section(ctx: Context) -> list[str]:
         "the paper's is 1).",
         "",
         *markdown_table(["d", *samplers, *ratios], body),
-        provenance_line(rows, code=SAMPLER_CODE),
+        provenance_line(rows),
         "",
         "![BORE and BORE++ on Rosenbrock](img/bore_rosenbrock.png)",
         "",
@@ -733,7 +736,7 @@ def headline(ctx: Context) -> list[str]:
     shown = [r for _, rows, _ in cols for r in rows]
     current = (
         ""
-        if current_line(shown, SAMPLER_CODE)
+        if current_line(shown)
         else " EGPTSSampler's rows were measured at the current sampler code."
     )
     return [
@@ -745,7 +748,7 @@ def headline(ctx: Context) -> list[str]:
         "4 async workers: ask/tell in one process with 4 trials pending, completed in any order.",
         "",
         *markdown_table(header, body),
-        provenance_line(shown, code=SAMPLER_CODE) + current,
+        provenance_line(shown) + current,
         "",
         "More results, how they are measured and how to run them: "
         "[docs/benchmarks](docs/benchmarks/index.md).",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, same_setting
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
@@ -15,11 +14,8 @@ from benchmarks.harness.tables import markdown_table, provenance_line, threads_l
 SPEED_FUNCTIONS = {"levy": "Levy", "hartmann6": "Hartmann-6"}
 
 
-SPEED_CODE = (*SAMPLER_PACKAGES, "benchmarks/speed.py")
-
-
 def _provenance(rows) -> str:
-    return f"{provenance_line(rows, code=SPEED_CODE)} {threads_line(rows, legacy=1)}".strip()
+    return f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip()
 
 
 def _speed_samplers(rows) -> list[str]:

@@ -29,7 +29,6 @@ from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
-from benchmarks.harness.provenance import SAMPLER_PACKAGES
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, is_sto_bnts, ordered
 from benchmarks.harness.tables import (
@@ -59,14 +58,6 @@ from shared_core import STOBNTSAlgorithm
 __all__ = ["beta_section", "page", "ratio_check", "seconds_check", "settings", "tpe_check"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
-CODE = (
-    *SAMPLER_PACKAGES,
-    "benchmarks/sto_bnts.py",
-    "benchmarks/problem_runs.py",
-    "benchmarks/harness/asktell.py",
-    "benchmarks/harness/samplers.py",
-    "benchmarks/distributed.py",
-)
 OURS = ("sto-bnts", "sto-bnts-linear", "egp-auto")
 PEERS = ("gp", "tpe")
 NAMES = {**LABELS, "sto-bnts": "STOBNTSSampler", "sto-bnts-linear": "STOBNTSSampler (linear)"}
@@ -189,7 +180,7 @@ def _setting_section(mode: str, workers: int, rows: list[dict], floors, img) -> 
         "",
         *regret_table(rows, floors),
         *([*stopped, ""] if stopped else []),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
         f"![{title}](img/{_stem(mode, workers)}.png)",
         "",
@@ -367,7 +358,7 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
         *seconds_check(by_setting),
     ]
     if checks:
-        lines += ["## The paper's claims", "", *checks, provenance_line(shown, code=CODE), ""]
+        lines += ["## The paper's claims", "", *checks, provenance_line(shown), ""]
     return lines + beta
 
 
@@ -458,7 +449,7 @@ def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
         _choice(seeds, apart, ranked[1]),
         "",
         *value_table("beta", values, problems, ranked, _default_beta()),
-        provenance_line(rows, code=CODE),
+        provenance_line(rows),
         "",
     ]
 

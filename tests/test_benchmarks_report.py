@@ -1,8 +1,7 @@
 """The benchmark report's rules, on tiny synthetic rows: a table, the lines under it and its plot
 use the same (function, seed) pairs; a suite table shows one setting; rows without their own
-provenance are named by the commit that added them; rows of our samplers measured at other
-sampler code are flagged; ``run_all`` checks its arguments and where it writes; the tables of
-the constrained, multi-objective and DEC-HBO pages."""
+provenance are named by the commit that added them; ``run_all`` checks its arguments and where
+it writes; the tables of the constrained, multi-objective and DEC-HBO pages."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ from benchmarks import (
 from benchmarks.constrained_functions import PROBLEMS, best_feasible
 from benchmarks.harness import provenance
 from benchmarks.harness.results import read_rows, same_setting
-from benchmarks.harness.tables import current_line, provenance_line
+from benchmarks.harness.tables import provenance_line
 from shared_core import pareto
 
 SUITE = {"bench": "suite", "mode": "async", "workers": 4, "n_trials": 3}
@@ -190,24 +189,6 @@ def test_provenance_line_names_measured_and_recorded_commits():
     )
 
 
-def test_the_note_flags_our_rows_at_other_sampler_code_only():
-    current = {"abc1234"}
-
-    def same(commit, paths):
-        return commit.removesuffix("+dirty") in current
-
-    peer_old = _row("tpe", "branin", 0, 1.0, commit="0ld0001")
-    assert current_line([_row("egp-ts", "branin", 0, 1.0), peer_old], same=same) == ""
-    recorded = {"commit": "0ld0003", "date": "2026-11-25"}
-    stale = [
-        _row("egp-ts", "branin", 0, 1.0, commit="0ld0002+dirty"),
-        _row("egp-ei", "branin", 0, 1.0, commit=None, recorded=recorded),
-    ]
-    note = current_line(stale + [peer_old], same=same)
-    assert note.startswith("**Not current:**") and "(commits `0ld0002+dirty`, `0ld0003`)" in note
-    assert "0ld0001" not in note
-
-
 def test_rows_without_a_commit_are_named_by_the_commit_that_added_them(tmp_path):
     def git(*args):
         subprocess.run(
@@ -247,67 +228,6 @@ def test_run_all_checks_names_and_writes_the_repository_report_only_for_its_resu
     assert run_all.report_targets(tmp_path) == (tmp_path / "docs", None)
     docs, readme = run_all.report_targets(run_all.RESULTS)
     assert docs == run_all.ROOT / "docs" / "benchmarks" and readme == run_all.ROOT / "README.md"
-
-
-def test_same_code_compares_with_head():
-    assert provenance.same_code("HEAD")
-    assert not provenance.same_code("HEAD+dirty")  # uncommitted edits: unknown code
-    assert not provenance.same_code("0000000") and not provenance.same_code("unknown")
-
-
-def test_code_comparison_ignores_docstrings_and_comments_only():
-    code = provenance.code_without_docstrings
-    before = 'def f(x):\n    """Old words."""\n    return x + 1  # one\n'
-    reworded = 'def f(x):\n    """New words,\n    on two lines."""\n\n    return x + 1\n'
-    assert code(before) == code(reworded)
-    assert code(before) != code('def f(x):\n    """Old words."""\n    return x + 2\n')
-    attribute = 'KEY = "a"\n"""What KEY holds."""\n'
-    assert code(attribute) == code('KEY = "a"  # what it holds\n') != code('KEY = "b"\n')
-    assert code("def f(:\n") is None
-
-
-def test_code_that_only_gained_new_top_level_statements_runs_as_before():
-    grew = provenance.only_additions
-    old = (
-        '"""A module."""\nfrom m import a, b\n__all__ = ["f"]\n\n'
-        "def f(x):\n    return a(x)\n\nregister_algorithm('f', f)\n"
-    )
-    # a new import name, a new function and its registration, a longer __all__, a new docstring
-    new = (
-        '"""The module."""\nfrom m import a, b, c\n__all__ = ["f", "g"]\n\n'
-        "def f(x):\n    return a(x)\n\nregister_algorithm('f', f)\n\n"
-        "def g(x):\n    return c(x)\n\nregister_algorithm('g', g)\n"
-    )
-    assert grew(old, new)
-    assert not grew(new, old)  # statements removed
-    assert not grew(old, new.replace("return a(x)", "return b(x)"))  # an old function changed
-    assert not grew(old, new + "\ndef f(x):\n    return 0\n")  # an old name rebound
-    assert not grew(old, new.replace("from m import a, b, c", "from m import b, c"))
-    assert not grew(old, "def f(:\n") and not grew(None, new)
-    # code that runs at import, rebinds or deletes a name, or re-registers an old name
-    for extra in (
-        "register_algorithm('f', g)",
-        "register('h', g)",
-        "if True:\n    a = 2",
-        "del a",
-        "(a := 3)",
-        "os.environ.setdefault('OMP_NUM_THREADS', '8')",
-        "def __getattr__(name):\n    return name",
-        "@register\ndef h():\n    pass",
-    ):
-        assert not grew(old, new + extra + "\n"), extra
-    registry = "register_algorithm('egp-ts', E)\n"
-    assert grew(registry, registry + "from m import D\nregister_algorithm('dec-hbo', D)\n")
-    assert not grew(registry, registry + "register_algorithm('egp-ts', D)\n")
-    assert grew(old, new + "@dataclass(frozen=True)\nclass C:\n    x: int = 0\n")
-
-
-def test_a_new_module_of_definitions_only_keeps_rows_current():
-    defines = provenance.only_definitions
-    assert defines('"""M."""\nimport numpy as np\nLIMIT = 3\n\ndef f():\n    return LIMIT\n')
-    assert not defines("import os\nos.environ['A'] = '1'\n")  # runs code at import
-    assert not defines("import m\nm.f = None\n")
-    assert not defines("print('hi')\n") and not defines("def f(:\n")
 
 
 @pytest.mark.parametrize("name", list(PROBLEMS))

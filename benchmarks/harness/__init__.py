@@ -10,7 +10,10 @@ module              role
                     ``peer_version``, ``names``; ``LABELS`` and ``ordered`` for tables
 ``provenance``      ``provenance()``: commit (``+dirty``), UTC date, machine, Python and
                     package versions, thread settings and code folder of a row;
-                    ``recorded(path)``: the commit that added each line; ``same_code``
+                    ``recorded(path)``: the commit that added each line
+``fingerprint``     ``Config`` of a row and its behaviour fingerprint (seeded suggestions in
+                    fixed scenarios); ``head_fingerprints`` for the current code, cached;
+                    a row is current when its fingerprint is the current code's
 ``results``         ``read_rows(path)``, ``ResultsFile(path)`` (``append`` adds provenance,
                     ``done`` for resuming), ``latest(rows, fields)``
 ``cache``           ``PeerCache(path, protocol=)``: runs of peers keyed by cell, peer version
@@ -35,7 +38,8 @@ Writing a benchmark ``benchmarks/<name>.py``:
    small enough to finish in a few seconds yet past the samplers' random start-up (record
    ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/run_all.py``
    (``BENCHMARKS``: the full command and the quick command).
-3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance); skip what is
+3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance and the
+   fingerprint of the row's ``config``, or of its ``sampler`` name alone); skip what is
    done with ``ResultsFile(out).done(fields)``. Runs of peers (``is_peer(name)``) go to
    ``PeerCache(path, protocol=PROTOCOL)`` instead, so that a change of our code does not run them
    again; the module's ``PROTOCOL`` goes up when what it measures changes, and a timing

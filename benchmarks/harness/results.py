@@ -1,16 +1,19 @@
 """Result rows: one JSON object per line, appended as each run finishes (so runs resume).
 
 A row holds the cell that was run (e.g. ``function``, ``sampler``, ``seed``, ``mode``,
-``workers``, ``n_trials``), what was measured, and the provenance fields added by
-:meth:`ResultsFile.append` (``provenance.provenance``). Rows written before provenance was
-recorded lack some or all of those fields: readers use ``row.get``; :func:`read_rows` gives
-those without a ``commit`` a ``recorded`` field, ``{"commit", "date"}`` of the git commit that
-added the row to its file (``provenance.recorded``), when there is one.
+``workers``, ``n_trials``; ``config`` where the sampler name alone does not say how the sampler
+was built), what was measured, and the fields added by :meth:`ResultsFile.append`: provenance
+(``provenance.provenance``) and, for a row of our samplers, the behaviour ``fingerprint`` of its
+configuration (``fingerprint.Config.of_row``) at the code that ran it. Rows written before
+provenance was recorded lack some or all of those fields: readers use ``row.get``;
+:func:`read_rows` gives those without a ``commit`` a ``recorded`` field, ``{"commit", "date"}`` of
+the git commit that added the row to its file (``provenance.recorded``), when there is one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from collections.abc import Iterable, Sequence
 
@@ -61,6 +64,18 @@ def same_setting(rows: Sequence[dict], fields: Sequence[str]) -> list[dict]:
     return [r for r in rows if all(r.get(f) == last.get(f) for f in fields)]
 
 
+def _fingerprint(row: dict) -> dict:
+    """``{"fingerprint": ...}`` of the row's configuration at the working tree's code; ``{}`` for
+    a peer's row, a row of no sampler, and with ``EGP_BENCH_FINGERPRINTS=0`` (smoke runs)."""
+    from benchmarks.harness.fingerprint import Config, head_fingerprint
+    from benchmarks.harness.samplers import is_peer
+
+    config = Config.of_row(row)
+    if config is None or is_peer(config.sampler) or os.environ.get("EGP_BENCH_FINGERPRINTS") == "0":
+        return {}
+    return {"fingerprint": head_fingerprint(config)}
+
+
 class ResultsFile:
     """A JSONL results file.
 
@@ -81,8 +96,9 @@ class ResultsFile:
         return {key(r, fields) for r in self.rows() if not str(r.get("commit")).endswith("+dirty")}
 
     def append(self, row: dict, *, extra: dict | None = None) -> dict:
-        """Append ``row`` with provenance (``extra``: fields to record beside it); return it."""
-        row = {**row, **provenance(), **(extra or {})}
+        """Append ``row`` with provenance and, for our samplers, its configuration's fingerprint
+        (``extra``: fields to record beside it); return it."""
+        row = {**row, **provenance(), **_fingerprint(row), **(extra or {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as fh:
             fh.write(json.dumps(row) + "\n")

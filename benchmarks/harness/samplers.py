@@ -16,9 +16,7 @@ Names (options as ``-`` suffixes):
                             (``beta_scale``), e.g. ``dec-hbo-mf3-beta0.3``
 ``sto-bnts``,               ``STOBNTSSampler()`` (STO-BNTS) and
 ``sto-bnts-linear``         ``STOBNTSSampler(variant="linear")`` (STO-BNTS-Linear); suffix
-                            ``-beta<x>`` (``beta``), e.g. ``sto-bnts-beta0.5``: built by
-                            :func:`make_sto_bnts_sampler` (:func:`make_sampler` does not
-                            know them)
+                            ``-beta<x>`` (``beta``), e.g. ``sto-bnts-beta0.5``
 ``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
 ``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
 ``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
@@ -31,11 +29,6 @@ Names (options as ``-`` suffixes):
 ``n_startup_trials``, ``max_threads``, ``running_trial_timeout``) and override what the name sets.
 Peers are the samplers whose runs do not change with our code: their rows are cached by
 :func:`peer_version` (see ``cache``).
-
-The STO-BNTS names have a function of their own, :func:`make_sto_bnts_sampler`, beside
-:func:`make_sampler` rather than in it: this file is part of the code behind other benchmarks'
-rows (``benchmarks.harness.provenance.same_code``), which stay current when it only grows by new
-definitions.
 """
 
 from __future__ import annotations
@@ -149,6 +142,8 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
 
     from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler
 
+    if is_sto_bnts(name):
+        return make_sto_bnts_sampler(name, seed=seed, **options)
     m = _EGP.fullmatch(name)
     if m:
         flags = m.group(2)

@@ -1,5 +1,6 @@
 """Markdown tables, and the lines under each table saying which rows it shows and whether our
-samplers' rows were measured at the current code; the tables of the development runs behind an
+samplers' rows are current (their configuration's behaviour fingerprint is HEAD's:
+``fingerprint``); the tables of the development runs behind an
 option's default (per value of the option, the median final regret on each problem and the mean
 rank of those medians)."""
 
@@ -8,12 +9,12 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import rankdata
 
-from benchmarks.harness.provenance import SAMPLER_PACKAGES, same_code
+from benchmarks.harness.fingerprint import Config, head_fingerprints
 from benchmarks.harness.samplers import is_peer
 
 __all__ = [
@@ -57,11 +58,11 @@ def row_commit(row: dict) -> tuple[str, str, str]:
     return "unrecorded", "", ""
 
 
-def provenance_line(rows: Sequence[dict], *, code: tuple[str, ...] = SAMPLER_PACKAGES) -> str:
+def provenance_line(rows: Sequence[dict]) -> str:
     """``Rows (90): 60 measured at commit `abc1234` (2026-11-26), 30 recorded with commit
     `def5678` (2026-11-25).`` Dates are UTC; "recorded with": rows without their own commit, named
-    by the commit that added them to their file. Followed by :func:`current_line` (``code``: the
-    paths whose changes change what the rows measure) when our samplers' rows are not current."""
+    by the commit that added them to their file. Followed by :func:`current_line` when some of
+    our samplers' rows are not current."""
     dates: dict = defaultdict(list)
     for r in rows:
         how, commit, date = row_commit(r)
@@ -76,39 +77,36 @@ def provenance_line(rows: Sequence[dict], *, code: tuple[str, ...] = SAMPLER_PAC
             "" if not known else known[0] if known[0] == known[-1] else f"{known[0]} to {known[-1]}"
         )
         parts.append(f"{len(ds)} {how} commit `{commit}`" + (f" ({when})" if when else ""))
-    return f"Rows ({len(rows)}): {', '.join(parts)}. {current_line(rows, code)}".strip()
+    return f"Rows ({len(rows)}): {', '.join(parts)}. {current_line(rows)}".strip()
 
 
-def earlier_code(
-    rows: Iterable[dict],
-    paths: tuple[str, ...] = SAMPLER_PACKAGES,
-    same: Callable[[str, tuple[str, ...]], bool] = same_code,
-) -> list[str]:
-    """The commits of our samplers' rows (peers left out) whose ``paths`` differ from HEAD's
-    (``same(commit, paths)`` false; unrecorded rows count as differing)."""
+Head = Callable[[list[Config]], Mapping[Config, str]]
+
+
+def earlier_code(rows: Iterable[dict], head: Head = head_fingerprints) -> list[str]:
+    """The commits of our samplers' rows (peers left out) that are not current: the row has no
+    fingerprint, or ``head`` (HEAD's fingerprints of configurations) gives its configuration
+    another. HEAD's fingerprints are computed only for rows that carry one."""
+    ours = [r for r in rows if not is_peer(r.get("sampler", ""))]
+    configs = [Config.of_row(r) if r.get("fingerprint") else None for r in ours]
+    known = head([c for c in configs if c is not None]) if any(configs) else {}
     out = set()
-    for r in rows:
-        if is_peer(r.get("sampler", "")):
-            continue
-        _, commit, _ = row_commit(r)
-        if not commit or not same(commit, paths):
-            out.add(commit or "unrecorded")
+    for r, config in zip(ours, configs):
+        if config is None or known.get(config) != r["fingerprint"]:
+            out.add(row_commit(r)[1] or "unrecorded")
     return sorted(out)
 
 
-def current_line(
-    rows: Iterable[dict],
-    paths: tuple[str, ...] = SAMPLER_PACKAGES,
-    same: Callable[[str, tuple[str, ...]], bool] = same_code,
-) -> str:
-    """The note under a table whose rows of our samplers were measured at sampler code other
-    than HEAD's; ``""`` if all are current."""
-    commits = earlier_code(rows, paths, same)
+def current_line(rows: Iterable[dict], head: Head = head_fingerprints) -> str:
+    """The note under a table some of whose rows of our samplers are not current; ``""`` if all
+    are."""
+    commits = earlier_code(rows, head)
     if not commits:
         return ""
+    which = "commit" if len(commits) == 1 else "commits"
     return (
-        "**Not current:** our samplers' rows were measured at an earlier version of the sampler "
-        f"code ({'commit' if len(commits) == 1 else 'commits'} "
+        "**Not current:** some of our samplers' rows do not carry HEAD's behaviour fingerprint "
+        f"of their sampler configuration ({which} "
         + ", ".join(f"`{c}`" for c in commits)
         + "); re-run with `python -m benchmarks.run_all` to update."
     )

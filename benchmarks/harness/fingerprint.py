@@ -1,0 +1,342 @@
+"""Behaviour fingerprints: whether a result row still measures what HEAD's code does.
+
+A row records the fingerprint of the sampler configuration it ran (:class:`Config`): a hash of
+that configuration's seeded suggestions in a few fixed scenarios (:data:`SCENARIOS`: sequential
+on a mixed space and on one float, with pending trials, with constraint values
+(``trial.set_constraint``), with two objectives, on a conditional space; Ax methods: sequential
+and in batches with an outcome constraint). A row is current when HEAD's fingerprint of its
+configuration equals the row's. A refactoring that keeps every suggestion keeps every row
+current; a change of one algorithm's behaviour stales that algorithm's rows only.
+
+Suggestions enter the hash as positions in the unit cube rounded to 3 decimals (integers and
+choices as they are), so that last-bit differences between CPU kinds and BLAS kernels do not
+change it, while a real change of behaviour moves a suggestion by far more than 1e-3. A scenario
+a configuration refuses (any exception before it ends: several objectives for DEC-HBO, for
+example) enters as ``refused``, whenever the refusal comes.
+
+Fingerprints of HEAD's code are cached in ``.cache/fingerprints.json`` under a key of the
+product's source files, this module, the sampler registry and the library versions: computing
+one takes a few seconds per configuration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import pathlib
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from benchmarks.harness.provenance import ROOT, versions
+
+__all__ = [
+    "CACHE",
+    "Config",
+    "SCENARIOS",
+    "code_key",
+    "fingerprint",
+    "head_fingerprint",
+    "head_fingerprints",
+    "suggestions",
+]
+
+CACHE = ROOT / ".cache" / "fingerprints.json"
+# What a fingerprint depends on besides the libraries: the product, the scenarios (this module)
+# and how a name becomes a sampler.
+_SOURCES = ("shared_core", "optuna_egp", "ax_egp")
+_HARNESS = ("benchmarks/harness/fingerprint.py", "benchmarks/harness/samplers.py")
+_LIBRARIES = ("numpy", "scipy", "optuna", "torch", "ax-platform", "botorch")
+N_TRIALS = 13  # the samplers' 10 random start-up trials, then 3 model-based suggestions
+# With trials pending, 4 worker slots (distributed TS: 4 agents, whose graphs differ from 4 nodes
+# on) and trials enough for an agent that sees only its neighbours' trials to leave its start-up.
+N_PENDING, N_PENDING_TRIALS = 4, 20
+DECIMALS = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """A sampler configuration as the benchmarks build it.
+
+    Args:
+        sampler: a name of ``samplers.make_sampler`` (``ax-<method>``: an Ax method of
+            ``ax_egp.generation_strategy``).
+        options: constructor options beyond the name's, as sorted ``(key, value)`` pairs.
+        penalty: ``shared_core.models.gp.LENGTHSCALE_PENALTY`` for the run (``None``: the
+            shipped one).
+    """
+
+    sampler: str
+    options: tuple[tuple[str, Any], ...] = ()
+    penalty: float | None = None
+
+    @classmethod
+    def of(cls, sampler: str, options: Mapping[str, Any] | None = None, penalty=None) -> Config:
+        return cls(sampler, tuple(sorted((options or {}).items())), penalty)
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> Config | None:
+        """The configuration of a result row: its ``config`` (``{"sampler", "options",
+        "penalty"}``), else its ``sampler`` name alone; ``None`` for a row of no sampler."""
+        if row.get("config"):
+            return cls.of(**row["config"])
+        return cls.of(row["sampler"]) if row.get("sampler") else None
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.sampler, [list(o) for o in self.options], self.penalty])
+
+    @property
+    def is_ax(self) -> bool:
+        return self.sampler.startswith("ax-")
+
+
+# --- scenarios ---------------------------------------------------------------------------------
+
+
+def _mixed(trial) -> float:
+    x = trial.suggest_float("x", -2.0, 2.0)
+    lr = trial.suggest_float("lr", 1e-4, 1e-1, log=True)
+    n = trial.suggest_int("n", 1, 8)
+    act = trial.suggest_categorical("act", ["relu", "tanh", "elu"])
+    return (x - 0.7) ** 2 + (math.log10(lr) + 2.5) ** 2 + 0.1 * (n - 3) ** 2 + (act == "tanh")
+
+
+def _one_float(trial) -> float:
+    x = trial.suggest_float("x", -2.0, 2.0)
+    return math.sin(3 * x) + 0.3 * x**2
+
+
+def _two_objectives(trial) -> tuple[float, float]:
+    x = trial.suggest_float("x", 0.0, 1.0)
+    y = trial.suggest_float("y", 0.0, 1.0)
+    return x**2 + y, (x - 1) ** 2 + (1 - y)
+
+
+def _conditional(trial) -> float:
+    kind = trial.suggest_categorical("kind", ["a", "b"])
+    x = trial.suggest_float("x", 0.0, 1.0)
+    extra = trial.suggest_float(f"extra_{kind}", 0.0, 1.0)
+    return (x - 0.3) ** 2 + (extra - 0.6) ** 2 + (0.1 if kind == "a" else 0.0)
+
+
+def _constrained(trial) -> float:
+    value = _mixed(trial)
+    trial.set_constraint("x_at_most_half", trial.params["x"] - 0.5)
+    return value
+
+
+def _study(config: Config, n_agents: int, **study_options: Any) -> list:
+    """One Optuna study per worker slot on one in-memory storage (``dts-*``: an agent each)."""
+    import optuna
+
+    from benchmarks.harness.samplers import make_agents
+
+    samplers = make_agents(config.sampler, seed=0, n_agents=n_agents, **dict(config.options))
+    storage = optuna.storages.InMemoryStorage()
+    first = optuna.create_study(storage=storage, sampler=samplers[0], **study_options)
+    return [first] + [
+        optuna.load_study(storage=storage, study_name=first.study_name, sampler=s)
+        for s in samplers[1:]
+    ]
+
+
+def _ask_tell(studies: list, objective: Callable, n_running: int, n_trials: int) -> list:
+    """``n_trials`` asks taking turns over ``studies``, ``n_running`` trials running; a seeded
+    random one completes before each new ask (1: sequential)."""
+    import numpy as np
+
+    order = np.random.default_rng(0)
+    running: list = []
+    for i in range(n_trials):
+        if len(running) == n_running:
+            study, trial, value = running.pop(int(order.integers(len(running))))
+            study.tell(trial, value)
+        study = studies[i % len(studies)]
+        trial = study.ask()
+        running.append((study, trial, objective(trial)))
+    return studies[0].trials
+
+
+def _optuna_scenario(
+    objective, n_running=1, n_agents=1, n_trials=N_TRIALS, **study_options
+) -> Callable:
+    def run(config: Config) -> list:
+        studies = _study(config, n_agents, **study_options)
+        trials = _ask_tell(studies, objective, n_running, n_trials)
+        return [_unit(t.params, t.distributions) for t in trials]
+
+    return run
+
+
+def _ax_scenario(batch: int, constrained: bool) -> Callable:
+    def run(config: Config) -> list:
+        from ax import ChoiceParameterConfig, RangeParameterConfig
+
+        from benchmarks.harness.ax import ax_client
+
+        parameters = [
+            RangeParameterConfig(name="x", bounds=(-2.0, 2.0), parameter_type="float"),
+            RangeParameterConfig(name="k", bounds=(1, 8), parameter_type="int"),
+            ChoiceParameterConfig(name="c", values=["a", "b", "c"], parameter_type="str"),
+        ]
+        client = ax_client(
+            config.sampler,
+            None,
+            0,
+            ["c0 <= 0"] if constrained else (),
+            parameters=parameters,
+        )
+        out = []
+        while len(out) < N_TRIALS - 3:  # Ax's 5 Sobol trials, then 5 model-based ones
+            for index, p in client.get_next_trials(max_trials=batch).items():
+                loss = (p["x"] - 0.7) ** 2 + 0.1 * (p["k"] - 3) ** 2 + (p["c"] != "b")
+                client.complete_trial(index, raw_data={"loss": loss, "c0": p["x"] - 0.5})
+                out.append({"x": round((p["x"] + 2) / 4, DECIMALS), "k": p["k"], "c": p["c"]})
+        return out
+
+    return run
+
+
+SCENARIOS: dict[str, dict[str, Callable[[Config], list]]] = {
+    "optuna": {
+        "sequential": _optuna_scenario(_mixed),
+        # one dimension: past the data-scarce rules (EI of "auto" below 10 trials per dimension)
+        "one-dimension": _optuna_scenario(_one_float),
+        "pending": _optuna_scenario(
+            _mixed, n_running=N_PENDING, n_agents=N_PENDING, n_trials=N_PENDING_TRIALS
+        ),
+        "constrained": _optuna_scenario(_constrained),
+        "objectives": _optuna_scenario(_two_objectives, directions=["minimize", "minimize"]),
+        "conditional": _optuna_scenario(_conditional),
+    },
+    "ax": {
+        "sequential": _ax_scenario(batch=1, constrained=False),
+        "batches": _ax_scenario(batch=3, constrained=True),
+    },
+}
+
+
+def _unit(params: dict, distributions: dict) -> dict:
+    """``params`` as positions in the unit cube rounded to ``DECIMALS`` (floats), integers and
+    choices as they are."""
+    out: dict[str, Any] = {}
+    for name in sorted(params):
+        value, dist = params[name], distributions[name]
+        if hasattr(dist, "choices"):
+            out[name] = value if isinstance(value, (str, int, bool)) else repr(value)
+        elif type(dist).__name__ == "IntDistribution":
+            out[name] = int(value)
+        else:
+            lo, hi, v = dist.low, dist.high, value
+            if dist.log:
+                lo, hi, v = math.log(lo), math.log(hi), math.log(v)
+            out[name] = round((v - lo) / (hi - lo), DECIMALS) if hi > lo else 0.0
+    return out
+
+
+def suggestions(config: Config) -> dict[str, Any]:
+    """The rounded suggestions of ``config`` in each of its framework's scenarios (``refused``
+    where it raised)."""
+    import optuna
+
+    from benchmarks.harness.threads import pin_torch
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    pin_torch()
+    out: dict[str, Any] = {}
+    with _penalty(config.penalty):
+        for name, run in SCENARIOS["ax" if config.is_ax else "optuna"].items():
+            try:
+                out[name] = run(config)
+            except Exception:
+                out[name] = "refused"
+    return out
+
+
+def fingerprint(config: Config) -> str:
+    """12 hexadecimal digits of the hash of ``suggestions(config)``."""
+    text = json.dumps(suggestions(config), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+class _penalty:
+    """Set ``LENGTHSCALE_PENALTY`` for the block (``None``: leave it)."""
+
+    def __init__(self, value: float | None) -> None:
+        self.value, self.saved = value, None
+
+    def __enter__(self) -> None:
+        if self.value is not None:
+            from shared_core.models import gp
+
+            self.saved, gp.LENGTHSCALE_PENALTY = gp.LENGTHSCALE_PENALTY, self.value
+
+    def __exit__(self, *exc: object) -> None:
+        if self.value is not None:
+            from shared_core.models import gp
+
+            gp.LENGTHSCALE_PENALTY = self.saved
+
+
+# --- HEAD's fingerprints, cached ---------------------------------------------------------------
+
+
+def code_key(root: pathlib.Path = ROOT) -> str:
+    """A hash of the Python sources a fingerprint depends on (as they are in the working tree)
+    and of the library versions."""
+    digest = hashlib.sha256(json.dumps(versions(_LIBRARIES), sort_keys=True).encode())
+    files = sorted(p for d in _SOURCES for p in (root / d).rglob("*.py"))
+    for path in [*files, *(root / h for h in _HARNESS)]:
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def head_fingerprint(config: Config, cache: pathlib.Path = CACHE) -> str:
+    """``fingerprint(config)`` of the code in the working tree, from the cache when known."""
+    key = code_key()
+    known = _read(cache).get(key, {})
+    if config.key not in known:
+        value = fingerprint(config)
+        _write(cache, key, {config.key: value})
+        return value
+    return known[config.key]
+
+
+def head_fingerprints(configs: Iterable[Config], *, procs: int = 1) -> dict[Config, str]:
+    """HEAD's fingerprints of ``configs``, the missing ones computed in ``procs`` processes."""
+    from benchmarks.harness.workers import pool_map
+
+    configs = list(dict.fromkeys(configs))
+    known = _read(CACHE).get(code_key(), {})
+    missing = [c for c in configs if c.key not in known]
+    for config, value in pool_map(_computed, missing, procs=procs):
+        known[config.key] = value
+        _write(CACHE, code_key(), {config.key: value})
+    return {c: known[c.key] for c in configs}
+
+
+def _computed(config: Config) -> tuple[Config, str]:
+    return config, fingerprint(config)
+
+
+def _read(cache: pathlib.Path) -> dict:
+    try:
+        return json.loads(cache.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _write(cache: pathlib.Path, key: str, values: dict[str, str]) -> None:
+    """Merge ``values`` into the cache's entry ``key`` (other code keys are dropped: the cache
+    holds the working tree's fingerprints only), atomically."""
+    data = _read(cache)
+    data = {key: {**data.get(key, {}), **values}}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+    os.replace(tmp, cache)

@@ -290,12 +290,19 @@ def run_reproduce(
         "R_A": _rounded(R_A),
         "R_B": _rounded(R_B),
         "R_W": _rounded(R_W),
+        "R_sum": regret_sums({"R_A": _rounded(R_A), "R_B": _rounded(R_B), "R_W": _rounded(R_W)}),
         "regret": [_rounded(r) for r in regret],
         "init_best_regret": init_best,
         "seconds": seconds,
         "suggest_seconds": suggest_seconds,
         "seconds_per_suggestion": suggest_seconds / (rounds * M),
     }
+
+
+def regret_sums(row: dict) -> dict[str, float]:
+    """``{"R_A", "R_B", "R_W"}``: the sums over rounds of a reproduction run's regrets (its
+    table's; the curves themselves are drawn only)."""
+    return {k: float(np.sum(row[k])) for k in ("R_A", "R_B", "R_W")}
 
 
 def reproduce_sampler(graph: str, surrogate: str) -> str:
@@ -385,6 +392,7 @@ def run_async(
         "ask_seconds": ask_seconds,
         "complete_at_ask": complete_at_ask,
         "model_at_ask": model_at_ask,
+        "model_ask_seconds": model_ask_seconds(ask_seconds, model_at_ask, complete_at_ask),
         "model_asks": sum(model_at_ask),
         "seconds": seconds,
         "seconds_per_trial": seconds / n_evaluations,
@@ -466,7 +474,7 @@ def _reproduce_table(function: str, rows: list[dict]) -> list[str]:
     ]
     order = sorted(cells, key=lambda c: (_config_order(c[0], c[1]), c[2]))
     for (graph, m, surrogate), rs in ((c, cells[c]) for c in order):
-        sums = {k: _med([np.sum(r[k]) for r in rs]) for k in ("R_A", "R_B", "R_W")}
+        sums = {k: _med([r["R_sum"][k] for r in rs]) for k in ("R_A", "R_B", "R_W")}
         last = {k: _med([r[k][-1] for r in rs]) for k in ("R_A", "R_B", "R_W")}
         lines.append(
             f"| {graph} | {m} | {surrogate} | {rs[0]['largest_clique']} | {rs[0]['clique_cover']} "
@@ -485,7 +493,7 @@ def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
     disconnected agents against 1 agent (median ΣR_A)."""
 
     def sum_ra(rs):
-        return _med([np.sum(r["R_A"]) for r in rs])
+        return _med([r["R_sum"]["R_A"] for r in rs])
 
     single = next(
         (rs for (g, m, s), rs in cells.items() if m == 1 and s == surrogate and g != SHARED), None
@@ -523,7 +531,7 @@ def _reproduce_checks(cells: dict, surrogate: str) -> list[str]:
     ]
     for m, rs in disc:
         ratio = sum_ra(rs) / base
-        best = _med([np.sum(r["R_B"]) for r in rs]) / _med([np.sum(r["R_B"]) for r in single])
+        best = _med([r["R_sum"]["R_B"] for r in rs]) / _med([r["R_sum"]["R_B"] for r in single])
         verdict = "holds" if ratio >= 0.9 else "does NOT hold"
         lines.append(
             f"- ({surrogate}) (b) {m} disconnected agents no better than 1 agent at equal rounds: "
@@ -594,7 +602,7 @@ def _summarise_async(rows: list[dict]) -> list[str]:
             if "dts-complete" in med and "tpe" in med:
                 beats_tpe[fn] = med["dts-complete"] < med["tpe"]
             lines.append(f"| {fn} | " + " | ".join(cells + [f"{floor[fn]:.2g}"] + pairs) + " |")
-        sec = {s: _med([_model_ask_seconds(r) for r in rs if r["sampler"] == s]) for s in samplers}
+        sec = {s: _med([r["model_ask_seconds"] for r in rs if r["sampler"] == s]) for s in samplers}
         lines += [
             "",
             "Seconds per suggestion (median over runs of the mean time of the asks whose "
@@ -644,12 +652,14 @@ def _summarise_async(rows: list[dict]) -> list[str]:
 SOLVED_FRACTION = 1e-3
 
 
-def _model_ask_seconds(row: dict) -> float:
-    """Mean seconds of the asks whose suggestion came from the model (rows without
+def model_ask_seconds(
+    ask_seconds: list[float], model_at_ask: list[bool] | None, complete_at_ask: list[int]
+) -> float:
+    """Mean seconds of the asks whose suggestion came from the model (without
     ``model_at_ask``: asks made once ``STARTUP_TRIALS`` trials completed, which also counts
     random start-up asks of agents)."""
-    modelled = row.get("model_at_ask") or [c >= STARTUP_TRIALS for c in row["complete_at_ask"]]
-    s = [t for t, m in zip(row["ask_seconds"], modelled) if m]
+    modelled = model_at_ask or [c >= STARTUP_TRIALS for c in complete_at_ask]
+    s = [t for t, m in zip(ask_seconds, modelled) if m]
     return float(np.mean(s)) if s else float("nan")
 
 

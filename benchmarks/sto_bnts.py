@@ -122,7 +122,19 @@ def make_samplers(name: str, seed: int, workers: int) -> list:
 def run_job(job: dict) -> dict:
     """One run of ``job["sampler"]`` on a cell (``wall_limit`` optional)."""
     samplers = make_samplers(job["sampler"], job["seed"], job["workers"])
-    return regret_run(job, samplers, PROBLEMS[job["function"]])
+    row = regret_run(job, samplers, PROBLEMS[job["function"]])
+    return {**row, "late_seconds": late_seconds(row)}
+
+
+LATE = slice(89, 100)  # the asks of trials 90-100
+
+
+def late_seconds(row: dict) -> list[float] | None:
+    """``[wall, CPU]``: the mean seconds of a run's asks of trials ``LATE``; ``None`` for a run
+    that did not reach them or recorded no per-ask times."""
+    if len(row.get("ask_seconds") or ()) <= LATE.start:
+        return None
+    return [float(np.mean(row[k][LATE])) for k in ("ask_seconds", "ask_cpu_seconds")]
 
 
 def _describe(row: dict) -> str:

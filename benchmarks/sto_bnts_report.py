@@ -44,6 +44,7 @@ from benchmarks.harness.tables import (
 from benchmarks.report import TIE_FRACTION, tie_floors, versus
 from benchmarks.sto_bnts import (
     BENCH,
+    LATE,
     LEVELS,
     MIXED_CHOICES,
     MIXED_FLOATS,
@@ -65,7 +66,6 @@ PENDING = (4, 8)  # (a)'s columns: trials pending against sequential
 RATIO_WORKERS, TPE_WORKERS = 4, 8  # the settings of (a)'s target and of (b)
 RATIO_TARGET, RATIO_COUNT = 1.5, 4  # (a): ratio <= 1.5 on at least 4 of the 6 suite functions
 SECONDS_TARGET = 2.0  # (c): seconds per suggestion at trials 90-100
-LATE = slice(89, 100)  # the asks of trials 90-100
 BETA_RESULTS = "sto_bnts_beta_dev.jsonl"  # written by run_all's sto_bnts_beta
 SUITE_PEERS = ("gp",)  # peers whose suite runs stand for this benchmark's on the suite functions
 
@@ -267,15 +267,13 @@ def tpe_check(by_setting: dict, floors: dict[str, float]) -> list[str]:
 
 def _late_seconds(rows: list[dict]) -> dict:
     """``{(sampler, (mode, workers)): {function: [(wall, CPU) per run]}}``: each run's mean
-    seconds of the asks of trials ``LATE`` (runs that did not reach them, or that recorded no
-    per-ask times, as the suite's runs of GPSampler, left out)."""
+    seconds of the asks of trials ``LATE`` (``sto_bnts.late_seconds``; runs that did not reach
+    them, or that recorded no per-ask times, as the suite's runs of GPSampler, left out)."""
     out: dict = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        if len(r.get("ask_seconds", ())) > LATE.start:
-            wall, cpu = r["ask_seconds"][LATE], r["ask_cpu_seconds"][LATE]
-            out[(r["sampler"], (r["mode"], r["workers"]))][r["function"]].append(
-                (float(np.mean(wall)), float(np.mean(cpu)))
-            )
+        if r.get("late_seconds"):
+            wall, cpu = r["late_seconds"]
+            out[(r["sampler"], (r["mode"], r["workers"]))][r["function"]].append((wall, cpu))
     return out
 
 

@@ -4,7 +4,6 @@ reaches our samplers' models, its rows carry provenance, and the report is gener
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import re
@@ -12,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+
+from benchmarks.harness.results import read_rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The results files whose rows (our samplers') record ``model_asks``: per run, or per ask.
@@ -74,7 +75,7 @@ END = "<!-- headline:end -->"
 
 
 def _rows(path: pathlib.Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return read_rows(path)  # whole: the environment and traces stored compact
 
 
 def _total(asks) -> int:

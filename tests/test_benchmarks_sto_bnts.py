@@ -88,7 +88,7 @@ def test_a_run_records_the_regret_and_the_seconds_of_every_ask():
 
 
 def _row(sampler, function, seed, final, mode="seq", workers=1, seconds=0.5) -> dict:
-    return {
+    row = {
         "bench": sto_bnts.BENCH,
         "sampler": sampler,
         "function": function,
@@ -103,6 +103,7 @@ def _row(sampler, function, seed, final, mode="seq", workers=1, seconds=0.5) -> 
         "commit": "abc1234",
         "date": "2026-11-28T10:00:00+00:00",
     }
+    return {**row, "late_seconds": sto_bnts.late_seconds(row)}  # as run_job adds it
 
 
 def test_ratio_check_counts_the_functions_within_the_target():

@@ -1,4 +1,6 @@
-"""Result rows: one JSON object per line, appended as each run finishes (so runs resume).
+"""Result rows: one JSON object per line, appended as each run finishes (so runs resume), stored
+compact (``compact``: the environment once per file folder, unread traces left out, run lengths)
+and read back whole.
 
 A row holds the cell that was run (e.g. ``function``, ``sampler``, ``seed``, ``mode``,
 ``workers``, ``n_trials``; ``config`` where the sampler name alone does not say how the sampler
@@ -17,6 +19,7 @@ import os
 import pathlib
 from collections.abc import Iterable, Sequence
 
+from benchmarks.harness.compact import compact, expand
 from benchmarks.harness.provenance import ROOT, provenance, recorded
 
 __all__ = ["RESULTS", "ResultsFile", "key", "latest", "read_rows", "same_setting"]
@@ -34,8 +37,8 @@ def read_rows(path: str | pathlib.Path) -> list[dict]:
     for number, line in enumerate(path.read_text().split("\n")):
         if not line.strip():
             continue
-        row = json.loads(line)
-        if not row.get("commit"):
+        row = expand(json.loads(line), path)
+        if not row.get("commit") and "recorded" not in row:
             added = recorded(path) if added is None else added
             if number < len(added) and added[number] is not None:
                 row["recorded"] = added[number]
@@ -100,6 +103,7 @@ class ResultsFile:
         (``extra``: fields to record beside it); return it."""
         row = {**row, **provenance(), **_fingerprint(row), **(extra or {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        stored = compact(row, self.path)
         with self.path.open("a") as fh:
-            fh.write(json.dumps(row) + "\n")
+            fh.write(json.dumps(stored, separators=(",", ":")) + "\n")
         return row

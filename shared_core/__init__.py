@@ -36,7 +36,8 @@ Module map (BoTorch-style: one folder per role):
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
 * ``models/additive.py``: the additive GP over disjoint groups of columns (DEC-HBO's surrogate):
-  MAP fit, evidence, per-factor posteriors
+  posterior, per-factor moments and path samples; ``models/additive_fit.py``: its MAP
+  hyperparameters and evidence
 * ``models/structure.py``: partitions of the parameters into factors and their samples by MCMC on
   the additive GP's evidence
 * ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB, and under

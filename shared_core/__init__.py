@@ -45,7 +45,8 @@ Module map (BoTorch-style: one folder per role):
   objectives random scalarisations, TSEMO's hypervolume improvement rule and qParEGO's log EI;
   DEC-HBO's additive UCB (``additive_ucb.py``)
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
-  passing over discrete grids (``max_sum.py``)
+  passing over discrete grids (``max_sum.py``; its factor graph and messages in
+  ``max_sum_messages.py``)
 * ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
   (``distributed.py``), DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
 """

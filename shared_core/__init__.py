@@ -47,8 +47,9 @@ Module map (BoTorch-style: one folder per role):
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
   passing over discrete grids (``max_sum.py``; its factor graph and messages in
   ``max_sum_messages.py``)
-* ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
-  (``distributed.py``), DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
+* ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``; its labels, with
+  constraints and several objectives, in ``bore_labels.py``), distributed TS (``distributed.py``),
+  DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)

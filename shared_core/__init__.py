@@ -47,7 +47,8 @@ Module map (BoTorch-style: one folder per role):
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
   passing over discrete grids (``max_sum.py``; its factor graph and messages in
   ``max_sum_messages.py``)
-* ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``; its labels, with
+* ``algorithms/``: EGP-TS/EI (``egp.py``; its acquisition with several objectives in
+  ``egp_multi_objective.py``), BORE/BORE++ (``bore.py``; its labels, with
   constraints and several objectives, in ``bore_labels.py``), distributed TS (``distributed.py``),
   DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
 """

@@ -108,9 +108,9 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         n_starts: acquisition optimiser budget for the sequential argmax: the best candidates
             refined by L-BFGS-B.
         sharpness: exponent ``k`` of the SVGD target ``p^(x) ∝ a(x)^k p(x)`` (default 10), for both
-            variants and for ``batch_size`` batches. ``1`` is the paper's target; with ``beta = 3``
-            in 5-6 dimensions ``a`` is nearly flat, and parallel regret was much worse with it
-            (``benchmarks/`` compares the two).
+            variants and for ``batch_size`` batches. ``1`` is the paper's target, nearly flat with
+            ``beta = 3`` in 5-6 dimensions (why: see
+            [docs/design-decisions.md#bore-sharpness][bore-sharpness]).
         max_points: most observations the classifier is trained on (default 500): with more, the
             ``max_points // 5`` best (in ``Observations.best_first`` order) plus a random rest
             (labels always come from all observations).

@@ -127,15 +127,9 @@ def _prior_moments(groups: tuple[np.ndarray, ...], d: int) -> tuple[np.ndarray, 
     return mu, sd
 
 
-# The lengthscale penalty is ``-c ls^2``, without ``gp.py``'s short half ``-c ls^-2``. That half
-# costs 10 nats per column at ls = 0.1 and 250 at ls = 0.02, and the factors of one or a few
-# columns that an additive model is for often vary that fast (each 1-D term of Michalewicz-10 has
-# a valley of width 0.01-0.1 of the unit range). With it, on 150 random points of Michalewicz-10
-# with the true groups (seeds 0-3), the fit took median lengthscales of 0.4-0.6 and the noise
-# bound 0.5, correlated 0.21-0.33 with held-out values, and its factors' minimisers summed to
-# -1.6 to -2.8 (minimum -9.66); without it, median lengthscales of 0.03, noise 0.007, correlation
-# 0.56-0.63 and -7.0 to -8.6 (measured 2026-11-27 at commit 899774e). The long half is what the
-# penalty is for (gp.py).
+# The lengthscale penalty is ``-c ls^2``, without ``gp.py``'s short half ``-c ls^-2``, which would
+# forbid the short lengthscales of the fast-varying small factors an additive model is for.
+# Why: see docs/design-decisions.md#additive-gp-lengthscale-penalty
 def _log_prior(
     theta: np.ndarray, groups: tuple[np.ndarray, ...], d: int
 ) -> tuple[float, np.ndarray]:

@@ -36,10 +36,8 @@ Method:
 
 Variables in no factor get index 0 (with no factors at all: no iteration, ``converged``).
 
-Cost: one iteration touches every table entry about ``k + 1`` times. Measured 2026-11-27 at
-commit 45013ed (one thread, a 2-core machine under a load average of ~3) on 10 factors of 3
-variables with 20-point grids (8000 entries each), one call: 24-31 ms CPU, 38-41 ms wall on a loopy
-graph (all 30 iterations, each decoded); 8-10 ms CPU on a tree (converged after 7 iterations).
+Cost: one iteration touches every table entry about ``k + 1`` times (timings:
+[docs/design-decisions.md#max-sum-cost][max-sum-cost]).
 """
 
 from __future__ import annotations

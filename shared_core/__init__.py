@@ -36,7 +36,8 @@ Module map (BoTorch-style: one folder per role):
 * ``models/bore_classifiers.py``: BORE++'s least-squares classifier and BORE's network
   classifier
 * ``models/additive.py``: the additive GP over disjoint groups of columns (DEC-HBO's surrogate):
-  MAP fit, evidence, per-factor posteriors
+  posterior, per-factor moments and path samples; ``models/additive_fit.py``: its MAP
+  hyperparameters and evidence
 * ``models/structure.py``: partitions of the parameters into factors and their samples by MCMC on
   the additive GP's evidence
 * ``acquisition/``: acquisition objects (``value``/``value_and_grad``): TS, log EI, UCB, and under
@@ -44,9 +45,12 @@ Module map (BoTorch-style: one folder per role):
   objectives random scalarisations, TSEMO's hypervolume improvement rule and qParEGO's log EI;
   DEC-HBO's additive UCB (``additive_ucb.py``)
 * ``optim/``: the acquisition maximiser (mixed spaces, constraints), SVGD, and max-sum message
-  passing over discrete grids (``max_sum.py``)
-* ``algorithms/``: EGP-TS/EI (``egp.py``), BORE/BORE++ (``bore.py``), distributed TS
-  (``distributed.py``), DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
+  passing over discrete grids (``max_sum.py``; its factor graph and messages in
+  ``max_sum_messages.py``)
+* ``algorithms/``: EGP-TS/EI (``egp.py``; its acquisition with several objectives in
+  ``egp_multi_objective.py``), BORE/BORE++ (``bore.py``; its labels, with
+  constraints and several objectives, in ``bore_labels.py``), distributed TS (``distributed.py``),
+  DEC-HBO (``dec_hbo.py``), STO-BNTS (``stobnts.py``)
 """
 
 __version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)

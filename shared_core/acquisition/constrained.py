@@ -55,10 +55,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #   equals multiplier / weight (``u = c~_j - t_j + margin``): feasible (``u <= margin``) for
 #   multipliers up to ``sigmoid(margin / smoothing) = 98 %`` of the weight.
 # * Smoothing: a quarter of the margin. At a sharper bend L-BFGS-B's line searches keep
-#   backtracking: on a 6-D problem with 40 points and one or two constraints (measured 2026-11-27)
-#   the plain hinge took 134-165 evaluations per suggestion, the smoothed one 76-86, and a margin
-#   of 0.01 with smoothing 0.0025 took 130-164 (often stopping at the iteration limit), for no
-#   better suggestions on a 2-D problem with its optimum on the boundary.
+#   backtracking (why: see docs/design-decisions.md#constrained-ts-penalty).
 # A weight too small or a boundary missed only costs the refinement: the rule picks the final point
 # among refined and raw candidates.
 PENALTY_WEIGHT = 10.0

@@ -86,10 +86,9 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         beta_scale: multiplies Lemma 4's ``beta_t``.
         delta: the confidence parameter of ``beta_t``.
         max_sum_iterations: message-passing iterations per suggestion (the paper's 30).
-        damping: max-sum message damping on loopy factor graphs (default ``0``, none: on random
-            tables of overlapping 3-parameter factors plain max-sum with its anytime decoding
-            found the exact maximum on 10 of 10 seeds, damping 0.5 on 6, measured 2026-11-27 at
-            commit 45013ed with ``tests/core/test_max_sum.py``'s loopy cases).
+        damping: max-sum message damping on loopy factor graphs (default ``0``, none: plain
+            max-sum with its anytime decoding found the maximum more often; why: see
+            [docs/design-decisions.md#dec-hbo-damping][dec-hbo-damping]).
         kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
             per column).
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.

@@ -40,8 +40,7 @@ Per suggestion (Algorithms 1 and 2 of the paper):
 ``y / beta`` and the sample is ``beta * g``, which is the network's output and noise scaled by
 ``beta`` and ``beta^2``: the posterior mean stays, the sample's spread around it is ``beta`` times
 as large. ``beta = 1`` is plain Thompson sampling; below 1 a sample strays less from the mean. The
-default, 0.5, had the best mean rank of 1, 0.5 and 0.25 in development runs on seeds apart from the
-benchmark's (its page shows them).
+default is 0.5 (why: see [docs/design-decisions.md#sto-bnts-beta][sto-bnts-beta]).
 
 Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
 a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion that

@@ -100,9 +100,8 @@ class NetworkClassifier:
 
     Torch's global state is left alone (its random generator and thread count). The network is tiny,
     so with other busy processes on few cores ``torch.set_num_threads(1)`` in the user's program
-    makes it much faster (measured on 2 cores: the BORE seed test of
-    ``tests/optuna/test_sampler.py`` took 91 s with torch's 2 default threads next to another test
-    run, 11 s with 1 thread alone).
+    makes it much faster (why: see
+    [docs/design-decisions.md#bore-network-threads][bore-network-threads]).
     """
 
     def __init__(

@@ -30,7 +30,7 @@ from shared_core.interface import Observations
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.surrogate import Posterior
 
-__all__ = ["ConstraintBelief", "ConstraintModels", "OutcomeModels"]
+__all__ = ["ConstraintBelief", "ConstraintModels", "OutcomeModels", "believed_feasible"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,15 @@ class ConstraintBelief:
     name: str
     post: Posterior
     threshold: float
+
+
+def believed_feasible(constraints: list[ConstraintBelief], believed: np.ndarray) -> np.ndarray:
+    """``(p,)`` mask of the believed pending points ``(p, d)`` where every constraint's mean is
+    feasible (all of them without constraints)."""
+    out = np.ones(len(believed), dtype=bool)
+    for c in constraints:
+        out &= c.post.predict(believed)[0] <= c.threshold
+    return out
 
 
 class OutcomeModels:

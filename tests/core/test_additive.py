@@ -1,5 +1,6 @@
-"""The additive GP (shared_core.models.additive): objective and its gradient, per-factor posterior
-moments (eq. 1 of Hoang et al. 2018), agreement with the ARD GP for one group, structure scores."""
+"""The additive GP (shared_core.models.additive, its fit in additive_fit): objective and its
+gradient, per-factor posterior moments (eq. 1 of Hoang et al. 2018), agreement with the ARD GP
+for one group, structure scores."""
 
 import math
 
@@ -8,7 +9,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import lognorm
 
-from shared_core.models import additive
+from shared_core.models import additive_fit
 from shared_core.models.additive import (
     AdditiveHyper,
     AdditivePosterior,
@@ -44,9 +45,9 @@ def _central_diff(f, x, h=1e-6):
 @pytest.mark.parametrize("form", FORMS)
 def test_objective_gradient_matches_finite_differences(form):
     X, y = _data()
-    spec, theta = KernelSpec(form, ard=True), additive._pack(HYPER)
-    _, grad = additive._neg_log_posterior(theta, spec, GROUPS, X, y)
-    fd = _central_diff(lambda t: additive._neg_log_posterior(t, spec, GROUPS, X, y)[0], theta)
+    spec, theta = KernelSpec(form, ard=True), additive_fit._pack(HYPER)
+    _, grad = additive_fit._neg_log_posterior(theta, spec, GROUPS, X, y)
+    fd = _central_diff(lambda t: additive_fit._neg_log_posterior(t, spec, GROUPS, X, y)[0], theta)
     # central differences with step 1e-6 on an O(10) objective: error ~1e-6
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
 
@@ -59,7 +60,7 @@ def test_one_group_objective_is_the_ard_gp_objective_but_the_short_lengthscale_p
     X, y = _data()
     theta = np.log([0.3, 0.5, 0.4, 0.8, 0.9, 1e-3])
     spec, one = KernelSpec(form, ard=True), (np.arange(4),)
-    mine = additive._neg_log_posterior(theta, spec, one, X, y)
+    mine = additive_fit._neg_log_posterior(theta, spec, one, X, y)
     ref = _neg_log_posterior(theta, spec, X, y)
     inv_ls2 = np.exp(-2.0 * theta[:4])
     assert mine[0] + LENGTHSCALE_PENALTY * inv_ls2.sum() == pytest.approx(ref[0], rel=1e-12)
@@ -86,7 +87,7 @@ def test_priors_are_lognormal_with_the_group_size_as_dimension_and_amps_around_o
         return out - LENGTHSCALE_PENALTY * np.sum(ls**2)
 
     def obj(t):
-        return additive._neg_log_posterior(t, spec, GROUPS, X, y)[0]
+        return additive_fit._neg_log_posterior(t, spec, GROUPS, X, y)[0]
 
     assert obj(t1) - obj(t2) == pytest.approx(log_prior(t2) - log_prior(t1), rel=1e-10)
 
@@ -100,7 +101,7 @@ def test_log_evidence_adds_the_constants_that_normalise_the_prior():
     X, y = _data()
     hyper, value = additive_log_evidence(GROUPS, X, y)
     spec = KernelSpec("matern52", ard=True)
-    objective = additive._neg_log_posterior(additive._pack(hyper), spec, GROUPS, X, y)[0]
+    objective = additive_fit._neg_log_posterior(additive_fit._pack(hyper), spec, GROUPS, X, y)[0]
     constant = 0.0
     for g in GROUPS:
         mu, sd = _ls_prior(len(g))
@@ -112,7 +113,7 @@ def test_log_evidence_adds_the_constants_that_normalise_the_prior():
         constant += len(g) * (-math.log(sd) - 0.5 * math.log(2 * math.pi) - math.log(mass))
     constant += 3 * (-0.5 * math.log(2 * math.pi))  # amps: sd 1
     constant += -math.log(_NOISE_PRIOR[1]) - 0.5 * math.log(2 * math.pi)
-    jacobian = float(np.sum(additive._pack(hyper)))
+    jacobian = float(np.sum(additive_fit._pack(hyper)))
     assert value == pytest.approx(-objective + constant + jacobian, rel=1e-8)
 
 
@@ -164,7 +165,7 @@ def test_fit_recovers_the_factors_and_uses_the_start():
     spec = KernelSpec("matern52", ard=True)
 
     def objective(hyper):
-        return additive._neg_log_posterior(additive._pack(hyper), spec, GROUPS, X, y)[0]
+        return additive_fit._neg_log_posterior(additive_fit._pack(hyper), spec, GROUPS, X, y)[0]
 
     # one iteration from the prior mode gets nowhere near the optimum; from the optimum it stays
     assert objective(fit_additive(GROUPS, X, y, maxiter=1)) > objective(h) + 1.0
@@ -194,10 +195,10 @@ def test_a_failing_cholesky_falls_back_to_the_prior_mode(monkeypatch):
     def fail(*args, **kwargs):
         raise np.linalg.LinAlgError("not positive definite")
 
-    monkeypatch.setattr(additive, "cholesky", fail)
+    monkeypatch.setattr(additive_fit, "cholesky", fail)
     hyper, value = additive_log_evidence(GROUPS, *_data())
-    mu, sd = additive._prior_moments(GROUPS, 4)
-    np.testing.assert_allclose(additive._pack(hyper), mu - sd**2)
+    mu, sd = additive_fit._prior_moments(GROUPS, 4)
+    np.testing.assert_allclose(additive_fit._pack(hyper), mu - sd**2)
     assert value == -math.inf
 
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from shared_core import FloatParam, Observations, SearchSpace
-from shared_core.algorithms.bore import (
-    BOREAlgorithm,
+from shared_core.algorithms.bore import BOREAlgorithm
+from shared_core.algorithms.bore_labels import (
     constrained_labels,
     pareto_labels,
     quantile_labels,
@@ -166,12 +166,12 @@ def test_labels_do_not_depend_on_the_scale_of_an_objective():
 def test_above_three_objectives_a_cut_shell_is_ordered_by_the_volume_each_point_dominates(
     monkeypatch,
 ):
-    import shared_core.algorithms.bore as bore
+    import shared_core.algorithms.bore_labels as bore_labels
 
     def no_hypervolumes(*args):
         raise AssertionError("an exact hypervolume per point above three objectives")
 
-    monkeypatch.setattr(bore, "_hypervolume_gains", no_hypervolumes)
+    monkeypatch.setattr(bore_labels, "_hypervolume_gains", no_hypervolumes)
     rng = np.random.default_rng(3)
     Y = rng.random((40, 4))
     Y /= np.linalg.norm(Y, axis=1, keepdims=True)  # every point on the sphere: one shell

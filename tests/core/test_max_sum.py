@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from shared_core.optim import max_sum as max_sum_module
+from shared_core.optim import max_sum_messages
 from shared_core.optim.max_sum import Factor, MaxSumResult, max_sum
 
 # Trees (forest factor graphs). Domain sizes differ between variables and factors list their
@@ -112,13 +113,13 @@ def test_converged_beliefs_are_max_marginals_on_a_tree():
     sizes, scopes = TREES["tree3"]
     factors = _factors(sizes, scopes, 0)
     scopes_, tables = max_sum_module._checked_factors(sizes, factors)
-    groups = max_sum_module._groups(sizes, scopes_, tables)
-    rounds = max_sum_module._rounds(groups, sum(sizes), 0.0)
+    groups = max_sum_messages._groups(sizes, scopes_, tables)
+    rounds = max_sum_messages._rounds(groups, sum(sizes), 0.0)
     for _ in range(len(scopes) + 2):  # at most one per factor on a path, and one with no change
         beliefs, change = next(rounds)
     assert change == 0.0
     full = _brute_force(sizes, factors)
-    for factor, belief in zip(factors, max_sum_module._unstacked(groups, beliefs)):
+    for factor, belief in zip(factors, max_sum_messages._unstacked(groups, beliefs)):
         others = tuple(v for v in range(len(sizes)) if v not in factor.variables)
         sorted_vars = sorted(factor.variables)
         marginal = np.transpose(
@@ -168,7 +169,7 @@ def test_icm_matches_a_reference_and_max_sum_beats_icm_from_its_decoding(monkeyp
         factors = _factors(sizes, scopes, seed)
         full = _brute_force(sizes, factors)
         scopes_, tables = max_sum_module._checked_factors(sizes, factors)
-        incidence = max_sum_module._incidence(len(sizes), scopes_)
+        incidence = max_sum_messages._incidence(len(sizes), scopes_)
         start = np.random.default_rng(seed).integers(0, sizes)
         local = max_sum_module._icm(start, scopes_, tables, incidence)
         np.testing.assert_array_equal(local, _reference_icm(start, full))
@@ -205,10 +206,10 @@ def test_damping_mixes_computed_and_old_messages():
     sizes, scopes = LOOPS["ring"]
     factors = _factors(sizes, scopes, 0)
     scopes_, tables = max_sum_module._checked_factors(sizes, factors)
-    groups = max_sum_module._groups(sizes, scopes_, tables)
+    groups = max_sum_messages._groups(sizes, scopes_, tables)
     excess = {}
     for damping in (0.0, 0.3):
-        rounds = max_sum_module._rounds(groups, sum(sizes), damping)
+        rounds = max_sum_messages._rounds(groups, sum(sizes), damping)
         next(rounds)
         beliefs, _ = next(rounds)
         excess[damping] = [b - g.tables for b, g in zip(beliefs, groups)]
@@ -224,8 +225,8 @@ def test_messages_stay_bounded_on_a_loop():
     sizes, scopes = LOOPS["ring"]
     factors = _factors(sizes, scopes, 0)
     scopes_, tables = max_sum_module._checked_factors(sizes, factors)
-    groups = max_sum_module._groups(sizes, scopes_, tables)
-    rounds = max_sum_module._rounds(groups, sum(sizes), 0.0)
+    groups = max_sum_messages._groups(sizes, scopes_, tables)
+    rounds = max_sum_messages._rounds(groups, sum(sizes), 0.0)
     for _ in range(300):
         beliefs, _ = next(rounds)
     bound = sum(np.abs(t).max() + np.ptp(t) for t in tables)

@@ -164,6 +164,9 @@ class CoreSampler(BaseSampler):
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
+        # pickled with the sampler: the warnings given, the model records written
+        self._warnings = OnceWarnings(type(self).__name__)
+        self._records = ModelRecords()
         # last: its FutureWarning only for a sampler that is made
         self._constraints_func = check_constraints_func(
             type(self).__name__, algorithm, constraints_func
@@ -179,8 +182,6 @@ class CoreSampler(BaseSampler):
         # (study name, trial number) -> the model's values of the trial's modelled parameters
         self._relative_values: dict[tuple[str, int], dict[str, Any]] = {}
         self._encodings = CompletedTrialEncodings()
-        self._warnings = OnceWarnings(type(self).__name__)
-        self._records = ModelRecords()
         self._unwritten = UnwrittenSuggestions()
         # (study name, trial number) of: this process's running trials (never presumed
         # dead), those that started in the start-up phase (never warned about), other
@@ -191,8 +192,6 @@ class CoreSampler(BaseSampler):
         self._constraints = CompletedTrialConstraints()  # read once per completed trial
         # study name -> trials checked for constraints
         self._constraint_notice = ConstraintNotice(self._algorithm)
-
-    _PICKLED = ("_warnings", "_records")  # process state that a pickled sampler keeps
 
     def __getstate__(self) -> dict[str, Any]:
         process = {
@@ -211,35 +210,8 @@ class CoreSampler(BaseSampler):
         return {k: v for k, v in self.__dict__.items() if k not in process}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        # pickles of versions before these options
-        defaults = {
-            "_max_threads": 1,
-            "_running_trial_timeout": "auto",
-            "_share_model": True,
-            "_startup_in_sampler": False,
-            "_constraints_func": None,
-        }
-        state = dict(state)
-        kept = {key: state.pop(key) for key in self._PICKLED if key in state}
-        self._keep_legacy_state(state, kept)
-        legacy = {"_warned", "_warned_topics", "_threads_warned", "_warn_lock", "_unwritten"}
-        self.__dict__.update({**defaults, **{k: v for k, v in state.items() if k not in legacy}})
+        self.__dict__.update(state)
         self._init_process_state()
-        self.__dict__.update(kept)
-
-    def _keep_legacy_state(self, state: dict[str, Any], kept: dict[str, Any]) -> None:
-        """Pickles of versions that kept the model records and the warnings given in flat
-        attributes: their state, in today's objects."""
-        if "_recorded_model" in state:
-            kept.setdefault("_records", ModelRecords(state.pop("_recorded_model")))
-        if {"_warned", "_warned_topics", "_threads_warned"} & set(
-            state
-        ) and "_warnings" not in kept:
-            warnings = OnceWarnings(type(self).__name__)
-            warnings.topics |= {f"independent:{name}" for name in state.get("_warned", ())}
-            warnings.topics |= set(state.get("_warned_topics", ()))
-            warnings.topics |= {"threads"} if state.get("_threads_warned") else set()
-            kept["_warnings"] = warnings
 
     @property
     def algorithm(self) -> Algorithm:
@@ -481,22 +453,3 @@ def _minimised_values(study: Study, complete: list[FrozenTrial]) -> np.ndarray:
         len(complete), len(study.directions)
     )
     return values * signs
-
-
-def __getattr__(name: str) -> Any:
-    """Names this module held in earlier versions, so that their imports and pickles (which name
-    ``optuna_egp.sampler.EGPTSSampler``) still work; imported when asked for (``samplers`` imports
-    this module)."""
-    moved = {
-        "EGPTSSampler": "samplers",
-        "BORESampler": "samplers",
-        "MODEL_KEY": "_records",
-        "WEIGHTS_KEY": "_records",
-        "VIEW_KEY": "_records",
-        "stale_after_seconds": "_timeouts",
-    }
-    if name in moved:
-        import importlib
-
-        return getattr(importlib.import_module(f"optuna_egp.{moved[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

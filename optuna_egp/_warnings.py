@@ -13,7 +13,7 @@ __all__ = ["OnceWarnings", "caller_stacklevel", "logger"]
 
 # Under Optuna's library logger, so that optuna.logging.set_verbosity
 # and its handler apply to our warnings.
-logger = optuna.logging.get_logger("optuna.optuna_egp.sampler")
+logger = optuna.logging.get_logger("optuna.optuna_egp")
 
 
 class OnceWarnings:

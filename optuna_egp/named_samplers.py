@@ -15,7 +15,7 @@ from typing import Any
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial
 
-from optuna_egp.sampler import CoreSampler
+from optuna_egp.core_sampler import CoreSampler
 from shared_core.algorithms.bore import VARIANTS
 from shared_core.algorithms.egp import ACQUISITIONS
 from shared_core.algorithms.stobnts import VARIANTS as STO_BNTS_VARIANTS

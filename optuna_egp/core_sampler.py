@@ -1,51 +1,49 @@
-"""The Optuna sampler that serves every core algorithm:
-trials -> ``Observations`` -> algorithm -> decode.
+"""The Optuna sampler that serves every core algorithm. ``sample_relative`` reads one way: trials
+-> ``Observations`` -> the claim step's points to avoid -> the algorithm's suggestion -> decode.
 
-:class:`CoreSampler` holds the Optuna hooks. Everything it needs is read from the storage on
-every call, so any number of threads or processes can share one study, and a restarted worker
-continues where the others are. Each other role has a module of its own, handed the suggestion's
-:class:`RelativeSpace`: claims against concurrent duplicates (``_claims``), pending points
-(``_pending``), running trials presumed dead (``_timeouts``), heartbeats for orphaned trials
-(``_heartbeats``), model records (``_records``), multi-agent visibility (``_agents``), constraint
-values: read for the algorithm, written by ``constraints_func``, or warned about for an algorithm
-that does not model them (``_constraints``), warnings shown once (``_warnings``); every private
-Optuna access is in ``_storage``.
+:class:`CoreSampler` holds the Optuna hooks and reads everything from the storage on every call, so
+threads and processes can share one study. Each other role has a module: modelled parameters
+(``_conditional``), observations (``_observations``), pending points (``_pending``), presumed-dead
+trials (``_timeouts``), claims (``_claims``), heartbeats (``_heartbeats``), model records
+(``_records``), agents (``_agents``), constraint values (``_constraints``), refusals
+(``_refusals``), independent sampling (``_independent``), warnings (``_warnings``), and every
+private Optuna access (``_storage``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from functools import partial
-from typing import Any, cast
+from typing import Any, ClassVar
 
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.study import Study, StudyDirection
+from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _agents, _storage
-from optuna_egp._claims import CLAIM_KEY, claim_point, random_new_point
+from optuna_egp._claims import CLAIM_KEY, Claim, random_new_point
 from optuna_egp._conditional import (
     ModelledDistributions,
     TrialPresence,
-    conditions_of,
-    projected_value,
+    first_running_trial_space,
 )
 from optuna_egp._constraints import (
     CompletedTrialConstraints,
-    ConstraintNotice,
     check_constraints_func,
     write_constraints_func_values,
 )
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
+from optuna_egp._independent import independent_value
+from optuna_egp._observations import observations
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
-from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
+from optuna_egp._refusals import Refusals
+from optuna_egp._space import CompletedTrialEncodings
 from optuna_egp._timeouts import alive_running_trials, check_timeout, now
-from optuna_egp._warnings import OnceWarnings
-from shared_core.interface import Algorithm, Observations, check_capabilities, multi_objective
+from optuna_egp._warnings import OnceWarnings, threads_not_capped
+from shared_core.interface import Algorithm, Observations, check_capabilities
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 from shared_core.threads import check_max_threads, limited_threads
@@ -56,31 +54,41 @@ __all__ = ["CoreSampler"]
 # The system attributes a retried trial inherits from
 # the dead trial it repeats, cleared before it runs.
 _TRIAL_RECORDS = (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_KEY)
+# What belongs to one process and is not pickled (_init_process_state makes it).
+_PROCESS_STATE = frozenset(
+    {
+        "_lock",
+        "_search_space",
+        "_presence",
+        "_relative_values",
+        "_encodings",
+        "_unwritten",
+        "_in_flight",
+        "_startup_trials",
+        "_heartbeat_given",
+        "_constraints",
+        "_refusals",
+    }
+)
 
 
 class CoreSampler(BaseSampler):
     """Optuna sampler around any core algorithm (``suggest(space, obs, n, rng)``).
 
-    Relative sampling on the parameters of the completed trials: every parameter suggested in every
-    completed trial, or in at least ``max(5, 10 %)`` of them (``optuna_egp._conditional``). In a
-    conditional (define-by-run) space a parameter that some trials lack is modelled with its
-    activity (a trial without it encodes it as inactive; its parent parameter is inferred from the
-    trials), and a suggestion holds only the parameters active at the model's point, so the
-    objective's ``suggest_*`` calls take the model's values for the branch it takes. A name
-    suggested with different ranges in different branches is modelled on their union, and its
-    value moved into the range the objective asks for. Rarer parameters go to
-    ``independent_sampler``. Completed trials are observations, running trials are pending points;
-    failed and pruned trials are ignored.
+    Relative sampling on the parameters suggested in every completed trial, or in at least
+    ``max(5, 10 %)`` of them; rarer ones go to ``independent_sampler``. In a conditional
+    (define-by-run) space a parameter that some trials lack is modelled with its activity (its
+    parent inferred from the trials), a suggestion holds the parameters active at the model's
+    point, and a name suggested with different ranges is modelled on their union
+    (``optuna_egp._conditional``). Completed trials are observations, running trials are pending
+    points; failed and pruned trials are ignored.
 
     Several objectives (``optuna.create_study(directions=[...])``): an algorithm that models them
     (``multi_objective = True``, :class:`~shared_core.interface.MultiObjective`) gets
     ``Observations.y`` of shape ``(n, m)``, column ``i`` the values of objective ``i``, negated for
     a maximised one, and no reference point (the algorithm infers it from the observed front). A
     study with one objective gets ``y`` of shape ``(n,)``. Optuna fails a trial whose value is NaN
-    in any objective, so it is never observed; ``+-inf`` in one objective is observed. For an
-    algorithm that models one objective, a study with several is a ``ValueError`` naming the
-    sampler and the number of objectives, at the first trial, before the objective runs (that
-    trial is failed).
+    in any objective, so it is never observed; ``+-inf`` in one objective is observed.
 
     Constraints: a trial's constraint values (``trial.set_constraint``, or ``constraints_func``)
     reach the algorithm with the objective values, one objective or several
@@ -88,10 +96,13 @@ class CoreSampler(BaseSampler):
     completed trials it sees, NaN where a trial lacks one). Only completed trials train the
     models, as in Optuna's ``GPSampler``: the constraint values of pruned and failed trials are not
     used. A trial is feasible when every value it has is ``<= 0`` (a trial with none is feasible),
-    the rule of ``study.best_trial`` (and of ``study.best_trials``). An algorithm that does not
-    model constraints (without ``models_constraints = True``,
-    :class:`~shared_core.interface.ModelsConstraints`) refuses ``constraints_func``, and the first
-    trial of a study that carries constraint values gets a warning that they are not used.
+    the rule of ``study.best_trial`` (and of ``study.best_trials``).
+
+    What the algorithm does not declare it models (:mod:`shared_core.capabilities`) is refused
+    with one ``ValueError`` naming the sampler and the samplers to use instead, as soon as the
+    sampler can know (``_refusals``): ``constraints_func`` here, several objectives at the first
+    trial, and constraint values (``trial.set_constraint``) at the trial after the first completed
+    one that carries them, start-up trials included; that trial is failed before its objective runs.
 
     Args:
         algorithm: the core algorithm.
@@ -128,6 +139,9 @@ class CoreSampler(BaseSampler):
             the objective does the same. ``ValueError`` if it is not callable or the algorithm does
             not model constraints.
     """
+
+    # The registry methods a named sampler (a subclass) serves; CoreSampler serves any algorithm.
+    METHODS: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -190,24 +204,10 @@ class CoreSampler(BaseSampler):
         self._startup_trials: set[tuple[str, int]] = set()
         self._heartbeat_given: set[tuple[str, int]] = set()
         self._constraints = CompletedTrialConstraints()  # read once per completed trial
-        # study name -> trials checked for constraints
-        self._constraint_notice = ConstraintNotice(self._algorithm)
+        self._refusals = Refusals(type(self).__name__, self._algorithm)  # checked once per trial
 
     def __getstate__(self) -> dict[str, Any]:
-        process = {
-            "_lock",
-            "_search_space",
-            "_presence",
-            "_relative_values",
-            "_encodings",
-            "_unwritten",
-            "_in_flight",
-            "_startup_trials",
-            "_heartbeat_given",
-            "_constraints",
-            "_constraint_notice",
-        }
-        return {k: v for k, v in self.__dict__.items() if k not in process}
+        return {k: v for k, v in self.__dict__.items() if k not in _PROCESS_STATE}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -225,128 +225,83 @@ class CoreSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        self._check_objectives(study)
+        self._refusals.check_objectives(study)
         complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         with self._lock:
             space = self._search_space.calculate(study, complete)
         if not space and not complete:
             # the first trials: workers starting together
-            space = _first_running_trial_space(study, trial)
+            space = first_running_trial_space(study, trial)
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        self._check_objectives(study)
+        self._refusals.check_objectives(study)
+        key = (study.study_name, trial.number)
         with self._lock, limited_threads(self._max_threads) as capped:
             if not capped:
-                self._warnings.warn(
-                    "threads",
-                    f"{type(self).__name__}(max_threads={self._max_threads}) could not cap the "
-                    "BLAS threads: another thread controls them (e.g. a "
-                    "threadpoolctl.threadpool_limits block around study.optimize(n_jobs=...)). Set "
-                    "OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before starting Python instead",
-                    named=False,
-                )
+                message = threads_not_capped(type(self).__name__, self._max_threads)
+                self._warnings.warn("threads", message, named=False)
             trials = study.get_trials(
                 deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)
             )
-            complete = [t for t in trials if t.state == TrialState.COMPLETE]
-            self._constraint_notice.check(study, complete, self._warnings)
             heartbeat_orphaned_trials(
                 study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn
             )
-            # Only what the algorithm may learn from (e.g. an agent: its neighbourhood's trials).
-            complete = self._visible(complete)
+            # 1. The completed trials the algorithm may learn from (an agent: its
+            # neighbourhood's), encoded on the suggestion's space; too few: the start-up phase.
+            complete = self._visible([t for t in trials if t.state == TrialState.COMPLETE])
             if not search_space:
                 if len(complete) < max(self._n_startup_trials, 1):
-                    self._startup_trials.add((study.study_name, trial.number))
+                    self._startup_trials.add(key)
                 return {}
-            space = self._relative_space(study, search_space, complete)
-            # X: (n, d)
-            complete, X = self._encodings.encode(study, space, complete)
-            # nothing (or too little) to model yet
+            space = self._presence.relative_space(study, search_space, complete)
+            complete, X = self._encodings.encode(study, space, complete)  # X: (n, d)
             in_startup = len(complete) < max(self._n_startup_trials, 1)
             if in_startup:
-                self._startup_trials.add((study.study_name, trial.number))
+                self._startup_trials.add(key)
                 if not self._startup_in_sampler:  # the user's independent_sampler does the start-up
                     return {}
-            # copy: n_jobs threads
+            # 2. The running trials (not presumed dead) as pending points.
             own = {number for name, number in set(self._in_flight) if name == study.study_name}
             alive = alive_running_trials(trials, self._running_trial_timeout, now(), own)
             X_pending, pending_trials = pending_points(
                 study.study_name, trial, alive, space, self._unwritten, self._visible
             )
-            random_draw = partial(self._random_draw, space.core, X_pending, X)
-            draw = random_draw
+            obs = None  # in the start-up phase: random points
             if not in_startup:
-                obs = self._observations(study, complete, X, X_pending, pending_trials)
+                obs = observations(
+                    study,
+                    self._algorithm,
+                    complete,
+                    X,
+                    X_pending,
+                    pending_trials,
+                    self._constraints,
+                )
                 if self._share_model:
                     self._records.offer_recorded(self._algorithm, study, space)
-                draw = partial(self._algorithm_draw, space.core, obs)
+            # 3. The suggestion, claimed: while the claim finds the point taken by a concurrent
+            # trial, it returns the points taken, and the suggestion is made again away from them.
             known = {t.number for t in trials} - {t.number for t in alive}
-            x = claim_point(
-                study, trial, space, draw, random_draw, known, self._visible, self._warnings.warn
-            )
+            claim = Claim(study, trial, space, known, self._visible, self._warnings.warn)
+            taken: np.ndarray | None = claim.taken  # (k, d), none yet
+            while taken is not None:
+                by_algorithm = obs if claim.algorithm_draws else None
+                x = _suggestion(
+                    self._algorithm, self._rng, space.core, by_algorithm, X_pending, X, taken
+                )
+                taken = claim.stake(x)
+            # 4. Records of the suggestion, and its parameters.
             self._unwritten.add(study.study_name, trial.number, space, x)
             if not in_startup:
                 if self._share_model:
                     self._records.write(self._algorithm, study, trial, space, self._warn_record)
                 record_view(self._algorithm, study, trial, self._warn_record)
             params = space.decode(x)
-            self._relative_values[(study.study_name, trial.number)] = params
+            self._relative_values[key] = params
         return params
-
-    def _relative_space(
-        self, study: Study, distributions: dict[str, BaseDistribution], complete: list[FrozenTrial]
-    ) -> RelativeSpace:
-        """The space of a suggestion: ``distributions`` (the modelled parameters), those that some
-        ``complete`` trials lack, and the conditions that explain when they are active."""
-        present, values = self._presence.matrices(study, distributions, complete)
-        in_every_trial = cast(np.ndarray, present.all(axis=0)).tolist()  # (p,)
-        optional = frozenset(name for name, full in zip(distributions, in_every_trial) if not full)
-        if not optional:
-            return RelativeSpace(distributions)
-        return RelativeSpace(distributions, conditions_of(present, values, distributions), optional)
-
-    def _observations(
-        self,
-        study: Study,
-        complete: list[FrozenTrial],
-        X: np.ndarray,
-        X_pending: np.ndarray,
-        pending_trials: list[FrozenTrial],
-    ) -> Observations:
-        """The algorithm's data: completed ``X`` ``(n, d)`` with their values (minimised: ``(n,)``
-        for one objective, ``(n, m)`` for ``m`` objectives) and constraint values ``(n, k)``,
-        pending points."""
-        names, constraints = self._constraints.matrix(study, complete)
-        return Observations(
-            X=X,
-            y=_minimised_values(study, complete),
-            X_pending=X_pending,
-            source=_agents.sources(self._algorithm, complete),
-            pending_source=_agents.sources(self._algorithm, pending_trials),
-            constraints=constraints,
-            constraint_names=names,
-        )
-
-    def _algorithm_draw(
-        self, space: SearchSpace, obs: Observations, taken: np.ndarray
-    ) -> np.ndarray:
-        """The algorithm's ``(d,)`` suggestion, with the
-        ``(k, d)`` points ``taken`` counted as pending too."""
-        extra = taken[~matches_any(taken, obs.X_pending)]
-        return self._algorithm.suggest(
-            space, obs.with_pending(extra) if len(extra) else obs, 1, self._rng
-        )[0]
-
-    def _random_draw(
-        self, space: SearchSpace, X_pending: np.ndarray, X: np.ndarray, taken: np.ndarray
-    ) -> np.ndarray:
-        """A random ``(d,)`` point that is neither pending ``(p, d)``, taken ``(k, d)`` nor
-        (if possible) observed ``(n, d)``."""
-        return random_new_point(space, self._rng, np.vstack([X_pending, taken]), X)
 
     def _visible(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
         return _agents.visible(self._algorithm, trials)
@@ -357,21 +312,6 @@ class CoreSampler(BaseSampler):
             f"{what}; the trial runs on without it (a new worker then fits its model from scratch)",
         )
 
-    def _models_objectives(self, study: Study) -> bool:
-        """Whether the algorithm models the study's number of objectives."""
-        return len(study.directions) == 1 or multi_objective(self._algorithm)
-
-    def _check_objectives(self, study: Study) -> None:
-        """``ValueError`` for a study with several objectives if the algorithm models one."""
-        if not self._models_objectives(study):
-            directions = [d.name for d in study.directions]
-            raise ValueError(
-                f"{type(self).__name__} supports single-objective studies only with the algorithm "
-                f"{type(self._algorithm).__name__}; this study has {len(directions)} objectives "
-                f"(directions {directions}). An algorithm models several objectives if it has "
-                "multi_objective = True (shared_core.interface.MultiObjective)."
-            )
-
     def sample_independent(
         self,
         study: Study,
@@ -379,33 +319,27 @@ class CoreSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        self._check_objectives(study)
-        modelled = self._relative_values.get((study.study_name, trial.number), {})
-        if param_name in modelled:  # asked with a narrower range than the one modelled
-            value = projected_value(param_distribution, modelled[param_name])
-            if value is not None:
-                return value
-        in_startup = (study.study_name, trial.number) in self._startup_trials
-        if self._warn_independent_sampling and not in_startup:
-            self._warnings.warn(
-                f"independent:{study.study_name}",
-                f"The parameter '{param_name}' in trial#{trial.number} is sampled independently "
-                f"by {type(self._independent_sampler).__name__} instead of {type(self).__name__}: "
-                "it was suggested in too few completed trials to be modelled (fewer than "
-                "max(5, 10 %) of them), or the model did not expect it on this branch; later "
-                "parameters sampled independently in this study are not reported",
-                once="once per study",
-                named=False,
-            )
-        return self._independent_sampler.sample_independent(
-            study, trial, param_name, param_distribution
+        self._refusals.check_objectives(study)
+        key = (study.study_name, trial.number)
+        warn = self._warn_independent_sampling and key not in self._startup_trials
+        return independent_value(
+            self._independent_sampler,
+            study,
+            trial,
+            param_name,
+            param_distribution,
+            modelled=self._relative_values.get(key, {}),
+            warnings=self._warnings if warn else None,
         )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        # reject the study before the objective runs; the new trial is failed
-        if not self._models_objectives(study):
+        # Refuse a study the algorithm cannot model (several objectives, or a completed trial
+        # with constraint values) before the objective runs; the new trial is failed.
+        try:
+            self._refusals.check(study)
+        except ValueError:
             study.tell(trial.number, state=TrialState.FAIL)
-            self._check_objectives(study)
+            raise
         self._in_flight.add((study.study_name, trial.number))
         for key in _TRIAL_RECORDS:  # a retried trial inherits the dead trial's records
             if trial.system_attrs.get(key) is not None:
@@ -420,36 +354,24 @@ class CoreSampler(BaseSampler):
         self._relative_values.pop((study.study_name, trial.number), None)
         if self._constraints_func is not None:
             write_constraints_func_values(self._constraints_func, study, trial, state)
-        self._constraint_notice.check(study, [trial], self._warnings)
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
-def _first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
-    """The distributions (sorted by name) of the other running trial that has written the most
-    parameters (the first such); ``{}`` if none has. Used before any trial has completed: the search
-    space is then known only from the trials that are running (define-by-run), and without one every
-    parameter is sampled independently, blind to the other workers' points. A trial still writing
-    its parameters gives part of the space; the rest is sampled independently."""
-    others = [
-        t
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-        if t.number != trial.number
-    ]
-    fullest = max(others, key=lambda t: len(t.distributions), default=None)
-    return dict(sorted(fullest.distributions.items())) if fullest is not None else {}
-
-
-def _minimised_values(study: Study, complete: list[FrozenTrial]) -> np.ndarray:
-    """The values of the ``complete`` trials, each objective minimised (a maximised one negated):
-    ``(n,)`` for one objective, ``(n, m)`` for ``m`` objectives (``y[:, i]`` is objective ``i``).
-    Optuna fails a trial with a NaN value, so none is NaN; ``+-inf`` stays (the algorithm's
-    ``Observations.cleaned`` clips it)."""
-    if len(study.directions) == 1:
-        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        return sign * np.array([t.value for t in complete], dtype=float)
-    signs = np.array([-1.0 if d == StudyDirection.MAXIMIZE else 1.0 for d in study.directions])
-    # (n, m)
-    values = np.array([t.values for t in complete], dtype=float).reshape(
-        len(complete), len(study.directions)
-    )
-    return values * signs
+def _suggestion(
+    algorithm: Algorithm,
+    rng: np.random.Generator,
+    space: SearchSpace,
+    obs: Observations | None,
+    X_pending: np.ndarray,
+    X: np.ndarray,
+    taken: np.ndarray,
+) -> np.ndarray:
+    """The ``(d,)`` encoding of a valid point: ``algorithm``'s suggestion given ``obs``, with the
+    ``(k, d)`` points ``taken`` counted as pending too; without ``obs``, a random point that is
+    neither pending ``(p, d)``, taken nor (if possible) observed ``(n, d)``."""
+    if obs is None:
+        x = random_new_point(space, rng, np.vstack([X_pending, taken]), X)
+    else:
+        extra = taken[~matches_any(taken, obs.X_pending)]
+        x = algorithm.suggest(space, obs.with_pending(extra) if len(extra) else obs, 1, rng)[0]
+    return space.round_to_valid(x)[0]  # the encoding of the values it decodes to

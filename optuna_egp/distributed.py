@@ -91,6 +91,8 @@ class DistributedTSSampler(CoreSampler):
     :class:`~optuna_egp.CoreSampler`'s.
     """
 
+    METHODS = ("dts",)
+
     def __init__(
         self,
         *,

@@ -26,6 +26,7 @@ __all__ = [
     "BORESampler",
     "DECHBOSampler",
     "EGPTSSampler",
+    "NAMED_SAMPLERS",
     "STOBNTSSampler",
     "build_named_sampler",
     "split_arguments",
@@ -98,6 +99,8 @@ class EGPTSSampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble, kernel weights per
     trial; see :func:`optuna_egp.plot_model`).
     """
+
+    METHODS = ("egp-ts", "egp-ei", "egp-auto")
 
     def __init__(
         self,
@@ -192,6 +195,8 @@ class BORESampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no model state to share).
     """
 
+    METHODS = ("bore++", "bore")
+
     def __init__(
         self,
         *,
@@ -267,6 +272,8 @@ class DECHBOSampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
     """
 
+    METHODS = ("dec-hbo",)
+
     def __init__(
         self,
         *,
@@ -339,6 +346,8 @@ class STOBNTSSampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
     """
 
+    METHODS = ("sto-bnts", "sto-bnts-linear")
+
     def __init__(
         self,
         *,
@@ -369,3 +378,12 @@ class STOBNTSSampler(CoreSampler):
         build_named_sampler(
             self, "sto-bnts" if variant == "network" else "sto-bnts-linear", arguments
         )
+
+
+# The named samplers of this module (DistributedTSSampler is in ``distributed``).
+NAMED_SAMPLERS: tuple[type[CoreSampler], ...] = (
+    EGPTSSampler,
+    BORESampler,
+    DECHBOSampler,
+    STOBNTSSampler,
+)

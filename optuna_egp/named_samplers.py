@@ -239,9 +239,12 @@ class DECHBOSampler(CoreSampler):
     ``beta_scale`` the acquisition changes little there, so concurrent suggestions can be close to
     one another (the samplers' duplicate checks keep them distinct points); asynchronous runs are
     not benchmarked yet.
-    Several objectives are refused before the first trial, and constraint values
-    (``trial.set_constraint``) at the first model-based suggestion: the additive UCB has no
-    place for them.
+
+    Several objectives and constraints are refused (the additive UCB has no place for them), with
+    a ``ValueError`` naming the samplers to use instead: several objectives before the first
+    trial, ``constraints_func`` when the sampler is built, and constraint values
+    (``trial.set_constraint``) at the trial after the first completed one that carries them,
+    start-up trials included.
 
     Examples:
         >>> import optuna
@@ -313,8 +316,8 @@ class STOBNTSSampler(CoreSampler):
     trial's point (it may be minimised close to it). Needs
     PyTorch (``pip install "egp-samplers[torch]"``); it is imported when the sampler is built.
 
-    Several objectives are refused before the first trial, and constraint values
-    (``trial.set_constraint``) at the first model-based suggestion: STO-BNTS does not model them.
+    Several objectives and constraints are refused, as by :class:`DECHBOSampler`: STO-BNTS does
+    not model them.
 
     Examples:
         >>> import optuna

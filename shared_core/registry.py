@@ -2,10 +2,13 @@
 
 ``make_algorithm("egp-ts", n_features=256)`` builds an object with the
 :class:`~shared_core.interface.Algorithm` interface; a new algorithm becomes available to the Ax
-adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm`.
-Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON storage can save
-them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...; one parser,
-:func:`shared_core.models.kernels.parse_kernels`, serves the registry, the samplers and BORE).
+adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm` (once
+per name). What a method's algorithm declares it models is read from its class without building
+it (:func:`algorithm_class`, :func:`methods_declaring`), so that a refusal can name the methods to
+use instead. Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON
+storage can save them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...;
+one parser, :func:`shared_core.models.kernels.parse_kernels`, serves the registry, the samplers
+and BORE).
 """
 
 from __future__ import annotations

@@ -125,5 +125,5 @@ class Refusals:
                     samplers_declaring(ModelsConstraints),
                     otherwise=", or a study without constraint values (trial.set_constraint)",
                 )
-                del self._checked[study.study_name]
+                self._checked.pop(study.study_name, None)
                 return

@@ -282,17 +282,17 @@ class CoreSampler(BaseSampler):
                 )
                 if self._share_model:
                     self._records.offer_recorded(self._algorithm, study, space)
-            # 3. The suggestion, claimed: while the claim finds the point taken by a concurrent
-            # trial, it returns the points taken, and the suggestion is made again away from them.
+            # 3. The claim step and the suggestion: the claim returns the points that concurrent
+            # trials have taken (none at first), and the suggestion is made away from them, until
+            # the claimed point is this trial's. The algorithm suggests (in the start-up phase, and
+            # for a claim's last draws: a random point that nobody has taken).
             known = {t.number for t in trials} - {t.number for t in alive}
             claim = Claim(study, trial, space, known, self._visible, self._warnings.warn)
-            taken: np.ndarray | None = claim.taken  # (k, d), none yet
-            while taken is not None:
-                by_algorithm = obs if claim.algorithm_draws else None
-                x = _suggestion(
-                    self._algorithm, self._rng, space.core, by_algorithm, X_pending, X, taken
-                )
-                taken = claim.stake(x)
+            avoid: np.ndarray | None = claim.taken  # (k, d), none yet
+            while avoid is not None:
+                data = obs if claim.algorithm_draws else None  # None: a random point
+                x = _suggestion(self._algorithm, self._rng, space.core, data, X_pending, X, avoid)
+                avoid = claim.stake(x)
             # 4. Records of the suggestion, and its parameters.
             self._unwritten.add(study.study_name, trial.number, space, x)
             if not in_startup:
@@ -364,14 +364,14 @@ def _suggestion(
     obs: Observations | None,
     X_pending: np.ndarray,
     X: np.ndarray,
-    taken: np.ndarray,
+    avoid: np.ndarray,
 ) -> np.ndarray:
     """The ``(d,)`` encoding of a valid point: ``algorithm``'s suggestion given ``obs``, with the
-    ``(k, d)`` points ``taken`` counted as pending too; without ``obs``, a random point that is
-    neither pending ``(p, d)``, taken nor (if possible) observed ``(n, d)``."""
+    ``(k, d)`` points to ``avoid`` counted as pending too; without ``obs``, a random point that is
+    neither pending ``(p, d)``, to avoid, nor (if possible) observed ``(n, d)``."""
     if obs is None:
-        x = random_new_point(space, rng, np.vstack([X_pending, taken]), X)
+        x = random_new_point(space, rng, np.vstack([X_pending, avoid]), X)
     else:
-        extra = taken[~matches_any(taken, obs.X_pending)]
+        extra = avoid[~matches_any(avoid, obs.X_pending)]
         x = algorithm.suggest(space, obs.with_pending(extra) if len(extra) else obs, 1, rng)[0]
     return space.round_to_valid(x)[0]  # the encoding of the values it decodes to

@@ -40,6 +40,15 @@ from ax.core.objective import Objective
 from ax.core.optimization_config import MultiObjectiveOptimizationConfig, OptimizationConfig
 from ax.core.types import ComparisonOp
 
+from shared_core.capabilities import (
+    ModelsConstraints,
+    MultiObjective,
+    models_constraints,
+    multi_objective,
+    refusal,
+)
+from shared_core.registry import methods_declaring
+
 __all__ = ["Outcomes", "outcomes"]
 
 _Weights = tuple[tuple[str, float], ...]  # (metric signature, weight) of a weighted sum
@@ -113,30 +122,20 @@ def _weighted_sum(means: Any, weights: _Weights) -> np.ndarray:
     return total
 
 
-def outcomes(
-    config: OptimizationConfig | None,
-    *,
-    method: str,
-    models_constraints: bool,
-    multi_objective: bool,
-) -> Outcomes:
+def outcomes(config: OptimizationConfig | None, *, method: str, algorithm: object) -> Outcomes:
     """The :class:`Outcomes` of an optimization config; ``ValueError`` for what the node cannot
-    model: no config, relative outcome constraints or objective thresholds, any outcome
-    constraint when the algorithm of ``method`` does not model constraints
-    (``models_constraints`` False), and several objectives when it does not model them
-    (``multi_objective`` False)."""
+    model: no config, relative outcome constraints or objective thresholds, and what ``algorithm``
+    (the algorithm of ``method``) does not declare it models (:mod:`shared_core.capabilities`):
+    several objectives, any outcome constraint."""
     if config is None:
         raise ValueError(
             "the experiment has no optimization config: call Client.configure_optimization first"
         )
     objective = config.objective
     parts = _parts(objective)
-    if len(parts) > 1 and not multi_objective:
+    if len(parts) > 1 and not multi_objective(algorithm):
         raise ValueError(
-            f"the algorithm of method {method!r} does not model several objectives, got the "
-            f"multi-objective {objective.expression!r}; choose a method whose algorithm models "
-            "them (shared_core.interface.MultiObjective), or use Ax's default generation "
-            "strategy"
+            _refusal(method, algorithm, MultiObjective, f"the objective {objective.expression!r}")
         )
     thresholds = (
         list(config.objective_thresholds)
@@ -150,13 +149,10 @@ def outcomes(
             "status quo arm; egp-samplers' Ax nodes need absolute bounds (e.g. 'c <= 2' "
             "instead of 'c <= 1.1 * baseline')"
         )
-    if config.outcome_constraints and not models_constraints:
-        raise ValueError(
-            f"the algorithm of method {method!r} does not model outcome constraints, got "
-            f"{[c.expression for c in config.outcome_constraints]}; choose a method whose "
-            "algorithm models them (shared_core.interface.ModelsConstraints), remove the "
-            "constraints, or use Ax's default generation strategy"
-        )
+    if config.outcome_constraints and not models_constraints(algorithm):
+        expressions = [c.expression for c in config.outcome_constraints]
+        found = f"the experiment has the outcome constraints {expressions}"
+        raise ValueError(_refusal(method, algorithm, ModelsConstraints, found))
     objectives = tuple(tuple((s, -float(w)) for s, w in part) for part in parts)  # Ax maximises
     return Outcomes(
         objectives=objectives,
@@ -170,6 +166,16 @@ def outcomes(
             for c in config.outcome_constraints
         ),
         reference_point=_reference_point(objectives, thresholds) if len(parts) > 1 else None,
+    )
+
+
+def _refusal(method: str, algorithm: object, protocol: type, found: str) -> str:
+    """The message refusing what ``protocol`` names, found in the experiment (``found``), for
+    ``method``'s algorithm: the methods to use instead, or Ax's default generation strategy."""
+    methods = [repr(name) for name in methods_declaring(protocol)]
+    otherwise = ", or Ax's default generation strategy"
+    return refusal(
+        f"the method {method!r}", algorithm, protocol, found, methods, otherwise=otherwise
     )
 
 

@@ -21,8 +21,6 @@ from shared_core.interface import (
     MultiAgent,
     Observations,
     check_capabilities,
-    models_constraints,
-    multi_objective,
 )
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
@@ -132,10 +130,7 @@ class AlgorithmNode(ExternalGenerationNode):
         :class:`~ax_egp._space.AxSpace` refuses (equality constraints, constraints on conditional
         parameters, ...)."""
         found = outcomes(
-            experiment.optimization_config,
-            method=self.method,
-            models_constraints=models_constraints(self.algorithm),
-            multi_objective=multi_objective(self.algorithm),
+            experiment.optimization_config, method=self.method, algorithm=self.algorithm
         )
         AxSpace(experiment.search_space)
         return found

@@ -28,7 +28,7 @@ from optuna_egp._space import RelativeSpace
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 
-__all__ = ["CLAIM_KEY", "claim_point", "claimed_point", "random_new_point", "settled"]
+__all__ = ["CLAIM_KEY", "Claim", "claimed_point", "random_new_point", "settled"]
 
 # {"space": hash, "x": encoded point}, written as soon as a point is chosen
 CLAIM_KEY = "egp_samplers:claim"
@@ -42,45 +42,71 @@ ALGORITHM_DRAWS = 2  # of which by the algorithm; later ones are random points n
 CLAIM_WAIT_SECONDS = 5.0  # longest wait for a later trial to settle on or move off the same point
 CLAIM_POLL_SECONDS = 0.02
 
-Draw = Callable[[np.ndarray], np.ndarray]  # taken (k, d) -> a (d,) point
 # a trial, its encoded (d,) point, whether it had settled
 OtherPoint = tuple[FrozenTrial, np.ndarray, bool]
 
 
-def claim_point(
-    study: Study,
-    trial: FrozenTrial,
-    space: RelativeSpace,
-    draw: Draw,
-    random_draw: Draw,
-    known: set[int],
-    visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
-    warn: Callable[[str, str], None],
-) -> np.ndarray:
-    """Choose ``trial``'s ``(d,)`` point with ``draw(taken)`` (``taken`` ``(k, d)``: points
-    to count as pending too) so that no other running trial has it, nor a trial that
-    completed after the data of the draw was read (``known``: the numbers of the trials that
-    were completed, or presumed dead, then). ``visible`` filters the trials the algorithm
-    may learn from; ``warn(topic, message)`` warns once."""
-    taken = np.zeros((0, space.core.dim))
-    x = space.core.round_to_valid(draw(taken))[0]  # (d,), the encoding of the values it decodes to
-    for n_draws in range(1, MAX_CLAIM_DRAWS + 1):
+class Claim:
+    """One trial's claim on its point, so that no other running trial has it, nor a trial that
+    completed after the data of the suggestion was read.
+
+    The sampler suggests a point, then :meth:`stake` claims it: None means the point is the
+    trial's; otherwise it returns the points now known to be taken, and the sampler suggests
+    again away from them (the algorithm while :attr:`algorithm_draws`, then a random point nobody
+    has taken), up to ``MAX_CLAIM_DRAWS`` points.
+
+    Args:
+        study: the study.
+        trial: the trial the point is for.
+        space: the suggestion's space.
+        known: the numbers of the trials that were completed, or presumed dead, when the data of
+            the suggestion was read (their points are observations, not claims).
+        visible: filters the trials the algorithm may learn from (e.g. an agent: its
+            neighbourhood's).
+        warn: ``warn(topic, message)`` warns once.
+    """
+
+    def __init__(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        space: RelativeSpace,
+        known: set[int],
+        visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
+        warn: Callable[[str, str], None],
+    ) -> None:
+        self.study, self.trial, self.space, self.known = study, trial, space, known
+        self.visible, self.warn = visible, warn
+        self.taken = np.zeros((0, space.core.dim))  # (k, d) points known to be taken
+        self.n_draws = 0  # points staked so far
+
+    @property
+    def algorithm_draws(self) -> bool:
+        """Whether the next point is the algorithm's (the first ``ALGORITHM_DRAWS`` are)."""
+        return self.n_draws < ALGORITHM_DRAWS
+
+    def stake(self, x: np.ndarray) -> np.ndarray | None:
+        """Claim the ``(d,)`` point ``x`` (write it to the trial, then read the other trials'
+        points back). None if ``x`` is the trial's: no other trial has it, the claim could not be
+        written, or it was the last point drawn. Otherwise ``(k, d)``, the points now known to be
+        taken (the data may be seconds old by now): the conflicting ones, and the others the
+        algorithm may learn from."""
+        self.n_draws += 1
+        study, trial, space = self.study, self.trial, self.space
         try:
             _storage.write_system_attr(
                 study, trial, CLAIM_KEY, {"space": space.key, "x": x.tolist()}
             )
-        except (
-            Exception
-        ) as err:  # without a claim there is no check; never a reason to fail the trial
-            warn(
+        except Exception as err:  # without a claim there is no check; never a reason to fail
+            self.warn(
                 "claim",
                 f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}; "
                 "concurrent trials are not checked for a shared point",
             )
-            return x
+            return None
         deadline = time.monotonic() + CLAIM_WAIT_SECONDS
         while True:
-            others = other_points(study, trial, space, known)
+            others = other_points(study, trial, space, self.known)
             conflicts = [
                 (t, p, done)
                 for t, p, done in others
@@ -90,22 +116,16 @@ def claim_point(
             if not conflicts or not later_deciding or time.monotonic() > deadline:
                 break
             time.sleep(CLAIM_POLL_SECONDS)  # a later trial that has not decided: it sees this claim
-        if not conflicts or n_draws == MAX_CLAIM_DRAWS:
-            return x
-        # Draw again with every point now known to be taken (the data may be seconds old by
-        # now): the conflicting ones, and the others the algorithm may learn from (e.g. an
-        # agent: its neighbours').
-        seen = {t.number for t in visible([t for t, _, _ in others])}
+        if not conflicts or self.n_draws == MAX_CLAIM_DRAWS:
+            return None
+        seen = {t.number for t in self.visible([t for t, _, _ in others])}
         new = [
             p
             for t, p, _ in others
             if t.number in seen or np.linalg.norm(p - x) <= MIN_CONCURRENT_DISTANCE
         ]
-        taken = np.unique(np.vstack([taken, *new]), axis=0)  # (k, d)
-        x = space.core.round_to_valid(
-            draw(taken) if n_draws < ALGORITHM_DRAWS else random_draw(taken)
-        )[0]
-    return x
+        self.taken = np.unique(np.vstack([self.taken, *new]), axis=0)  # (k, d)
+        return self.taken
 
 
 def other_points(
@@ -140,7 +160,7 @@ def settled(trial: FrozenTrial, space: RelativeSpace) -> bool:
 
 def claimed_point(trial: FrozenTrial, space: RelativeSpace) -> np.ndarray | None:
     """The ``(d,)`` point ``trial`` claimed in ``space`` (see
-    :func:`claim_point`), or None if it has no valid claim there."""
+    :class:`Claim`), or None if it has no valid claim there."""
     claim = trial.system_attrs.get(CLAIM_KEY)
     if not (isinstance(claim, dict) and claim.get("space") == space.key):
         return None

@@ -36,8 +36,9 @@ from optuna.distributions import (
     IntDistribution,
 )
 from optuna.study import Study
-from optuna.trial import FrozenTrial
+from optuna.trial import FrozenTrial, TrialState
 
+from optuna_egp._space import RelativeSpace
 from optuna_egp._space import fits as distribution_fits
 from shared_core.parameters import Condition
 
@@ -47,6 +48,7 @@ __all__ = [
     "MIN_TRIALS",
     "TrialPresence",
     "conditions_of",
+    "first_running_trial_space",
     "infer_conditions",
     "presence_row",
     "merged_distribution",
@@ -181,6 +183,36 @@ class TrialPresence:
         present = np.array([r[1] for r in kept], dtype=bool).reshape(len(kept), p)
         values = np.array([r[2] for r in kept], dtype=float).reshape(len(kept), p)
         return present, values
+
+    def relative_space(
+        self,
+        study: Study,
+        distributions: dict[str, BaseDistribution],
+        complete: Sequence[FrozenTrial],
+    ) -> RelativeSpace:
+        """The space of a suggestion: ``distributions`` (the modelled parameters), those that some
+        ``complete`` trials lack, and the conditions that explain when they are active."""
+        present, values = self.matrices(study, distributions, complete)
+        in_every_trial = cast(np.ndarray, present.all(axis=0)).tolist()  # (p,)
+        optional = frozenset(name for name, full in zip(distributions, in_every_trial) if not full)
+        if not optional:
+            return RelativeSpace(distributions)
+        return RelativeSpace(distributions, conditions_of(present, values, distributions), optional)
+
+
+def first_running_trial_space(study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+    """The distributions (sorted by name) of the other running trial that has written the most
+    parameters (the first such); ``{}`` if none has. Used before any trial has completed: the search
+    space is then known only from the trials that are running (define-by-run), and without one every
+    parameter is sampled independently, blind to the other workers' points. A trial still writing
+    its parameters gives part of the space; the rest is sampled independently."""
+    others = [
+        t
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if t.number != trial.number
+    ]
+    fullest = max(others, key=lambda t: len(t.distributions), default=None)
+    return dict(sorted(fullest.distributions.items())) if fullest is not None else {}
 
 
 def presence_row(

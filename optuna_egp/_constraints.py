@@ -1,6 +1,6 @@
 """Constraint values of a study, for the algorithm: read from the completed trials (once per
-trial), written by ``constraints_func`` as Optuna's samplers write them, and, for an algorithm that
-does not model them, a warning once per study.
+trial), and written by ``constraints_func`` as Optuna's samplers write them. An algorithm that does
+not model them refuses them (``_refusals``).
 
 Optuna's rule, which ``Observations.feasible`` and ``study.best_trial`` share: a trial is feasible
 when every constraint value it has is ``<= 0`` (a trial with none is feasible).
@@ -20,15 +20,10 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_egp import _storage
-from optuna_egp._warnings import OnceWarnings, caller_stacklevel
-from shared_core.interface import models_constraints
+from optuna_egp._refusals import refuse_constraints_func
+from optuna_egp._warnings import caller_stacklevel
 
-__all__ = [
-    "CompletedTrialConstraints",
-    "ConstraintNotice",
-    "check_constraints_func",
-    "write_constraints_func_values",
-]
+__all__ = ["CompletedTrialConstraints", "check_constraints_func", "write_constraints_func_values"]
 
 ConstraintsFunc = Callable[[FrozenTrial], Sequence[float]]
 
@@ -78,41 +73,6 @@ class CompletedTrialConstraints:
         return names, np.array(columns, dtype=float).T.reshape(len(values), len(names))
 
 
-class ConstraintNotice:
-    """For an algorithm that does not model constraints
-    (``shared_core.interface.ModelsConstraints``): warns, once per study, at the first trial that
-    carries constraint values (``trial.set_constraint``, or a ``constraints_func`` of Optuna's
-    samplers) that the study is optimised as if it had none. Each trial is looked at once, so a
-    long study does not pay for its old trials at every suggestion. Silent for an algorithm that
-    models them."""
-
-    def __init__(self, algorithm: object) -> None:
-        self.active = not models_constraints(algorithm)
-        self.algorithm_name = type(algorithm).__name__
-        self.checked: dict[str, set[int]] = {}  # study name -> numbers of the trials looked at
-
-    def check(self, study: Study, trials: Sequence[FrozenTrial], warnings: OnceWarnings) -> None:
-        topic = f"constraints of study {study.study_name}"
-        if not self.active or topic in warnings:
-            return
-        checked = self.checked.setdefault(study.study_name, set())
-        for t in trials:
-            if t.number in checked:
-                continue
-            checked.add(t.number)
-            names = sorted(_storage.constraint_values(t))
-            if names:
-                warnings.warn(
-                    topic,
-                    f"trial {t.number} of study {study.study_name!r} has constraint values "
-                    f"{names}, but the algorithm {self.algorithm_name} does not model constraints: "
-                    "it optimises the objective alone and may suggest infeasible points",
-                    once="once per study",
-                )
-                self.checked.pop(study.study_name, None)
-                return
-
-
 def check_constraints_func(
     sampler_name: str, algorithm: object, constraints_func: Any
 ) -> ConstraintsFunc | None:
@@ -126,15 +86,7 @@ def check_constraints_func(
             "constraints_func must be a function of a FrozenTrial that returns its constraint "
             f"values, got {constraints_func!r}"
         )
-    if not models_constraints(algorithm):
-        raise ValueError(
-            f"the algorithm {type(algorithm).__name__} of {sampler_name} does not model "
-            f"constraints, so constraints_func is not supported (got {constraints_func!r}). "
-            f"Without it, {sampler_name} optimises the objective alone and may suggest infeasible "
-            "points; constraint values set with trial.set_constraint are not used for sampling "
-            "either (a warning says so). An algorithm models them if it has "
-            "models_constraints = True (shared_core.interface.ModelsConstraints)."
-        )
+    refuse_constraints_func(sampler_name, algorithm, constraints_func)
     if _DEPRECATED:
         warnings.warn(_DEPRECATION, FutureWarning, stacklevel=caller_stacklevel())
     return constraints_func

@@ -9,11 +9,11 @@ from typing import Any
 
 import optuna
 
-__all__ = ["OnceWarnings", "caller_stacklevel", "logger"]
+__all__ = ["OnceWarnings", "caller_stacklevel", "logger", "threads_not_capped"]
 
 # Under Optuna's library logger, so that optuna.logging.set_verbosity
 # and its handler apply to our warnings.
-logger = optuna.logging.get_logger("optuna.optuna_egp.sampler")
+logger = optuna.logging.get_logger("optuna.optuna_egp")
 
 
 class OnceWarnings:
@@ -49,6 +49,16 @@ class OnceWarnings:
             self.topics.add(topic)
         prefix = f"{self.owner}: " if named else ""
         logger.warning(f"{prefix}{what}. This warning is shown {once}.")
+
+
+def threads_not_capped(owner: str, max_threads: int | None) -> str:
+    """The warning that ``owner(max_threads=...)`` could not cap the BLAS threads."""
+    return (
+        f"{owner}(max_threads={max_threads}) could not cap the BLAS threads: another thread "
+        "controls them (e.g. a threadpoolctl.threadpool_limits block around "
+        "study.optimize(n_jobs=...)). Set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS before starting "
+        "Python instead"
+    )
 
 
 def caller_stacklevel() -> int:

@@ -14,8 +14,8 @@ from optuna.trial import FrozenTrial
 
 from optuna_egp import _storage
 from optuna_egp._warnings import logger
-from optuna_egp.sampler import CoreSampler
-from optuna_egp.samplers import split_arguments
+from optuna_egp.core_sampler import CoreSampler
+from optuna_egp.named_samplers import split_arguments
 from shared_core.models.kernels import KernelSpec
 from shared_core.registry import make_algorithm
 from shared_core.validation import check_int
@@ -90,6 +90,8 @@ class DistributedTSSampler(CoreSampler):
     ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are
     :class:`~optuna_egp.CoreSampler`'s.
     """
+
+    METHODS = ("dts",)
 
     def __init__(
         self,

@@ -2,8 +2,8 @@
 kernel weights over trials and parameter relevance.
 
 With ``EGPTSSampler(share_model=True)`` (the default) every model-based trial records the ensemble's
-kernel weights (trial system attribute :data:`~optuna_egp.sampler.WEIGHTS_KEY`) and, when the model
-was refitted, its hyperparameters (:data:`~optuna_egp.sampler.MODEL_KEY`). :func:`model_history`
+kernel weights (trial system attribute :data:`~optuna_egp._records.WEIGHTS_KEY`) and, when the model
+was refitted, its hyperparameters (:data:`~optuna_egp._records.MODEL_KEY`). :func:`model_history`
 collects them (no Matplotlib needed); :func:`plot_model` draws them with Matplotlib, in the spirit
 of :mod:`optuna.visualization.matplotlib`. In a study with several objectives the records are
 those of the first objective's ensemble (the shared model).
@@ -44,7 +44,7 @@ _FLOOR = 1e-30
 
 
 class Refit(NamedTuple):
-    """One recorded model (:data:`~optuna_egp.sampler.MODEL_KEY`):
+    """One recorded model (:data:`~optuna_egp._records.MODEL_KEY`):
     written when the ensemble was refitted."""
 
     trial_number: int

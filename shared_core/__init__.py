@@ -2,9 +2,14 @@
 
 Module map (BoTorch-style: one folder per role):
 
-* ``interface.py``: the adapter/algorithm boundary: ``Observations`` (rows, values, pending
-  points, per-row source labels), the ``Algorithm`` protocol, and ``OneAtATimeAlgorithm`` (the
-  shared suggest loop)
+* ``interface.py``: the adapter/algorithm boundary: the ``Algorithm`` protocol and
+  ``OneAtATimeAlgorithm`` (the shared suggest loop); every name of the contract is importable
+  from it
+* ``observations.py``: ``Observations`` (rows, values, constraint values, pending points, per-row
+  source labels)
+* ``capabilities.py``: the optional capabilities (``SharesModelState``, ``ReadsSources``,
+  ``MultiAgent``), what an algorithm declares it models (``ModelsConstraints``,
+  ``MultiObjective``) and the one message refusing what it does not
 * ``search_space.py``: ``SearchSpace``: named parameters and their column-wise encoding to the
   unit cube
 * ``parameters.py``: the parameter types (``FloatParam``, ``IntParam``, ``CategoricalParam``),

@@ -2,10 +2,13 @@
 
 ``make_algorithm("egp-ts", n_features=256)`` builds an object with the
 :class:`~shared_core.interface.Algorithm` interface; a new algorithm becomes available to the Ax
-adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm`.
-Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON storage can save
-them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...; one parser,
-:func:`shared_core.models.kernels.parse_kernels`, serves the registry, the samplers and BORE).
+adapter (``ax_egp.generation_strategy(method=...)``) by calling :func:`register_algorithm` (once
+per name). What a method's algorithm declares it models is read from its class without building
+it (:func:`algorithm_class`, :func:`methods_declaring`), so that a refusal can name the methods to
+use instead. Options must be JSON values (numbers, strings, booleans, lists) so that Ax's JSON
+storage can save them; kernels are therefore given by name (``"rbf"``, ``"matern52-ard"``, ...;
+one parser, :func:`shared_core.models.kernels.parse_kernels`, serves the registry, the samplers
+and BORE).
 """
 
 from __future__ import annotations
@@ -19,17 +22,32 @@ from shared_core.algorithms.dec_hbo import DECHBOAlgorithm
 from shared_core.algorithms.distributed import DistributedTSAlgorithm
 from shared_core.algorithms.egp import EGPAlgorithm
 from shared_core.algorithms.stobnts import STOBNTSAlgorithm
+from shared_core.capabilities import declares
 from shared_core.interface import Algorithm
 
-__all__ = ["Preset", "algorithm_names", "algorithm_options", "make_algorithm", "register_algorithm"]
+__all__ = [
+    "Preset",
+    "algorithm_class",
+    "algorithm_names",
+    "algorithm_options",
+    "make_algorithm",
+    "methods_declaring",
+    "register_algorithm",
+]
 
 _FACTORIES: dict[str, Callable[..., Algorithm]] = {}
 
 
 def register_algorithm(name: str, factory: Callable[..., Algorithm]) -> None:
-    """Make ``factory(**options)`` available as method ``name`` (replaces an existing entry)."""
+    """Make ``factory(**options)`` available as method ``name``; a ``ValueError`` if ``name`` is
+    registered already (an entry is never replaced: a method name means one algorithm)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"algorithm name must be a non-empty string, got {name!r}")
+    if name in _FACTORIES:
+        raise ValueError(
+            f"algorithm name {name!r} is registered already (for {_FACTORIES[name]!r}); "
+            f"choose a name that is not one of {algorithm_names()}"
+        )
     _FACTORIES[name] = factory
 
 
@@ -44,6 +62,24 @@ def algorithm_options(name: str) -> dict[str, inspect.Parameter]:
     if name not in _FACTORIES:
         raise ValueError(f"unknown method {name!r}; valid methods: {algorithm_names()}")
     return dict(inspect.signature(_FACTORIES[name]).parameters)
+
+
+def algorithm_class(name: str) -> type | None:
+    """The class of the algorithm registered as ``name``: the factory itself when it is a class,
+    a :class:`Preset`'s class; None for another factory (a function)."""
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown method {name!r}; valid methods: {algorithm_names()}")
+    factory = _FACTORIES[name]
+    if isinstance(factory, Preset):
+        factory = factory.algorithm_class
+    return factory if isinstance(factory, type) else None
+
+
+def methods_declaring(protocol: type) -> list[str]:
+    """The registered methods, sorted, whose algorithm class declares that it models what
+    ``protocol`` names (``ModelsConstraints``, ``MultiObjective``:
+    :data:`~shared_core.capabilities.DECLARATIONS`), read without building them."""
+    return [name for name in algorithm_names() if declares(algorithm_class(name), protocol)]
 
 
 def make_algorithm(name: str, **options: Any) -> Algorithm:

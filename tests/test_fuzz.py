@@ -29,6 +29,8 @@ from optuna.distributions import (
 )
 
 from optuna_egp import BORESampler, DistributedTSSampler, EGPTSSampler, STOBNTSSampler
+from shared_core.interface import ModelsConstraints, MultiObjective
+from shared_core.registry import methods_declaring
 
 
 @pytest.fixture(autouse=True)
@@ -359,7 +361,13 @@ def test_optuna_samplers_with_several_objectives(name):
 # ----------------------------------------------------------------------------------------------- Ax
 ax = pytest.importorskip("ax")
 
-AX_METHODS = ["egp-ts", "egp-ei", "bore++", "bore", "dts"]
+# The methods whose algorithms model what the drawn experiments have (outcome constraints, several
+# objectives), by their declarations, but "egp-auto" (a switch between "egp-ei" and "egp-ts").
+AX_METHODS = [
+    method
+    for method in methods_declaring(ModelsConstraints)
+    if method in methods_declaring(MultiObjective) and method != "egp-auto"
+]
 
 
 @st.composite

@@ -32,9 +32,11 @@ Per suggestion:
        max-sum point only if it satisfies the space's linear constraints and is no pending or
        observed point) is the suggestion.
 
-Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
-a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion
-that sees them: the additive UCB has no place for them).
+Not supported (refused): several objectives and constraint values, which the additive UCB has no
+place for. ``multi_objective`` and ``models_constraints`` are False
+(:mod:`shared_core.capabilities`): the adapters refuse such a study before its first trial, or at
+the trial after the first that carries constraint values, and ``suggest`` refuses such
+observations.
 """
 
 from __future__ import annotations
@@ -96,8 +98,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         n_starts: of them, how many start L-BFGS-B.
     """
 
-    models_constraints = False
-    multi_objective = False
+    models_constraints = False  # refused: the additive UCB has no place for them
+    multi_objective = False  # refused
 
     def __init__(
         self,
@@ -142,11 +144,6 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
     def _prepare(
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
     ) -> list[AdditivePosterior]:
-        if obs.n_constraints:
-            raise ValueError(
-                f"DEC-HBO does not model constraints (the study has {list(obs.constraint_names)}):"
-                " its additive UCB has no place for them; use EGPTSSampler or BORESampler"
-            )
         param_columns = _param_columns(space)
         key = (tuple(space.names), space.dim)
         if key != self._space_key:  # a new space: start over

@@ -118,9 +118,6 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     models_constraints = True  # ModelsConstraints: one ensemble per constraint (module docstring)
     multi_objective = True  # MultiObjective: one ensemble per objective (module docstring)
-    # Class-level defaults, for algorithms pickled before constraint or objective models existed.
-    constraint_models: ConstraintModels | None = None
-    objective_models: OutcomeModels | None = None
 
     def __init__(
         self,
@@ -178,13 +175,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         # refit or incremental update (the cached ensembles are shared by threads)
         self.model.fit(obs.X, obs.y if obs.n_objectives == 1 else obs.Y[:, 0], rng)
         if obs.n_objectives > 1:
-            if self.objective_models is None:  # pickled before objective models existed
-                self.objective_models = OutcomeModels(self.model)
             for i in range(1, obs.n_objectives):
                 self.objective_models.fit_outcome(i, obs.X, obs.Y[:, i], rng)
         if obs.n_constraints:
-            if self.constraint_models is None:  # pickled before constraint models existed
-                self.constraint_models = ConstraintModels(self.model)
             self.constraint_models.fit(obs, rng)
 
     def _suggest_one(
@@ -239,7 +232,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     ) -> list[ConstraintBelief]:
         """One member per constraint with values in ``obs``, believed at ``believed`` ``(p, d)``
         (none, and no random numbers drawn, without constraint values)."""
-        if not obs.n_constraints or self.constraint_models is None:
+        if not obs.n_constraints:
             return []
         return self.constraint_models.sampled_members(rng, believed)
 
@@ -272,7 +265,6 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
 
     def _objective_ensembles(self, m: int) -> list[EnsembleGP]:
         """The ensembles of the ``m`` objectives (objective 0: :attr:`model`)."""
-        assert self.objective_models is not None  # _prepare creates it
         return [self.model] + [self.objective_models.models[i] for i in range(1, m)]
 
     def _multi_objective_acquisition(

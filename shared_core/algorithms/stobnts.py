@@ -42,9 +42,10 @@ Per suggestion (Algorithms 1 and 2 of the paper):
 as large. ``beta = 1`` is plain Thompson sampling; below 1 a sample strays less from the mean. The
 default is 0.5 (why: see [docs/design-decisions.md#sto-bnts-beta][sto-bnts-beta]).
 
-Not supported (refused): several objectives (``multi_objective`` is False, so adapters refuse such
-a study before its first trial) and constraint values (a ``ValueError`` at the first suggestion that
-sees them).
+Not supported (refused): several objectives and constraint values. ``multi_objective`` and
+``models_constraints`` are False (:mod:`shared_core.capabilities`): the adapters refuse such a
+study before its first trial, or at the trial after the first that carries constraint values, and
+``suggest`` refuses such observations.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         n_starts: of them, how many start L-BFGS-B.
     """
 
-    models_constraints = False
-    multi_objective = False
+    models_constraints = False  # refused
+    multi_objective = False  # refused
 
     def __init__(
         self,
@@ -143,11 +144,6 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
         """The training inputs ``(n, d)`` and standardised targets ``(n,)``."""
-        if obs.n_constraints:
-            raise ValueError(
-                f"STO-BNTS does not model constraints (the study has {list(obs.constraint_names)});"
-                " use EGPTSSampler or BORESampler"
-            )
         rows = fit_subset(obs.X, obs.y, self.max_points, rng)
         transform = OutputTransform.fit(obs.y[rows], warp=self.warp_outputs)
         return obs.X[rows], transform(obs.y[rows])

@@ -84,10 +84,6 @@ class EnsembleGP:
             standardisation otherwise.
     """
 
-    # Class-level defaults, for ensembles pickled before shared states existed.
-    _offered: dict[str, Any] | None = None
-    n_adopted = 0
-
     def __init__(
         self,
         kernels: tuple[KernelSpec, ...] | None = None,

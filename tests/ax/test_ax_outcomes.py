@@ -14,6 +14,7 @@ from ax import Client, RangeParameterConfig
 
 from ax_egp import NextNodeSupportsExperiment, generation_strategy
 from shared_core import registry
+from shared_core.interface import DECLARATIONS, ModelsConstraints, MultiObjective
 from shared_core.registry import register_algorithm
 
 warnings.filterwarnings("ignore", module="ax")
@@ -121,7 +122,7 @@ def test_a_single_objective_is_minimised_and_has_no_constraints(objective, sign)
     [
         ("-loss", ["c >= 0.95 * baseline"], "recorder", r"'c >= 0.95 \* baseline'.*absolute"),
         ("loss, -other", [], "recorder", "'recorder' does not model several objectives"),
-        ("-loss", ["c <= 1"], "unconstrained", "'unconstrained' does not model outcome"),
+        ("-loss", ["c <= 1"], "unconstrained", "'unconstrained' does not model constraints"),
         (
             "loss, -other",
             ["loss >= 1", "other <= 1.1 * baseline"],
@@ -136,6 +137,50 @@ def test_unsupported_experiments_are_refused_before_the_first_trial(
     client = _client(objective, constraints, method, initialization_trials)
     with pytest.raises(ValueError, match=match):
         client.get_next_trials(max_trials=3)
+    assert len(client._experiment.trials) == 0
+
+
+def _refusing(protocol) -> list[str]:
+    """The built-in methods whose algorithms do not declare ``protocol`` (read before the test
+    doubles of this module are registered)."""
+    return [m for m in registry.algorithm_names() if m not in registry.methods_declaring(protocol)]
+
+
+REFUSALS = [
+    (method, protocol, objective, constraints)
+    for protocol, objective, constraints in [
+        (ModelsConstraints, "-loss", ["c <= 1"]),
+        (MultiObjective, "loss, -other", []),
+    ]
+    for method in _refusing(protocol)
+]
+
+
+@pytest.mark.parametrize("initialization_trials", [3, 0])
+@pytest.mark.parametrize(
+    "method, protocol, objective, constraints",
+    REFUSALS,
+    ids=[f"{m}-{p.__name__}" for m, p, _, _ in REFUSALS],
+)
+def test_built_in_methods_refuse_what_they_do_not_model_before_the_first_trial(
+    method, protocol, objective, constraints, initialization_trials
+):
+    """Outcome constraints and several objectives, for a registered method whose algorithm does not
+    declare it models them: one ``ValueError`` at the first ``get_next_trials``, before any trial,
+    naming the method and the methods to use instead."""
+    client = _client(objective, constraints, method, initialization_trials)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError) as raised:
+            client.get_next_trials(max_trials=3)
+    message = str(raised.value)
+    attribute, what = DECLARATIONS[protocol]
+    assert message.startswith(f"the method {method!r} does not model {what}: "), message
+    assert f"does not declare {attribute} = True" in message, message
+    instead = [repr(m) for m in registry.methods_declaring(protocol)]
+    assert f"Use {', '.join(instead[:-1])} or {instead[-1]}, which model" in message, message
+    assert "Ax's default generation strategy" in message, message
+    assert not any("egp" in str(w.filename) or "objective alone" in str(w.message) for w in caught)
     assert len(client._experiment.trials) == 0
 
 

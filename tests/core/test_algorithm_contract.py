@@ -18,15 +18,26 @@ from shared_core import (
     SearchSpace,
 )
 from shared_core.interface import (
+    DECLARATIONS,
     UNKNOWN_SOURCE,
     Algorithm,
+    ModelsConstraints,
     MultiAgent,
+    MultiObjective,
     ReadsSources,
     SharesModelState,
     check_capabilities,
+    declares,
     multi_objective,
 )
-from shared_core.registry import algorithm_names, algorithm_options, make_algorithm
+from shared_core.registry import (
+    algorithm_class,
+    algorithm_names,
+    algorithm_options,
+    make_algorithm,
+    methods_declaring,
+    register_algorithm,
+)
 from shared_core.threads import limited_threads
 
 # a topology name needs the number of agents
@@ -45,9 +56,9 @@ SPACE = SearchSpace(
     {"x": FloatParam(-1.0, 2.0), "n": IntParam(1, 6), "c": CategoricalParam(("a", "b", "c"))}
 )
 each_method = pytest.mark.parametrize("method", algorithm_names())
-# the built-in algorithms that do not model several objectives (the adapters refuse such studies
-# for them before the first trial)
-SINGLE_OBJECTIVE = {"dec-hbo", "sto-bnts", "sto-bnts-linear"}
+# the methods whose algorithms declare that they model several objectives (the adapters refuse
+# such studies for the others before the first trial)
+MULTI_OBJECTIVE = methods_declaring(MultiObjective)
 
 
 def _make(method):
@@ -162,13 +173,21 @@ def test_a_batch_never_repeats_a_pending_point_or_itself(method):
 
 
 @each_method
+def test_every_registered_algorithm_declares_what_it_models_as_class_attributes(method):
+    """``models_constraints`` and ``multi_objective`` (True: models it, False: refuses it) are
+    class attributes, which the adapters and the registry read without building the algorithm,
+    and the built algorithm keeps them."""
+    cls = algorithm_class(method)
+    assert cls is not None
+    for protocol, (attribute, _) in DECLARATIONS.items():
+        assert isinstance(getattr(cls, attribute, None), bool), attribute
+        assert declares(_make(method), protocol) == declares(cls, protocol)
+
+
+@pytest.mark.parametrize("method", MULTI_OBJECTIVE)
 def test_algorithms_of_several_objectives_suggest_valid_batches_away_from_pending_points(method):
-    """Every built-in algorithm but those of ``SINGLE_OBJECTIVE`` models several objectives (the
-    adapters refuse such studies for the others)."""
     algorithm = _make(method)
-    assert multi_objective(algorithm) == (method not in SINGLE_OBJECTIVE)
-    if method in SINGLE_OBJECTIVE:
-        return
+    assert multi_objective(algorithm)
     X, y = _data(10)
     Y = np.column_stack([y, -y + X[:, 0]])  # two objectives in conflict
     Y[2, 1] = np.nan
@@ -206,32 +225,44 @@ def test_declared_capabilities_behave_as_the_contract_says(method):
         )
 
 
-def test_the_capabilities_of_the_built_in_algorithms():
-    """What the adapters rely on: EGP and distributed TS
-    share model states, distributed TS is an agent."""
-    capabilities = {
-        name: (isinstance(_make(name), SharesModelState), isinstance(_make(name), MultiAgent))
-        for name in (
-            "egp-ts",
-            "egp-ei",
-            "egp-auto",
-            "bore++",
-            "dts",
-            "dec-hbo",
-            "sto-bnts",
-            "sto-bnts-linear",
-        )
-    }
-    assert capabilities == {
-        "egp-ts": (True, False),
-        "egp-ei": (True, False),
-        "egp-auto": (True, False),
-        "bore++": (False, False),
-        "dts": (True, True),
-        "dec-hbo": (False, False),
-        "sto-bnts": (False, False),
-        "sto-bnts-linear": (False, False),
-    }
+REFUSED = [
+    (method, protocol)
+    for protocol in DECLARATIONS
+    for method in algorithm_names()
+    if method not in methods_declaring(protocol)
+]
+
+
+@pytest.mark.parametrize("method, protocol", REFUSED, ids=[f"{m}-{p.__name__}" for m, p in REFUSED])
+def test_an_algorithm_refuses_what_it_does_not_declare_it_models(method, protocol):
+    """Observations with constraint values, or with several objectives, are a ``ValueError`` of
+    ``suggest`` for an algorithm that does not declare it models them, naming the algorithm and
+    the registered methods that do."""
+    X, y = _data()
+    obs = (
+        Observations(X, y, constraints=X[:, :1] - 0.5, constraint_names=("c",))
+        if protocol is ModelsConstraints
+        else Observations(X, np.column_stack([y, -y]))
+    )
+    algorithm = _make(method)
+    with pytest.raises(ValueError) as raised:
+        algorithm.suggest(SPACE, obs, 1, np.random.default_rng(0))
+    message = str(raised.value)
+    _, what = DECLARATIONS[protocol]
+    assert message.startswith(f"{type(algorithm).__name__} does not model {what}: "), message
+    assert all(repr(other) in message for other in methods_declaring(protocol)), message
+
+
+def test_registering_a_method_name_twice_is_refused(monkeypatch):
+    from shared_core import registry
+
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))  # restored afterwards
+    register_algorithm("toy-suggests", _Suggests)
+    with pytest.raises(ValueError, match="'toy-suggests' is registered already"):
+        register_algorithm("toy-suggests", _Suggests)
+    with pytest.raises(ValueError, match="'egp-ts' is registered already"):
+        register_algorithm("egp-ts", _Suggests)
+    assert registry._FACTORIES["egp-ts"] is not _Suggests
 
 
 class _Suggests:

@@ -3,7 +3,6 @@ scalarised Thompson draw and qParEGO's log EI, the reference point, and short ru
 ``Observations`` directly."""
 
 import math
-import pathlib
 import pickle
 
 import numpy as np
@@ -45,7 +44,6 @@ pytestmark = pytest.mark.usefixtures("one_blas_thread")  # tests/core/conftest.p
 # small but complete models: one kernel, few features, a small optimiser budget (fast tests)
 FAST = dict(kernels=("matern52",), n_features=128, n_raw=128, n_starts=2)
 SQUARE = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
-OLD = pathlib.Path(__file__).with_name("data") / "algorithms_6db83cd.pkl"
 
 
 def _bowls(X):
@@ -357,15 +355,16 @@ def test_distributed_ts_agents_model_every_objective_of_their_neighbourhood():
     assert model.model.n == 8 and model.objective_models.models[1].n == 8
 
 
-@pytest.mark.skipif(
-    np.lib.NumpyVersion(np.__version__) < "2.0.0", reason="the stored pickle holds numpy 2 arrays"
-)
-def test_algorithms_pickled_before_objective_models_existed_suggest_with_two_objectives():
-    """``data/algorithms_6db83cd.pkl`` (see ``test_constrained_egp.py``)."""
-    old = pickle.loads(OLD.read_bytes())
+def test_pickled_algorithms_continue_with_two_objectives():
+    """A fitted EGP and distributed-TS algorithm, pickled, go on modelling both objectives."""
     rng = np.random.default_rng(0)
     X = SQUARE.sample(rng, 10)
-    for algorithm in (old["egp"], old["dts"]):
-        assert multi_objective(algorithm)
-        x = algorithm.suggest(SQUARE, Observations(X, _bowls(X)), 1, rng)
+    for algorithm in (
+        EGPAlgorithm(kernels=("matern52",), n_features=64),
+        DistributedTSAlgorithm(n_agents=2, n_features=64),
+    ):
+        algorithm.suggest(SQUARE, Observations(X[:8], _bowls(X[:8])), 1, rng)
+        restored = pickle.loads(pickle.dumps(algorithm))
+        assert multi_objective(restored)
+        x = restored.suggest(SQUARE, Observations(X, _bowls(X)), 1, rng)
         assert x.shape == (1, 2) and np.all((0 <= x) & (x <= 1))

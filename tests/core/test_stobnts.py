@@ -325,7 +325,7 @@ def test_constraint_values_are_refused_and_training_is_recorded():
     algo = STOBNTSAlgorithm(width=8, max_steps=5, n_raw=32, n_starts=1)
     obs = _obs()
     constrained = Observations(obs.X, obs.y, constraints=np.zeros((12, 1)), constraint_names=("c",))
-    with pytest.raises(ValueError, match=r"STO-BNTS does not model constraints .*\['c'\]"):
+    with pytest.raises(ValueError, match=r"STOBNTSAlgorithm does not model constraints: .*\['c'\]"):
         algo.suggest(SPACE, constrained, 1, np.random.default_rng(0))
     assert not algo.multi_objective and not algo.models_constraints
     algo.suggest(SPACE, obs, 1, np.random.default_rng(0))

@@ -1,6 +1,7 @@
 """Constraint values reach the algorithm (``Observations.constraints``): by name, NaN where a trial
 lacks one, completed trials only, feasible as ``study.best_trial`` counts it; ``constraints_func``
-writes them as Optuna's samplers do; an algorithm that does not model them gets a warning instead.
+writes them as Optuna's samplers do. An algorithm that does not model them refuses them
+(``test_refusals.py``).
 
 The algorithms here are test doubles that record what the sampler hands them: the plumbing of the
 adapter is tested, not how well an algorithm uses the values.
@@ -19,10 +20,8 @@ from optuna.trial import TrialState, create_trial
 from optuna_egp import (
     BORESampler,
     CoreSampler,
-    DECHBOSampler,
     DistributedTSSampler,
     EGPTSSampler,
-    STOBNTSSampler,
     _storage,
 )
 from optuna_egp._constraints import CompletedTrialConstraints
@@ -309,7 +308,7 @@ def test_named_samplers_hand_constraints_func_to_the_sampler_once(name, monkeypa
     expected = [__file__] if OPTUNA_5 else []
     assert [w.filename for w in caught if w.category is FutureWarning] == expected
     monkeypatch.setattr(algorithm_class, "models_constraints", False)
-    with pytest.raises(ValueError, match=f"{NOT_MODELLED}, so constraints_func is not supported"):
+    with pytest.raises(ValueError, match=f"{NOT_MODELLED}: constraints_func="):
         make(constraints_func=_constraints_of)
 
 
@@ -322,32 +321,6 @@ def test_a_sampler_with_constraints_func_pickles_and_continues():
     assert all(_storage.constraint_values(t) for t in study.trials)
 
 
-# ------------------------------------------------------------------------------- the warning path
-def test_constraints_func_is_refused_for_an_algorithm_that_does_not_model_constraints():
-    with pytest.raises(ValueError, match=f"{NOT_MODELLED}, so constraints_func is not supported"):
-        _sampler(_NotModelling(), constraints_func=_constraints_of)
-
-
-@needs_set_constraint
-def test_dec_hbo_refuses_constraint_values_at_its_first_model_based_suggestion():
-    """DEC-HBO's additive UCB has no place for constraints: the study stops with its
-    ``ValueError`` at the first model-based suggestion, which fails."""
-    study = optuna.create_study(sampler=DECHBOSampler(seed=0, n_startup_trials=3))
-    with pytest.raises(ValueError, match=r"DEC-HBO does not model constraints .*\['half'\]"):
-        study.optimize(_constrained_from(0), n_trials=4)
-    assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
-
-
-@needs_set_constraint
-def test_sto_bnts_refuses_constraint_values_at_its_first_model_based_suggestion():
-    """STO-BNTS does not model constraints: the study stops with its ``ValueError`` at the first
-    model-based suggestion, which fails."""
-    study = optuna.create_study(sampler=STOBNTSSampler(seed=0, n_startup_trials=3, width=8))
-    with pytest.raises(ValueError, match=r"STO-BNTS does not model constraints .*\['half'\]"):
-        study.optimize(_constrained_from(0), n_trials=4)
-    assert len(study.trials) == 4 and study.trials[3].state == TrialState.FAIL
-
-
 def _constrained_from(first):
     """Objective of ``x``; from trial ``first`` on, the trial sets the constraint x - 0.5 <= 0."""
 
@@ -358,53 +331,6 @@ def _constrained_from(first):
         return x
 
     return objective
-
-
-@needs_set_constraint
-def test_an_algorithm_that_does_not_model_constraints_is_warned_about_once_per_study(optuna_log):
-    sampler = _sampler(_NotModelling())
-    study = optuna.create_study(sampler=sampler)
-    study.optimize(_constrained_from(3), n_trials=3)
-    assert optuna_log.messages(NOT_MODELLED) == []  # no trial has constraint values yet
-    study.optimize(_constrained_from(3), n_trials=1)  # trial 3: warned when it is told
-    warned = optuna_log.messages(NOT_MODELLED)
-    assert len(warned) == 1 and "trial 3 " in warned[0] and "['half']" in warned[0]
-    assert "_NotModelling" in warned[0]
-    study.optimize(_constrained_from(3), n_trials=3)
-    assert len(optuna_log.messages(NOT_MODELLED)) == 1
-    # the same sampler on another study warns again, once
-    other = optuna.create_study(sampler=sampler)
-    other.optimize(_constrained_from(0), n_trials=4)
-    assert len(optuna_log.messages(NOT_MODELLED)) == 2
-
-
-def test_a_constrained_trial_added_by_hand_is_warned_about_at_the_next_suggestion(optuna_log):
-    """``study.add_trial`` does not pass through the sampler's ``after_trial``; the suggestion
-    reads it (stored as Optuna 4's ``constraints_func`` stores values, which Optuna 5 reads)."""
-    study = optuna.create_study(sampler=_sampler(_NotModelling()))
-    study.add_trial(
-        create_trial(
-            params={"x": 0.5},
-            distributions=X,
-            value=0.25,
-            system_attrs={_storage.CONSTRAINTS_FUNC_KEY: [1.0]},
-        )
-    )
-    assert optuna_log.messages(NOT_MODELLED) == []
-    _ask_x(study)
-    warned = optuna_log.messages(NOT_MODELLED)
-    assert len(warned) == 1 and "trial 0 " in warned[0]
-
-
-@needs_set_constraint
-def test_an_algorithm_that_models_constraints_and_an_unconstrained_study_get_no_warning(
-    optuna_log,
-):
-    optuna.create_study(sampler=_sampler()).optimize(_constrained_from(0), n_trials=4)
-    optuna.create_study(sampler=_sampler(_NotModelling())).optimize(
-        _constrained_from(99), n_trials=4
-    )
-    assert optuna_log.messages(NOT_MODELLED) == []
 
 
 # ------------------------------------------------------------------------ threads and storages

@@ -158,17 +158,3 @@ def test_an_oversized_model_record_is_not_written_but_the_weights_are(tmp_path, 
     study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=8))
     assert not any(MODEL_KEY in t.system_attrs for t in study.trials)
     assert all(WEIGHTS_KEY in t.system_attrs for t in study.trials[5:])
-
-
-def test_a_sampler_pickled_before_these_options_existed_loads_with_their_defaults():
-    import pickle
-
-    sampler = EGPTSSampler(seed=0)
-    state = sampler.__getstate__()
-    for name in ("_max_threads", "_running_trial_timeout", "_share_model", "_records"):
-        del state[name]
-    old = EGPTSSampler.__new__(EGPTSSampler)
-    old.__setstate__(state)
-    study = optuna.create_study(sampler=pickle.loads(pickle.dumps(old)))
-    study.optimize(_objective, n_trials=12)
-    assert old._max_threads == 1 and old._share_model and old._running_trial_timeout == "auto"

@@ -1,7 +1,8 @@
 """Studies with several objectives in the Optuna adapter, driven by test algorithms: what reaches
 the algorithm (each objective minimised, in its column), constraints with them, workers and
-storages, and the refusal for an algorithm that models one objective. The named samplers on
-several objectives: ``tests/test_fuzz.py`` and ``test_pytest_samplers.py``."""
+storages, and the refusal for an algorithm that models one objective (the named samplers':
+``test_refusals.py``). The named samplers on several objectives: ``tests/test_fuzz.py`` and
+``test_pytest_samplers.py``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from optuna_egp import CoreSampler, DECHBOSampler, STOBNTSSampler
+from optuna_egp import CoreSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -169,14 +170,6 @@ def test_an_algorithm_of_one_objective_refuses_before_the_first_trial_runs(n_obj
     assert "SingleObjective" in message, message
     # the objective never ran, and no trial is left RUNNING
     assert calls == [] and [t.state for t in study.trials] == [TrialState.FAIL]
-
-
-@pytest.mark.parametrize("sampler", [DECHBOSampler, STOBNTSSampler])
-def test_the_named_samplers_of_one_objective_refuse_several_before_the_first_trial(sampler):
-    study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler(seed=0))
-    with pytest.raises(ValueError, match="2 objectives"):
-        study.optimize(_objective(2), n_trials=3)
-    assert [t.state for t in study.trials] == [TrialState.FAIL]
 
 
 def test_two_threads_see_each_others_running_trials_as_pending():

@@ -14,22 +14,23 @@ from optuna_egp import (
     EGPTSSampler,
     STOBNTSSampler,
 )
-from shared_core.registry import algorithm_options
+from optuna_egp.named_samplers import NAMED_SAMPLERS
+from shared_core.registry import algorithm_names, algorithm_options
 
-# sampler -> (its registry methods, its own defaults where they differ from the registry's)
+# sampler -> its own defaults where they differ from the registry's (its registry methods: METHODS)
 NAMED = {
-    EGPTSSampler: (
-        ["egp-ts", "egp-ei", "egp-auto"],
-        {"acquisition": "auto"},
-    ),  # the method name's part
-    BORESampler: (["bore++", "bore"], {"variant": "bore++"}),
-    DECHBOSampler: (["dec-hbo"], {}),
-    STOBNTSSampler: (["sto-bnts", "sto-bnts-linear"], {"variant": "network"}),
-    DistributedTSSampler: (
-        ["dts"],
-        {"agent_id": None},
-    ),  # None: from the environment (OPTUNA_EGP_AGENT_ID)
+    EGPTSSampler: {"acquisition": "auto"},  # the method name's part
+    BORESampler: {"variant": "bore++"},
+    DECHBOSampler: {},
+    STOBNTSSampler: {"variant": "network"},
+    DistributedTSSampler: {"agent_id": None},  # None: from the environment (OPTUNA_EGP_AGENT_ID)
 }
+
+
+def test_every_registered_method_has_one_named_sampler():
+    assert set(NAMED) == {*NAMED_SAMPLERS, DistributedTSSampler}
+    served = [method for sampler in NAMED for method in sampler.METHODS]
+    assert sorted(served) == algorithm_names()
 
 
 def _defaults(parameters):
@@ -38,9 +39,9 @@ def _defaults(parameters):
 
 @pytest.mark.parametrize("sampler", NAMED, ids=lambda s: s.__name__)
 def test_a_named_samplers_signature_is_its_registry_options_and_core_samplers(sampler):
-    methods, own = NAMED[sampler]
+    own = NAMED[sampler]
     expected = {}
-    for method in methods:
+    for method in sampler.METHODS:
         expected.update(_defaults(algorithm_options(method)))
     core = _defaults(inspect.signature(CoreSampler).parameters)
     del core["algorithm"]

@@ -15,7 +15,7 @@ from typing import Any
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial
 
-from optuna_egp.sampler import CoreSampler
+from optuna_egp.core_sampler import CoreSampler
 from shared_core.algorithms.bore import VARIANTS
 from shared_core.algorithms.egp import ACQUISITIONS
 from shared_core.algorithms.stobnts import VARIANTS as STO_BNTS_VARIANTS
@@ -26,6 +26,7 @@ __all__ = [
     "BORESampler",
     "DECHBOSampler",
     "EGPTSSampler",
+    "NAMED_SAMPLERS",
     "STOBNTSSampler",
     "build_named_sampler",
     "split_arguments",
@@ -98,6 +99,8 @@ class EGPTSSampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble, kernel weights per
     trial; see :func:`optuna_egp.plot_model`).
     """
+
+    METHODS = ("egp-ts", "egp-ei", "egp-auto")
 
     def __init__(
         self,
@@ -192,6 +195,8 @@ class BORESampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no model state to share).
     """
 
+    METHODS = ("bore++", "bore")
+
     def __init__(
         self,
         *,
@@ -234,9 +239,12 @@ class DECHBOSampler(CoreSampler):
     ``beta_scale`` the acquisition changes little there, so concurrent suggestions can be close to
     one another (the samplers' duplicate checks keep them distinct points); asynchronous runs are
     not benchmarked yet.
-    Several objectives are refused before the first trial, and constraint values
-    (``trial.set_constraint``) at the first model-based suggestion: the additive UCB has no
-    place for them.
+
+    Several objectives and constraints are refused (the additive UCB has no place for them), with
+    a ``ValueError`` naming the samplers to use instead: several objectives before the first
+    trial, ``constraints_func`` when the sampler is built, and constraint values
+    (``trial.set_constraint``) at the trial after the first completed one that carries them,
+    start-up trials included.
 
     Examples:
         >>> import optuna
@@ -266,6 +274,8 @@ class DECHBOSampler(CoreSampler):
     ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
     are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
     """
+
+    METHODS = ("dec-hbo",)
 
     def __init__(
         self,
@@ -306,8 +316,8 @@ class STOBNTSSampler(CoreSampler):
     trial's point (it may be minimised close to it). Needs
     PyTorch (``pip install "egp-samplers[torch]"``); it is imported when the sampler is built.
 
-    Several objectives are refused before the first trial, and constraint values
-    (``trial.set_constraint``) at the first model-based suggestion: STO-BNTS does not model them.
+    Several objectives and constraints are refused, as by :class:`DECHBOSampler`: STO-BNTS does
+    not model them.
 
     Examples:
         >>> import optuna
@@ -339,6 +349,8 @@ class STOBNTSSampler(CoreSampler):
     are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
     """
 
+    METHODS = ("sto-bnts", "sto-bnts-linear")
+
     def __init__(
         self,
         *,
@@ -369,3 +381,12 @@ class STOBNTSSampler(CoreSampler):
         build_named_sampler(
             self, "sto-bnts" if variant == "network" else "sto-bnts-linear", arguments
         )
+
+
+# The named samplers of this module (DistributedTSSampler is in ``distributed``).
+NAMED_SAMPLERS: tuple[type[CoreSampler], ...] = (
+    EGPTSSampler,
+    BORESampler,
+    DECHBOSampler,
+    STOBNTSSampler,
+)

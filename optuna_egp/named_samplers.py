@@ -182,7 +182,7 @@ class BORESampler(CoreSampler):
         n_starts: of the ``n_raw`` candidates, the best refined (default 8).
         sharpness: exponent ``k`` of the SVGD target ``acquisition(x)^k`` (default 10, both
             variants, also for ``batch_size``). The paper's target is ``k = 1``, nearly flat in 5-6
-            dimensions (the benchmarks compare the two).
+            dimensions (see `docs/design-decisions.md#bore-sharpness`).
         max_points: most completed trials the classifier is trained on (default 500; above that the
             ``max_points // 5`` best plus a random rest, labels from all trials), which bounds the
             cost per suggestion in long studies.

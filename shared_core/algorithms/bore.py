@@ -66,8 +66,6 @@ from shared_core.validation import check_int, check_real
 __all__ = ["BOREAlgorithm", "VARIANTS", "constrained_labels", "pareto_labels", "quantile_labels"]
 
 VARIANTS = ("bore++", "bore")
-# The classifiers' names in earlier versions of this module: samplers pickled then still load.
-_LeastSquaresClassifier, _NetworkClassifier = LeastSquaresClassifier, NetworkClassifier
 
 
 # ----------------------------------------------------------------------------------- algorithm
@@ -181,9 +179,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             + (b"" if obs.reference_point is None else obs.reference_point.tobytes())
             + layout
         )
-        labels = getattr(self, "_labels", None)  # absent in samplers pickled by older versions
-        if key == self._fitted_key and labels is not None:
-            return labels, key
+        if key == self._fitted_key and self._labels is not None:
+            return self._labels, key
         z = constrained_labels(obs, self.gamma)
         # labels come from all observations; beyond max_points the best rows (best_first:
         # feasible by value or non-dominated rank, then infeasible by violation) are kept

@@ -12,6 +12,8 @@ Modules:
                  constrained problems with their best feasible values
     run          regret benchmarks: ``suite`` (sequential, async, threads, batch), ``ablation``,
                  ``ax``
+    external     the external peers HEBO and SMAC3 of the suite, in an environment of their own
+                 (``python -m benchmarks.external setup``) driven by its worker
     constrained  best feasible value on the constrained problems, sequential and async
     constrained_report
                  its tables

@@ -16,7 +16,9 @@ Our samplers' rows go to ``--out``; a cell already there at the current commit i
 rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
 peer's packages and at this script's ``PROTOCOL`` is skipped. Our samplers' rows record
 ``model_asks``: how many suggestions came from the model (``harness.probes``), not from the
-random start-up. Example:
+random start-up. The external peers ``hebo`` and ``smac`` (HEBO, SMAC3) run in modes ``seq`` and
+``async`` only, each cell by a worker in their own environment (``benchmarks.external``; made by
+``python -m benchmarks.external setup``). Example:
 
     python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
         --out benchmarks/results/suite_async4.jsonl
@@ -30,13 +32,14 @@ import time
 import numpy as np
 import optuna
 
-from benchmarks import functions, ill_conditioned
+from benchmarks import external, functions, ill_conditioned
 from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
+from benchmarks.harness.regret import pending_spread, regret_fields
 from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.samplers import is_external, is_peer, make_sampler
 from benchmarks.harness.workers import pool_map
 
 MODES = ("seq", "threads", "async", "batch")
@@ -64,7 +67,10 @@ def _suggest(trial, bounds):
 
 
 def run_suite(job: dict) -> dict:
-    """One run of ``job["sampler"]`` on a cell of the suite (a ``SUITE_CELL`` dict)."""
+    """One run of ``job["sampler"]`` on a cell of the suite (a ``SUITE_CELL`` dict); an external
+    peer's (``hebo``, ``smac``) in its own environment (``benchmarks.external``)."""
+    if is_external(job["sampler"]):
+        return external.run_cell(job)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     function, seed, mode, workers, n_trials = (job[f] for f in SUITE_CELL)
     bounds, f, f_min = FUNCTIONS[function]
@@ -96,38 +102,24 @@ def run_suite(job: dict) -> dict:
             rng,
             ask,
             lambda slot, tx: study.tell(tx[0], f(tx[1])),
-            on_pending=lambda txs: spreads.append(_spread([x for _, x in txs], bounds)),
+            on_pending=lambda txs: spreads.append(pending_spread([x for _, x in txs], bounds)),
         )
     elif mode == "batch":
         while len(study.trials) < n_trials:
             batch = [study.ask() for _ in range(min(workers, n_trials - len(study.trials)))]
             xs = [_suggest(t, bounds) for t in batch]
-            spreads.append(_spread(xs, bounds))
+            spreads.append(pending_spread(xs, bounds))
             for t, x in zip(batch, xs):
                 study.tell(t, f(x))
     else:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     wall = time.perf_counter() - t0
     trials = sorted(study.trials, key=lambda t: t.number)
-    values = np.array([t.value for t in trials], dtype=float)  # (n_trials,)
-    spread = [s for s in spreads if s == s]  # NaN: fewer than two pending points
     return {
         **job,
-        "regret": (np.minimum.accumulate(values) - f_min).tolist(),
-        "seconds_per_trial": wall / n_trials,
-        "instant_regret": (values - f_min).tolist(),
-        "pending_spread": float(np.mean(spread)) if spread else None,
+        **regret_fields([t.value for t in trials], f_min, wall, spreads),
         **({"model_asks": probe.model_asks} if probe.model_asks is not None else {}),
     }
-
-
-def _spread(xs, bounds) -> float:
-    """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
-    if len(xs) < 2:
-        return float("nan")
-    U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])  # (n_pending, d)
-    d = np.linalg.norm(U[:, None] - U[None], axis=-1)
-    return float(d[np.triu_indices(len(U), 1)].mean())
 
 
 def default_samplers(what: str) -> list[str]:
@@ -181,8 +173,11 @@ def main(argv=None) -> None:
     p.add_argument("--cache", default=str(RESULTS / "peers.jsonl"), help="the peer cache")
     a = p.parse_args(argv)
     samplers = a.samplers.split(",") if a.samplers else default_samplers(a.what)
-    for s in samplers:  # a bad name fails here, not inside a worker process
-        make_sampler(s, seed=0)
+    for s in samplers:  # a bad name or mode fails here, not inside a worker process
+        if is_external(s):
+            external.check(s, a.mode)
+        else:
+            make_sampler(s, seed=0)
     out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
     ours_key = ("sampler", "commit", "bench", *SUITE_CELL)
     done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()

@@ -27,6 +27,8 @@ module              role
 ``studies``         studies that start with random completed trials
 ``asktell``         ``ask_tell``: the loop with trials pending, completing in a random order;
                     ``timed_ask_tell``: a study run by it with every ask timed
+``regret``          ``regret_fields``: a suite row's regret trace, seconds and pending spread
+                    (``pending_spread``); numpy only, for the external peers' worker too
 ==================  ===================================================================
 
 Writing a benchmark ``benchmarks/<name>.py``:

@@ -23,12 +23,16 @@ Names (options as ``-`` suffixes):
 ``nsga2``                   ``NSGAIISampler(population_size=NSGA2_POPULATION)``
 ``ax-default``              Ax's default generation strategy in the Ax runs (built by
                             ``harness.ax``, not here)
+``hebo``, ``smac``          external peers (``EXTERNAL``): HEBO and SMAC3's ``BlackBoxFacade``,
+                            not Optuna samplers; ``benchmarks.external`` runs them in an
+                            environment of their own (``make_sampler`` refuses them)
 ==========================  ================================================================
 
 ``options`` of :func:`make_sampler` go to the sampler's constructor as they are (e.g.
 ``n_startup_trials``, ``max_threads``, ``running_trial_timeout``) and override what the name sets.
 Peers are the samplers whose runs do not change with our code: their rows are cached by
-:func:`peer_version` (see ``cache``).
+:func:`peer_version` (see ``cache``); an external peer's versions are those installed in its
+environment.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from benchmarks.harness.provenance import versions
 from benchmarks.harness.threads import pin_torch
 
 __all__ = [
+    "EXTERNAL",
+    "is_external",
     "is_sto_bnts",
     "LABELS",
     "NSGA2_POPULATION",
@@ -70,6 +76,8 @@ LABELS = {
     "tpe-mg": "TPE (multivariate, group)",
     "cmaes": "CMA-ES",
     "nsga2": "NSGA-II",
+    "hebo": "HEBO",
+    "smac": "SMAC3",
 }
 
 # Peer name -> the distributions its results depend on (its version key in the peer cache).
@@ -82,7 +90,12 @@ PEERS: dict[str, tuple[str, ...]] = {
     "random": ("optuna", "numpy"),
     "nsga2": ("optuna", "numpy"),
     "ax-default": ("ax-platform", "botorch", "gpytorch", "torch"),
+    "hebo": ("hebo", "pymoo", "torch", "scikit-learn", "scipy", "numpy"),
+    "smac": ("smac", "configspace", "scikit-learn", "scipy", "numpy"),
 }
+# The peers that are not Optuna samplers: ``benchmarks.external`` runs them, in an environment of
+# their own (their versions are read there).
+EXTERNAL = ("hebo", "smac")
 # NSGA-II's population for budgets of 60-100 trials: its first generation (random) is then as
 # long as the other samplers' random start-up (10 trials), and 60 trials make 6 generations
 # (Optuna's default, 50, would leave 60 trials one generation past the random one).
@@ -121,10 +134,19 @@ def is_peer(name: str) -> bool:
     return name in PEERS
 
 
+def is_external(name: str) -> bool:
+    return name in EXTERNAL
+
+
 def peer_version(name: str) -> dict[str, str]:
-    """Installed versions of the distributions peer ``name`` depends on."""
+    """Installed versions of the distributions peer ``name`` depends on (an external peer's: in
+    its environment)."""
     if name not in PEERS:
         raise ValueError(f"{name!r} is not a peer; peers: {', '.join(PEERS)}")
+    if is_external(name):
+        from benchmarks.external import peer_versions
+
+        return peer_versions(PEERS[name])
     return versions(PEERS[name])
 
 
@@ -138,6 +160,11 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
         n_agents: ``n_agents`` of a ``dts-*`` sampler.
         options: constructor options, applied last.
     """
+    if is_external(name):
+        raise ValueError(
+            f"{name!r} is not an Optuna sampler: it is an external peer, run in an environment of "
+            f"its own by benchmarks.external (python -m benchmarks.run suite --samplers {name})"
+        )
     import optuna
 
     from optuna_egp import BORESampler, DECHBOSampler, DistributedTSSampler, EGPTSSampler

@@ -73,10 +73,17 @@ def start_worker(
     )
 
 
-def run_worker(module: str, *args: str, env: dict | None = None, timeout: float | None = None):
-    """Run ``python -m benchmarks.<module> *args`` and return its last stdout line as JSON."""
+def run_worker(
+    module: str,
+    *args: str,
+    env: dict | None = None,
+    timeout: float | None = None,
+    python: str | os.PathLike = sys.executable,
+):
+    """Run ``python -m benchmarks.<module> *args`` and return its last stdout line as JSON;
+    ``python``: the interpreter (another environment's, e.g. the external peers')."""
     done = subprocess.run(
-        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        [os.fspath(python), "-m", f"benchmarks.{module}", *args],
         cwd=ROOT,
         env=env or worker_env(),
         capture_output=True,

@@ -1,0 +1,97 @@
+"""External peers: HEBO and SMAC3, run on the suite in an environment of their own.
+
+HEBO (``hebo``: 0.3.6, the winner of the NeurIPS 2020 black-box optimisation challenge) needs numpy
+below 1.25 and brings its own torch, pymoo, GPy and catboost; SMAC3 (``smac``: 2.x, its
+``BlackBoxFacade``) needs a recent scikit-learn. They cannot share our environment, so:
+
+- ``python -m benchmarks.external setup`` makes the virtual environment ``.venv-peers/`` at the
+  repository root (gitignored) and installs ``requirements.txt`` into it (pinned versions that
+  install together on Python 3.11).
+- :func:`run_cell` runs one cell of the suite (a job of ``benchmarks.run``) by starting that
+  environment's python on ``benchmarks.external.worker``, which drives the peer through its own
+  ask/tell API (sequential, or with trials pending: the same ``ask_tell`` loop and completion order
+  as ``benchmarks.run``) and prints the row: the fields of ``benchmarks.run``'s rows, plus each
+  ask's seconds. ``benchmarks.run`` stores it in the peer cache like any peer's row.
+- :func:`peer_versions` reads the versions installed in that environment: the peer cache keys
+  the peers' rows by them (``samplers.peer_version``).
+
+The worker imports only numpy, the suite functions and the light parts of the harness (thread
+pinning, the ask/tell loop, the row fields), besides the peer's own package.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+from benchmarks.harness.provenance import ROOT
+from benchmarks.harness.samplers import EXTERNAL, PEERS
+from benchmarks.harness.workers import run_worker
+
+__all__ = ["MODES", "REQUIREMENTS", "VENV", "check", "peer_versions", "python", "run_cell", "setup"]
+
+VENV = ROOT / ".venv-peers"
+REQUIREMENTS = pathlib.Path(__file__).with_name("requirements.txt")
+MODES = ("seq", "async")  # the suite's modes the worker drives
+SETUP = "python -m benchmarks.external setup"
+
+
+def python(venv: pathlib.Path | None = None) -> pathlib.Path:
+    """The python of the peers' environment; ``RuntimeError`` (saying how to make it) if missing."""
+    exe = (venv or VENV) / "bin" / "python"
+    if not exe.exists():
+        raise RuntimeError(
+            f"the external peers' environment {exe.parent.parent} does not exist: make it with "
+            f"`{SETUP}` (from the repository root)"
+        )
+    return exe
+
+
+def check(name: str, mode: str) -> None:
+    """Fail early, with a clear message, if the external peer ``name`` cannot run in ``mode`` or
+    its environment is missing."""
+    if name not in EXTERNAL:
+        raise ValueError(f"{name!r} is not an external peer; external peers: {', '.join(EXTERNAL)}")
+    if mode not in MODES:
+        raise ValueError(
+            f"external peer {name!r} runs in modes {', '.join(MODES)} only, not {mode!r}"
+        )
+    python()
+
+
+def run_cell(job: dict) -> dict:
+    """The row of one suite cell (``benchmarks.run``'s job: ``sampler``, ``function``, ``seed``,
+    ``mode``, ``workers``, ``n_trials``, ...) run by the worker in the peers' environment."""
+    check(job["sampler"], job["mode"])
+    return run_worker("external.worker", "run", json.dumps(job), python=python())
+
+
+def peer_versions(distributions: tuple[str, ...]) -> dict[str, str]:
+    """``{distribution: version}`` of ``distributions`` as installed in the peers' environment."""
+    return run_worker("external.worker", "versions", *distributions, python=python())
+
+
+def setup(venv: pathlib.Path | None = None) -> dict[str, str]:
+    """Make the peers' environment (a virtual environment of this interpreter's Python) and install
+    ``REQUIREMENTS`` into it; return the versions of the peers' packages there."""
+    venv = venv or VENV
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install"]
+    subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True)
+    # pip finds no pymoo 0.6.0 (HEBO's acquisition optimiser) wheel for Python 3.11 and builds it
+    # without its compiled modules (its isolated build has neither Cython nor numpy): build it again
+    # with those of the environment, compiled as its wheels are.
+    rebuild = ["--no-build-isolation", "--no-deps", "--force-reinstall", "--no-cache-dir"]
+    subprocess.run([*pip, *rebuild, _pinned("pymoo")], check=True)
+    names = tuple(sorted({d for peer in EXTERNAL for d in PEERS[peer]}))
+    return run_worker("external.worker", "versions", *names, python=python(venv))
+
+
+def _pinned(distribution: str) -> str:
+    """The requirement line of ``distribution`` in ``REQUIREMENTS``."""
+    for line in REQUIREMENTS.read_text().splitlines():
+        if line.split("==")[0].strip().lower() == distribution:
+            return line.strip()
+    raise ValueError(f"{distribution} is not pinned in {REQUIREMENTS}")

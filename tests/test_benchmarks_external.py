@@ -16,6 +16,7 @@ import pytest
 from benchmarks import external, run
 from benchmarks.external import worker
 from benchmarks.harness.provenance import ROOT, versions
+from benchmarks.harness.results import read_rows
 from benchmarks.harness.samplers import PEERS, make_sampler, peer_version
 
 BRANIN = worker.FUNCTIONS["branin"]
@@ -227,7 +228,7 @@ def test_run_stores_external_rows_in_the_peer_cache_keyed_by_the_environments_ve
         external, "run_cell", lambda job: worker.run(job, adapters={"hebo": FakePeer})
     )
     _main(tmp_path, "--samplers", "hebo", "--mode", "async", "--workers", "2")
-    (row,) = [json.loads(line) for line in (tmp_path / "peers.jsonl").read_text().splitlines()]
+    (row,) = read_rows(tmp_path / "peers.jsonl")
     assert row["sampler"] == "hebo" and row["mode"] == "async" and row["workers"] == 2
     assert "hebo" not in versions(("hebo",))  # not in this process
     assert row["peer_version"] == {**versions(PEERS["hebo"]), "hebo": "0.0.1"}

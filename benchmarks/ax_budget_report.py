@@ -13,8 +13,8 @@ import numpy as np
 
 from benchmarks.ax_budget import DEFAULT, PROBLEMS
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, shown, span
+from benchmarks.harness.regret import TIE_FRACTION
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
-from benchmarks.report import TIE_FRACTION
 
 __all__ = ["BUDGETS", "budgets", "regret_floor", "rows_of", "summarise"]
 

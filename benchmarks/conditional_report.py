@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from benchmarks.conditional_functions import PROBLEMS
 from benchmarks.constrained_report import by_cell, median_seconds, quantile, span, speed_table
+from benchmarks.harness.regret import compare
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
 
@@ -21,14 +22,6 @@ def regret(row: dict) -> list[float]:
 
 def final_regrets(runs: list[dict]) -> list[float]:
     return [regret(r)[-1] for r in runs]
-
-
-def compare(ours: float, peer: float, tolerance: float) -> int:
-    """-1 if median ``ours`` is lower than ``peer`` by more than ``tolerance``, 1 if higher by
-    more, else 0 (a tie)."""
-    if ours < peer - tolerance:
-        return -1
-    return 1 if ours > peer + tolerance else 0
 
 
 def _cell(finals: list[float], *, bold: bool) -> str:

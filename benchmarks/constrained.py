@@ -42,9 +42,10 @@ import time
 import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
-from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.distributed_async import make_async_samplers
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.ax import AX_METHODS, ax_client
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.samplers import is_peer
 from benchmarks.problem_runs import MODES, ProblemBenchmark
 

@@ -10,8 +10,8 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
-from benchmarks.distributed import STARTUP_TRIALS
 from benchmarks.harness.ax import AX_METHODS
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line

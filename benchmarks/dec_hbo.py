@@ -29,9 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.distributed_async import make_async_samplers
 from benchmarks.functions import hartmann6
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.samplers import is_peer
 from benchmarks.problem_runs import MODES, ProblemBenchmark
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from benchmarks.defaults import DEV_FUNCTIONS, VARIANTS
 from benchmarks.harness.cache import PeerCache
+from benchmarks.harness.regret import STARTUP_TRIALS, TIE_FRACTION, tie_floors
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
@@ -95,8 +96,6 @@ def variant_table(
 
 def page(results) -> list[str]:
     """The page's lines from ``<results>/defaults.jsonl`` and the peer cache."""
-    from benchmarks.report import STARTUP_TRIALS, TIE_FRACTION, tie_floors
-
     rows = latest(
         read_rows(results / "defaults.jsonl"),
         ("variant", "function", "seed", "mode", "workers", "n_trials"),

@@ -34,9 +34,10 @@ import time
 
 import numpy as np
 
-from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.distributed_async import make_async_samplers
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.ax import AX_METHODS, ax_client
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.samplers import is_peer
 from benchmarks.mo_functions import PROBLEMS, log10_gaps, max_hypervolume
 from benchmarks.problem_runs import MODES, ProblemBenchmark

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.distributed import STARTUP_TRIALS, make_async_samplers
+from benchmarks.distributed_async import make_async_samplers
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.provenance import commit
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import RESULTS, ResultsFile, key
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.workers import pool_map

@@ -37,9 +37,9 @@ from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
-from benchmarks.harness.regret import pending_spread, regret_fields
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import is_external, is_peer, make_sampler
+from benchmarks.harness.suite_row import pending_spread, regret_fields
 from benchmarks.harness.workers import pool_map
 
 MODES = ("seq", "threads", "async", "batch")

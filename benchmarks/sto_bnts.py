@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.distributed import make_async_samplers
+from benchmarks.distributed_async import make_async_samplers
 from benchmarks.functions import FUNCTIONS, SUITE, levy
 from benchmarks.harness.samplers import is_sto_bnts, make_sto_bnts_sampler
 from benchmarks.problem_runs import ProblemBenchmark, regret_run

@@ -22,7 +22,7 @@ cell at a time; the cell order is reversed on every other repetition (A B C ... 
 drift of the machine's load hits all cells alike.
 
 One process run (a worker) is a fresh interpreter running ``python -m benchmarks.threads worker``
-(:func:`worker`) with the thread variables removed from its environment
+(``threads_worker.worker``) with the thread variables removed from its environment
 (``workers.worker_env(threads=None)``), so that its pools have their default sizes (one thread
 per core). Not timed, before the start barrier:
   1. imports (optuna, optuna_egp, numpy, scipy.optimize, threadpoolctl);
@@ -56,8 +56,8 @@ Output: one JSON line per worker and cell run appended to ``--out``: ``bench="th
 ``sampler``, ``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds``
 (per ask), ``cold`` (per ask), the thread pools of the worker, the provenance of
 ``harness/provenance.py`` (its ``threads``: the worker's thread variables and torch's count) and
-``run_id`` (the start of this invocation; :func:`summarise` uses the
-latest run of each sampler and limit). At the end the script prints :func:`summarise` of this
+``run_id`` (the start of this invocation; ``threads_report.summarise`` uses the
+latest run of each sampler and limit). At the end the script prints ``summarise`` of this
 run's rows: median cold and warm seconds with 1 and 4 processes and their ratio. The target: with
 4 processes on 2 cores, the median seconds per suggestion at most 4 times the 1-process median.
 """
@@ -68,147 +68,19 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from benchmarks.functions import hartmann6
-from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import utc_now
 from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.samplers import LABELS, make_sampler, ordered
-from benchmarks.harness.studies import H6_BOUNDS, random_study
-from benchmarks.harness.tables import provenance_line
-from benchmarks.harness.threads import THREAD_VARS
+from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.workers import start_worker, worker_env
+from benchmarks.threads_report import median_text, summarise
+from benchmarks.threads_worker import D, worker
 
 SAMPLERS = ("egp-auto", "bore++")
-D = 6
-TARGET_RATIO = 4.0
-
-
-# --------------------------------------------------------------------------- worker process
-def _pools() -> list[dict]:
-    from threadpoolctl import threadpool_info
-
-    return [
-        {
-            "user_api": p["user_api"],
-            "internal_api": p["internal_api"],
-            "file": os.path.basename(p["filepath"]),
-            "num_threads": p["num_threads"],
-        }
-        for p in threadpool_info()
-    ]
-
-
-def _pool_strings(pools: list[dict]) -> list[str]:
-    """``internal_api/library file=threads`` per pool
-    (numpy and scipy each ship their own OpenBLAS)."""
-    return sorted(f"{p['internal_api']}/{p['file']}={p['num_threads']}" for p in pools)
-
-
-def _random_study(sampler, n: int, seed: int):
-    """In-memory study with ``n`` random completed Hartmann-6 trials (as ``speed``'s)."""
-    return random_study(sampler, hartmann6, H6_BOUNDS, n, seed=seed + 1000)
-
-
-def _value(trial) -> float:
-    import numpy as np
-
-    return hartmann6(np.array([trial.params[f"x{i}"] for i in range(D)]))
-
-
-def _warm_up(spec: dict) -> dict:
-    """One model-based ask on a 12-trial study (lazy
-    imports), reading the pools inside the sampler."""
-    sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
-    seen: list[list[dict]] = []
-    # in the model's suggest, i.e. inside the sampler's thread limit
-    ModelProbe(sampler, in_model=lambda: seen.append(_pools()))
-    study, dists = _random_study(sampler, 12, spec["seed"] + 1)
-    trial = study.ask(dists)
-    study.tell(trial, _value(trial))
-    return {
-        "threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
-        "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
-        "threadpools_after": _pool_strings(_pools()),
-    }
-
-
-def _blas_threads(pools: list[dict]) -> int | None:
-    counts = [p["num_threads"] for p in pools if p["user_api"] == "blas"]
-    return max(counts) if counts else None
-
-
-def _wait_for(path: pathlib.Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no {path} after {timeout} s")
-        time.sleep(0.002)
-
-
-def worker(spec: dict) -> None:
-    """One worker process: set up (untimed), wait at the barrier, time ``asks`` ask+tell; print
-    its record as one JSON line."""
-    t0 = time.perf_counter()
-    import optuna
-    import scipy.optimize  # noqa: F401  (imported before the timed asks, as the samplers do)
-    import threadpoolctl  # noqa: F401
-
-    import optuna_egp  # noqa: F401
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    rec: dict = {"import_seconds": time.perf_counter() - t0, "pid": os.getpid()}
-    pools = _pools()  # before any limit
-    torch = sys.modules.get("torch")
-    rec.update(
-        blas_threads=_blas_threads(pools),
-        threadpools=_pool_strings(pools),
-        torch_threads=torch.get_num_threads() if torch is not None else None,
-        thread_env={var: os.environ.get(var) for var in THREAD_VARS},
-    )
-    t0 = time.perf_counter()
-    rec.update(_warm_up(spec))
-    rec["warm_up_seconds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
-    probe = ModelProbe(sampler)
-    study, dists = _random_study(sampler, spec["n_complete"], spec["seed"])
-    rec["setup_seconds"] = time.perf_counter() - t0
-
-    barrier = pathlib.Path(spec["barrier"])
-    (barrier / f"ready.{spec['index']}").touch()
-    _wait_for(barrier / "go", spec["timeout"])
-    rec["go_lag"] = time.time() - float((barrier / "go").read_text())
-    seconds, tells, relative, calls, model, windows = [], [], [], [], [], []
-    for _ in range(spec["asks"]):
-        probe.reset()
-        start = time.time()
-        t0 = time.perf_counter()
-        trial = study.ask(dists)  # sample_relative runs here (first _suggest)
-        seconds.append(time.perf_counter() - t0)
-        windows.append([start, start + seconds[-1]])
-        relative.append(sum(probe.relative_seconds))
-        calls.append(probe.asks)
-        model.append(probe.model_asks)
-        value = _value(trial)  # not timed
-        t0 = time.perf_counter()
-        study.tell(trial, value)
-        tells.append(time.perf_counter() - t0)
-    rec.update(
-        seconds=seconds,
-        cold=[i == 0 for i in range(len(seconds))],
-        tell_seconds=tells,
-        relative_seconds=relative,
-        relative_calls=calls,
-        model_asks=model,
-        ask_windows=windows,
-    )
-    print(json.dumps(rec), flush=True)
 
 
 # ----------------------------------------------------------------------------- parent: cells
@@ -363,150 +235,11 @@ def _progress(rows: list[dict]) -> str:
     return (
         f"repeat {r0['repeat'] + 1}/{r0['repeats']} {r0['sampler']:8s} "
         f"max_threads={str(r0['max_threads']):4s} processes={r0['processes']} "
-        f"n={r0['n_complete']}: cold {_med(cold)} s, warm {_med(warm)} s; BLAS threads "
-        f"{r0['blas_threads']} (inside the sampler {r0['blas_threads_in_sampler']}); concurrent "
+        f"n={r0['n_complete']}: cold {median_text(cold)} s, warm {median_text(warm)} s; "
+        f"BLAS threads {r0['blas_threads']} (inside the sampler "
+        f"{r0['blas_threads_in_sampler']}); concurrent "
         f"{[r['concurrent'] for r in rows]}" + (f"  PROBLEMS: {problems}" if problems else "")
     )
-
-
-def _med(xs) -> str:
-    return f"{statistics.median(xs):.3f}" if xs else "–"
-
-
-# ----------------------------------------------------------------- summary (report.py imports this)
-def _latest_run(rows: list[dict]) -> list[dict]:
-    """For each (sampler, max_threads), the rows of the latest run that measured it."""
-    rows = [r for r in rows if r.get("bench") == "threads"]
-    latest: dict = {}
-    for r in rows:
-        key = (r["sampler"], r["max_threads"])
-        latest[key] = max(latest.get(key, ""), r["run_id"])
-    return [r for r in rows if r["run_id"] == latest[(r["sampler"], r["max_threads"])]]
-
-
-def _asks(rows: list[dict], cold: bool) -> list[float]:
-    return [s for r in rows for s, c in zip(r["seconds"], r["cold"]) if c == cold]
-
-
-def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
-    """Markdown: median cold and warm seconds per suggestion with the fewest and the most processes,
-    their ratio, per (sampler, max_threads); the latest run of each; provenance under the table."""
-    rows = _latest_run(rows)
-    if not rows:
-        return []
-    procs = sorted({r["processes"] for r in rows})
-    lo, hi = procs[0], procs[-1]
-    order = ordered(r["sampler"] for r in rows)
-    groups = sorted(
-        {(r["sampler"], r["max_threads"]) for r in rows},
-        key=lambda k: (order.index(k[0]), k[1] is not None, k[1] or 0),
-    )
-
-    def p(n):
-        return f"{n} proc" + ("s" if n > 1 else "")
-
-    lines = [
-        "### Thread oversubscription: concurrent worker processes",
-        "",
-        "Hartmann-6, random completed trials added with `add_trials` (EGP "
-        f"{_values(rows, 'n_complete', 'egp-auto')}, BORE++ "
-        f"{_values(rows, 'n_complete', 'bore++')}), then {_values(rows, 'asks')} ask(fixed "
-        "distributions) + tell per worker process; each worker a fresh interpreter with default "
-        "BLAS threads (no thread variables set), the workers of a cell released together. Cold: "
-        "the first ask of a fresh sampler (model fitted from scratch); warm: the later asks. "
-        f"Median seconds per ask over workers and {_values(rows, 'repeats')} repeats (cells "
-        f"interleaved); ratio = {p(hi)} / {p(lo)}. `benchmarks/threads.py`.",
-        "",
-        f"| sampler | max_threads | cold, {p(lo)} (s) | cold, {p(hi)} (s) | cold ratio | warm, "
-        f"{p(lo)} (s) | warm, {p(hi)} (s) | warm ratio |",
-        "|---" * 8 + "|",
-    ]
-    checks = []
-    for sampler, m in groups:
-        g = [r for r in rows if (r["sampler"], r["max_threads"]) == (sampler, m)]
-        cells = []
-        for cold in (True, False):
-            a, b = (_asks([r for r in g if r["processes"] == n], cold) for n in (lo, hi))
-            ratio = statistics.median(b) / statistics.median(a) if a and b else None
-            cells += [_med(a), _med(b), f"{ratio:.2f}" if ratio is not None else "–"]
-            if ratio is not None and hi > lo:
-                checks.append(
-                    f"- {LABELS.get(sampler, sampler)}, max_threads={m}, "
-                    f"{'cold' if cold else 'warm'}: {p(hi)} / {p(lo)} = {ratio:.2f} (target: at "
-                    f"most {target:g}): {'met' if ratio <= target else 'not met'}"
-                )
-        lines.append(
-            f"| {LABELS.get(sampler, sampler)} (`{sampler}`) | {m} | " + " | ".join(cells) + " |"
-        )
-    checks += _against_no_limit(rows, lo, hi, target)
-    lines += ["", *_provenance(rows), ""] + checks
-    problems = sorted(
-        {
-            f"- problem ({r['sampler']}, max_threads={r['max_threads']}, {p(r['processes'])}): {q}"
-            for r in rows
-            for q in r.get("problems", [])
-        }
-    )
-    return lines + ([""] + problems if problems else []) + [""]
-
-
-def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list[str]:
-    """Each limit's most-process median against the
-    fewest-process median without a limit (the old default)."""
-    out = []
-    for sampler in ordered(r["sampler"] for r in rows):
-        base = [
-            r
-            for r in rows
-            if r["sampler"] == sampler and r["max_threads"] is None and r["processes"] == lo
-        ]
-        for m in sorted(
-            {
-                r["max_threads"]
-                for r in rows
-                if r["sampler"] == sampler and r["max_threads"] is not None
-            }
-        ):
-            g = [
-                r
-                for r in rows
-                if r["sampler"] == sampler and r["max_threads"] == m and r["processes"] == hi
-            ]
-            for cold in (True, False):
-                a, b = _asks(base, cold), _asks(g, cold)
-                if a and b and hi > lo:
-                    ratio = statistics.median(b) / statistics.median(a)
-                    out.append(
-                        f"- {LABELS.get(sampler, sampler)}, {'cold' if cold else 'warm'}: {hi} "
-                        f"processes with max_threads={m} / {lo} without a limit = {ratio:.2f} "
-                        f"(at most {target:g}: {'yes' if ratio <= target else 'no'})"
-                    )
-    return out
-
-
-def _values(rows: list[dict], field: str, sampler: str | None = None) -> str:
-    vals = sorted({r[field] for r in rows if sampler is None or r["sampler"] == sampler})
-    return "/".join(map(str, vals)) if vals else "–"
-
-
-def _cpus(row: dict):
-    machine = row.get("machine")  # a dict in rows with provenance, older rows: cpu_count
-    return machine["cpu_count"] if isinstance(machine, dict) else row.get("cpu_count")
-
-
-def _provenance(rows: list[dict]) -> list[str]:
-    loads = [r["loadavg_before"][0] for r in rows]
-    inside = sorted(
-        {f"max_threads={r['max_threads']}: {r['blas_threads_in_sampler']}" for r in rows}, key=str
-    )
-    cpus = "/".join(map(str, sorted({_cpus(r) for r in rows}, key=str)))
-    return [
-        f"{cpus} CPUs; BLAS threads per worker before any limit: "
-        f"{_values(rows, 'blas_threads')}; inside the sampler: {'; '.join(inside)}; 1-minute load "
-        f"average before the cells {min(loads):.2f} to {max(loads):.2f}.",
-        "",
-        provenance_line(rows),
-    ]
 
 
 # ----------------------------------------------------------------------------- main

@@ -20,11 +20,12 @@ from benchmarks import (
     mo_functions,
     mo_report,
     multi_objective,
-    report,
+    quality_report,
     run_all,
+    suite_report,
 )
 from benchmarks.constrained_functions import PROBLEMS, best_feasible
-from benchmarks.harness import provenance
+from benchmarks.harness import provenance, regret
 from benchmarks.harness.results import read_rows, same_setting
 from benchmarks.harness.tables import provenance_line
 from shared_core import pareto
@@ -58,7 +59,7 @@ def _peer(row: dict) -> dict:
 
 def test_paired_keeps_the_pairs_every_sampler_ran():
     rows = [_row("egp-ts", "branin", s, 1.0) for s in (0, 1)] + [_row("tpe", "branin", 0, 2.0)]
-    assert {(r["sampler"], r["seed"]) for r in report.paired(rows)} == {("egp-ts", 0), ("tpe", 0)}
+    assert {(r["sampler"], r["seed"]) for r in regret.paired(rows)} == {("egp-ts", 0), ("tpe", 0)}
 
 
 def test_lines_and_plot_use_the_table_seeds(tmp_path, monkeypatch):
@@ -71,10 +72,10 @@ def test_lines_and_plot_use_the_table_seeds(tmp_path, monkeypatch):
         for s, v in ((0, 0.5), (1, 1000.0))
     ]
     plotted = []
-    monkeypatch.setattr(report, "regret_plot", lambda rows, *_: plotted.append(rows))
-    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+    monkeypatch.setattr(quality_report, "regret_plot", lambda rows, *_: plotted.append(rows))
+    ctx = suite_report.Context(results=tmp_path, img=tmp_path / "img")
 
-    lines = report.parallel_section(ctx, seq, "suite_async4.jsonl", "Async")
+    lines = quality_report.parallel_section(ctx, seq, "suite_async4.jsonl", "Async")
 
     assert {(r["sampler"], r["seed"]) for r in plotted[0]} == {("egp-ts", 0), ("tpe", 0)}
     # egp-ts / sequential egp-auto on seed 0 only: 1.0 / 0.5
@@ -92,13 +93,13 @@ def test_wins_and_ratios_pair_their_rows_themselves():
         _row("gp", "branin", 0, 1.0),
     ]
     assert "- egp-ts has a lower median than tpe on 0 of 1 functions, ties on 0" in (
-        report.wins_lines(rows)
+        suite_report.wins_lines(rows)
     )
     seq = [{**_row("egp-auto", "branin", s, 1.5), "mode": "seq"} for s in (0, 1)]
-    assert report.sequential_ratios(rows, seq)[0] == (
+    assert suite_report.sequential_ratios(rows, seq)[0] == (
         "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
     )
-    spread = report.spread_table([{**r, "pending_spread": 0.5} for r in rows])
+    spread = suite_report.spread_table([{**r, "pending_spread": 0.5} for r in rows])
     assert "| branin | 0.500 (1) | 0.500 (1) | 0.500 (1) |" in spread
 
 
@@ -107,13 +108,13 @@ def test_sequential_ratios_pair_rows_of_the_same_sampler_code_only():
     # (so not HEAD's code) measure a change of code, not the workers: they are left out.
     par = [_row("egp-ts", "branin", 0, 3.0), _row("tpe", "branin", 0, 2.0)]
     seq = [{**_row("egp-auto", "branin", 0, 1.5), "mode": "seq", "commit": "fedcba9"}]
-    assert report.sequential_ratios(par, seq) == []
-    assert report.sequential_ratios(par, [{**seq[0], "commit": "abc1234"}]) == [
+    assert suite_report.sequential_ratios(par, seq) == []
+    assert suite_report.sequential_ratios(par, [{**seq[0], "commit": "abc1234"}]) == [
         "- egp-ts / sequential egp-auto: median 2.00 (per function: 2.00)"
     ]
     # a peer's rows pair whatever their commits: its code is its cached version's
     peer_seq = [{**_row("tpe", "branin", 0, 1.0), "mode": "seq", "commit": "fedcba9"}]
-    assert report.sequential_ratios(par, peer_seq) == [
+    assert suite_report.sequential_ratios(par, peer_seq) == [
         "- tpe / sequential tpe: median 2.00 (per function: 2.00)"
     ]
 
@@ -129,7 +130,7 @@ def test_suite_shows_the_setting_of_the_latest_row(tmp_path):
             _peer({**_row("tpe", "branin", 0, 3.0), "workers": 8}),
         ],
     )
-    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+    ctx = suite_report.Context(results=tmp_path, img=tmp_path / "img")
 
     rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
 
@@ -144,7 +145,7 @@ def test_suite_leaves_out_other_benchmarks_peer_runs_on_the_same_cells(tmp_path)
     _write(tmp_path / "suite_async4.jsonl", [_row("egp-ts", "branin", 0, 1.0)])
     other = {**_row("tpe", "branin", 0, 9.0), "bench": "sto_bnts"}  # the same function and cell
     _write(tmp_path / "peers.jsonl", [_peer(_row("tpe", "branin", 0, 2.0)), _peer(other)])
-    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+    ctx = suite_report.Context(results=tmp_path, img=tmp_path / "img")
 
     rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
 
@@ -164,7 +165,7 @@ def test_suite_keeps_each_function_at_its_own_trials(tmp_path):
         _peer(_row("tpe", "ellipsoid5", 0, 3.0)),
     ]
     _write(tmp_path / "peers.jsonl", peers)
-    ctx = report.Context(results=tmp_path, img=tmp_path / "img")
+    ctx = suite_report.Context(results=tmp_path, img=tmp_path / "img")
 
     rows = ctx.suite("suite_async4.jsonl", peers=("tpe",))
 

@@ -14,7 +14,7 @@ initial design); and ``tell(handle, value)``. :func:`drive` runs one through
 ``harness.asktell.ask_tell``: sequentially (mode ``seq``) or with ``workers`` trials pending (mode
 ``async``: the peer is asked again while ``workers - 1`` trials still run), completing in a random
 order drawn from ``numpy.random.default_rng(seed + 1000)``, the same order as ``benchmarks.run``
-gives the Optuna samplers. The row has ``benchmarks.run``'s fields (``harness.regret``) and the
+gives the Optuna samplers. The row has ``benchmarks.run``'s fields (``harness.suite_row``) and the
 timing fields of ``harness.asktell.timing_fields`` (wall and CPU seconds of each ask;
 ``seconds_per_suggestion`` is their mean over the model's asks), ``peer_threads`` (the thread
 settings in the worker) and the adapter's ``extra`` fields (HEBO: ``pymoo_compiled``).
@@ -37,7 +37,7 @@ from benchmarks import functions, ill_conditioned
 from benchmarks.external import MODES
 from benchmarks.harness.asktell import ask_tell, timing_fields
 from benchmarks.harness.provenance import versions
-from benchmarks.harness.regret import pending_spread, regret_fields
+from benchmarks.harness.suite_row import pending_spread, regret_fields
 from benchmarks.harness.threads import pin_torch, thread_settings
 
 __all__ = ["ADAPTERS", "HEBOPeer", "SMACPeer", "drive", "run"]
@@ -182,7 +182,7 @@ def drive(
     Returns:
         ``values`` (each trial's value, in the order asked), ``ask_seconds`` and
         ``ask_cpu_seconds`` (wall and process CPU seconds of each ask), ``model_at_ask``,
-        ``spreads`` (``harness.regret.pending_spread`` of the points pending at each ask) and
+        ``spreads`` (``harness.suite_row.pending_spread`` of the points pending at each ask) and
         ``told`` (the trials' indices in the order they completed).
     """
     out: dict[str, list] = {

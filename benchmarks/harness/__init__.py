@@ -22,12 +22,15 @@ module              role
                     ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
 ``tables``          Markdown tables and the provenance line under each table;
                     ``median_ranks`` and ``value_table`` for an option's development runs
+``regret``          the rules of the regret comparisons: ``paired`` (the (function, seed)
+                    pairs every sampler ran), ``STARTUP_TRIALS``, ``TIE_FRACTION``,
+                    ``tie_floors``, ``versus``, ``wins``
 ``plots``           regret-vs-trials plots
 ``probes``          ``ModelProbe``: which asks the model answered, and their seconds
 ``studies``         studies that start with random completed trials
 ``asktell``         ``ask_tell``: the loop with trials pending, completing in a random order;
                     ``timed_ask_tell``: a study run by it with every ask timed
-``regret``          ``regret_fields``: a suite row's regret trace, seconds and pending spread
+``suite_row``       ``regret_fields``: a suite row's regret trace, seconds and pending spread
                     (``pending_spread``); numpy only, for the external peers' worker too
 ==================  ===================================================================
 
@@ -38,7 +41,7 @@ Writing a benchmark ``benchmarks/<name>.py``:
    process that needs other counts gets them through ``workers.worker_env(threads=...)``).
 2. Give it ``main(argv=None)`` with ``--out`` (a JSONL file) and, for ``run_all --quick``, settings
    small enough to finish in a few seconds yet past the samplers' random start-up (record
-   ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/run_all.py``
+   ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/registry.py``
    (``BENCHMARKS``: the full command and the quick command).
 3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance and the
    fingerprint of the row's ``config``, or of its ``sampler`` name alone); skip what is
@@ -49,5 +52,8 @@ Writing a benchmark ``benchmarks/<name>.py``:
 4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
    sub-command started with ``run_worker`` (never Python code kept in strings).
 5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built
-   with ``tables``) and put it on the page where it belongs (``PAGES``).
+   with ``tables``; ties by ``regret``), in the benchmark's module or in a report module of its
+   own (``<name>_report.py``), and put it on the page where it belongs (``PAGES``, or a page of
+   ``benchmarks.pages``). Imports go one way: the harness, then the benchmarks and their report
+   modules, then the pages and ``benchmarks.report``.
 """

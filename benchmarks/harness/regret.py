@@ -1,49 +1,96 @@
-"""The measured fields of a suite row (``python -m benchmarks.run suite``), in one place.
+"""The rules of the regret comparisons: which rows a comparison uses and when two final regrets
+tie.
 
-Both drivers of the suite build their rows with :func:`regret_fields`: ``benchmarks.run`` for the
-Optuna samplers and ``benchmarks.external.worker`` for the peers run in their own environment
-(which has numpy but none of our package's other dependencies: this module imports numpy only).
+A comparison uses the rows of the (function, seed) pairs that every sampler of it ran
+(``paired``). The samplers' first ``STARTUP_TRIALS`` trials are random; a final regret below
+``TIE_FRACTION`` of the function's median regret after them (``startup_regret``) counts as that
+fraction (``tie_floors``, ``versus``), so two samplers that both got there tie: they have solved
+the function as far as the comparison can tell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
 
 import numpy as np
 
-__all__ = ["pending_spread", "regret_fields"]
+__all__ = [
+    "STARTUP_TRIALS",
+    "TIE_FRACTION",
+    "compare",
+    "final_regret",
+    "median",
+    "paired",
+    "startup_regret",
+    "tie_floors",
+    "versus",
+    "wins",
+]
+
+# the samplers' default n_startup_trials: asks before it are random, not timed in the summaries
+STARTUP_TRIALS = 10
+# Final regrets below this fraction of a function's start-up regret count as ties: two samplers
+# that both reached it have solved the function as far as the comparison can tell.
+TIE_FRACTION = 1e-3
 
 
-def pending_spread(xs: Sequence[np.ndarray], bounds: np.ndarray) -> float:
-    """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""
-    if len(xs) < 2:
-        return float("nan")
-    U = (np.array(xs) - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0])  # (n_pending, d)
-    d = np.linalg.norm(U[:, None] - U[None], axis=-1)
-    return float(d[np.triu_indices(len(U), 1)].mean())
+def paired(rows: list[dict]) -> list[dict]:
+    """The rows of the (function, seed) pairs that every sampler of ``rows`` ran."""
+    samplers = {r["sampler"] for r in rows}
+    ran: dict = defaultdict(set)
+    for r in rows:
+        ran[(r["function"], r["seed"])].add(r["sampler"])
+    return [r for r in rows if ran[(r["function"], r["seed"])] == samplers]
 
 
-def regret_fields(
-    values: Sequence[float], f_min: float, seconds: float, spreads: Sequence[float]
-) -> dict:
-    """A suite row's measurements.
+def final_regret(rows: list[dict]) -> dict:
+    """``{function: {sampler: [final regret per seed]}}`` over the seeds every sampler ran."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for r in sorted(paired(rows), key=lambda r: r["seed"]):
+        out[r["function"]][r["sampler"]].append(r["regret"][-1])
+    return out
 
-    Args:
-        values: the objective value of each trial, in the order the trials were asked.
-        f_min: the function's known minimum.
-        seconds: wall seconds of the whole run.
-        spreads: :func:`pending_spread` at each ask with trials pending (NaN where fewer than two).
 
-    Returns:
-        ``regret`` (best value so far minus ``f_min``, per trial), ``seconds_per_trial``,
-        ``instant_regret`` (each trial's value minus ``f_min``) and ``pending_spread`` (the mean
-        of ``spreads`` over the asks with at least two points pending; ``None`` if none had).
-    """
-    v = np.asarray(values, dtype=float)  # (n_trials,)
-    spread = [s for s in spreads if s == s]  # NaN: fewer than two pending points
-    return {
-        "regret": (np.minimum.accumulate(v) - f_min).tolist(),
-        "seconds_per_trial": seconds / len(v),
-        "instant_regret": (v - f_min).tolist(),
-        "pending_spread": float(np.mean(spread)) if spread else None,
-    }
+def median(values) -> float:
+    return float(np.median(values)) if len(values) else float("nan")
+
+
+def startup_regret(rows: list[dict]) -> dict[str, float]:
+    """``{function: median over rows of the regret after the STARTUP_TRIALS start-up trials}``
+    (the runs' random start-up; rows shorter than that left out)."""
+    at: dict = defaultdict(list)
+    for r in rows:
+        if len(r["regret"]) >= STARTUP_TRIALS:
+            at[r["function"]].append(r["regret"][STARTUP_TRIALS - 1])
+    return {fn: median(v) for fn, v in at.items()}
+
+
+def tie_floors(rows: list[dict]) -> dict[str, float]:
+    """``{function: the regret below which final regrets tie}``: ``TIE_FRACTION`` of its
+    start-up regret (0 for a function without one)."""
+    startup = startup_regret(rows)
+    return {r["function"]: TIE_FRACTION * startup.get(r["function"], 0.0) for r in rows}
+
+
+def compare(ours: float, peer: float, tolerance: float) -> int:
+    """-1 if median ``ours`` is lower than ``peer`` by more than ``tolerance``, 1 if higher by
+    more, else 0 (a tie)."""
+    if ours < peer - tolerance:
+        return -1
+    return 1 if ours > peer + tolerance else 0
+
+
+def versus(ours: float, peer: float, floor: float) -> int:
+    """-1 if regret ``ours`` is lower than ``peer``, 1 if higher, 0 if equal or both at most
+    ``floor``."""
+    return compare(max(ours, floor), max(peer, floor), 0.0)
+
+
+def wins(rows: list[dict], ours: str, peer: str) -> tuple[int, int, int]:
+    """(functions where ``ours`` has the lower median final regret than ``peer``, functions where
+    they tie (``versus``; the tie floors from all of ``rows``), functions)."""
+    floors = tie_floors(rows)
+    table = final_regret([r for r in rows if r["sampler"] in (ours, peer)])
+    fns = [fn for fn in table if table[fn].get(ours) and table[fn].get(peer)]
+    outcome = [versus(median(table[fn][ours]), median(table[fn][peer]), floors[fn]) for fn in fns]
+    return outcome.count(-1), outcome.count(0), len(fns)

@@ -33,7 +33,10 @@ def rows_of(rows: list[dict], mode: str) -> list[dict]:
     (``constrained_report.shown``); regret recomputed from the values with the problem's
     current minimum."""
     picked = shown([r for r in rows if r["mode"] == mode], [])
-    return [{**r, "regret": PROBLEMS[r["function"]].regret(r["values"])} for r in picked]
+    return [
+        {**r, "regret": PROBLEMS[r["function"]].regret(r.get("best_values", r.get("values")))}
+        for r in picked
+    ]
 
 
 def budgets(n_trials: int) -> list[int]:

@@ -199,7 +199,8 @@ def run(a: argparse.Namespace) -> None:
             for cell in cells:
                 share = "1" if cell["share_model"] else "0"
                 rec = run_worker("cold_start", "worker", url, str(a.seed), share, str(a.asks))
-                out.append({**cell, **rec})
+                config = {"sampler": "egp-auto", "options": {"share_model": cell["share_model"]}}
+                out.append({**cell, **rec, "config": config})
                 print(
                     f"n={n} share_model={cell['share_model']} repeat={cell['repeat']}: asks "
                     f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "

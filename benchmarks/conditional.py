@@ -19,7 +19,9 @@ group=True)``. Modes (``harness.asktell``): ``seq``, one trial at a time; ``asyn
 choice parameters with ``dependent_parameters``), minimising ``loss``, Ax's default generation
 strategy or ours (``harness.ax.ax_client``).
 
-Row per run: ``values`` (each trial's value, in trial order), ``params`` (each trial's active
+Row per run as made (stored compact, ``harness.compact``: ``best_values``, the running
+minimum of the values, in place of ``values`` and ``regret``, and no ``params``): ``values`` (each
+trial's value, in trial order), ``params`` (each trial's active
 parameters), ``regret`` (best value so far minus the problem's optimum; for ``model-choice``,
 whose optimum is unknown, the best CV error so far), ``optimum``, and the timing fields of
 ``harness.asktell`` (``ask_seconds`` and ``ask_cpu_seconds``: ``study.ask()`` with its

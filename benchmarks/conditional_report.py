@@ -15,9 +15,9 @@ __all__ = ["compare", "final_regrets", "plot_rows", "regret", "summarise"]
 
 
 def regret(row: dict) -> list[float]:
-    """The row's regret after each trial, from its ``values`` with the problem's current
-    optimum (the best value itself where the optimum is unknown)."""
-    return PROBLEMS[row["function"]].regret(row["values"])
+    """The row's regret after each trial, from its ``best_values`` (as stored; ``values`` as made)
+    with the problem's current optimum (the best value itself where the optimum is unknown)."""
+    return PROBLEMS[row["function"]].regret(row.get("best_values", row.get("values")))
 
 
 def final_regrets(runs: list[dict]) -> list[float]:

@@ -197,7 +197,7 @@ def headline(ctx: Context) -> list[str]:
     current = (
         ""
         if current_line(shown)
-        else " EGPTSSampler's rows were measured at the current sampler code."
+        else " EGPTSSampler's rows are current (the sampler behaves as when they were measured)."
     )
     return [
         "Median final regret (best value found minus the known minimum; lower is better) after "

@@ -17,7 +17,8 @@ below ``TIE_FRACTION`` of the function's start-up regret (``startup_regret``) co
 fraction, so two samplers that both got there tie. A table, the lines under it and its plot use the
 same rows: those of the (function, seed) pairs that every sampler of the table ran (``paired``;
 these rules: ``harness.regret``). Under each table, the commits and dates of its rows, and a note
-when our samplers' rows were measured at sampler code other than HEAD's (``tables.current_line``).
+when some of our samplers' rows are not current: their configuration's behaviour fingerprint is
+not HEAD's (``tables.current_line``, ``harness.fingerprint``).
 
 This module assembles the pages; their sections come from ``quality_report`` (the quality page and
 the headline), ``pages`` (the other benchmarks' pages) and the benchmarks' report modules.

@@ -48,8 +48,8 @@ class Store:
     def put(self, row: dict) -> None:
         if row.get("sampler") is not None and is_peer(row["sampler"]):
             self.cache.put(row, self.cell)
-        else:
-            self.out.append(row)
+        else:  # a row of no sampler (encoding, imports) times the default sampler's code
+            self.out.append({"config": {"sampler": row.get("sampler") or "egp-auto"}, **row})
 
 
 # ----------------------------------------------------------------------------- timing

@@ -29,7 +29,13 @@ from benchmarks.harness.regret import (
 )
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import is_peer
-from benchmarks.harness.tables import fmt, markdown_table, provenance_line, row_commit
+from benchmarks.harness.tables import (
+    earlier_code,
+    fmt,
+    markdown_table,
+    provenance_line,
+    row_commit,
+)
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")
@@ -193,10 +199,7 @@ def sequential_ratios(par: list[dict], seq: list[dict]) -> list[str]:
 
 
 def _same_code(a: dict, b: dict) -> bool:
-    """Whether rows ``a`` and ``b`` were measured with the same behaviour: the same commit, or
-    the same fingerprint of the sampler configuration they share."""
+    """Whether rows ``a`` and ``b`` were measured with the same code: the same commit, or both
+    current (each row's fingerprint is HEAD's for its own configuration)."""
     ca, cb = row_commit(a)[1], row_commit(b)[1]
-    same_behaviour = a.get("fingerprint") is not None and a.get("fingerprint") == b.get(
-        "fingerprint"
-    )
-    return bool(ca) and (ca == cb or same_behaviour)
+    return bool(ca) and (ca == cb or not earlier_code([a, b]))

@@ -65,7 +65,7 @@ def test_traces_kept_where_their_report_reads_them():
 
     # the conditional report reads only the running minimum of the values
     cond = c.compact({"bench": "conditional", **row}, pathlib.Path("/x/c.jsonl"))
-    assert c.expand(cond, pathlib.Path("/x/c.jsonl"))["values"] == [3, 1, 1, 0.5]
+    assert cond == {"bench": "conditional", "best_values": [3.0, 1.0, 1.0, 0.5]}
     # the multi-objective report reads every value (fronts), to 12 digits
     mo = c.compact(
         {"bench": "multi_objective", "values": [[1 / 3, 2.0], [math.pi, 0.5]]},
@@ -106,3 +106,11 @@ def test_run_length_encoding_is_lossless(value):
     stored = c._runs(value)
     assert "rle" in stored and c._unruns(stored) == value
     assert c._unruns(c._runs([1, 2, 3, 4])) == [1, 2, 3, 4]  # no long runs: stored as it is
+
+
+def test_the_entries_tables_read_are_kept_exact():
+    from benchmarks.dec_hbo_report import LAST_ASKS
+    from benchmarks.harness.regret import STARTUP_TRIALS
+
+    assert set(c.EXACT_ENTRIES["regret"]) == {STARTUP_TRIALS - 1, -1}
+    assert set(range(-LAST_ASKS, 0)) <= set(c.EXACT_ENTRIES["ask_seconds"])

@@ -111,6 +111,14 @@ def test_a_row_names_its_configuration():
     assert Config.of_row(row) == Config("egp-auto", (("n_raw", 2048),))
     assert Config.of_row({"bench": "speed_encoding"}) is None
     assert Config.of("egp-auto", {}, None).key == Config.of("egp-auto").key
+    # written with a tuple, read back from JSON with a list: the same hashable configuration
+    kernels = {"sampler": "egp-auto", "options": {"kernels": ["rbf", "matern52"]}}
+    assert Config.of_row({"config": kernels}) == Config.of(
+        "egp-auto", {"kernels": ("rbf", "matern52")}
+    )
+    assert Config.of_key(Config.of_row({"config": kernels}).key) == Config.of_row(
+        {"config": kernels}
+    )
 
 
 def _row(sampler: str, commit: str, fp: str | None) -> dict:
@@ -144,7 +152,7 @@ def test_the_note_names_the_commits_of_rows_whose_fingerprint_is_not_heads():
 def test_head_fingerprints_are_cached_by_code(tmp_path, monkeypatch):
     calls: list = []
     monkeypatch.setattr(fingerprint, "CACHE", tmp_path / "fp.json")
-    monkeypatch.setattr(fingerprint, "fingerprint", lambda c: calls.append(c) or "f-" + c.sampler)
+    monkeypatch.setattr(fingerprint, "_computed", lambda c: calls.append(c) or "f-" + c.sampler)
 
     assert fingerprint.head_fingerprints([Config.of("a"), Config.of("b")]) == {
         Config.of("a"): "f-a",

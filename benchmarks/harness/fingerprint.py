@@ -3,25 +3,32 @@
 A row records the fingerprint of the sampler configuration it ran (:class:`Config`): a hash of
 that configuration's seeded suggestions in a few fixed scenarios (:data:`SCENARIOS`: sequential
 on a mixed space and on one float, with pending trials, with constraint values
-(``trial.set_constraint``), with two objectives, on a conditional space; Ax methods: sequential
-and in batches with an outcome constraint). A row is current when HEAD's fingerprint of its
-configuration equals the row's. A refactoring that keeps every suggestion keeps every row
-current; a change of one algorithm's behaviour stales that algorithm's rows only.
+(``trial.set_constraint``), with two objectives, on a conditional space; Ax methods: sequential,
+in batches, with an outcome constraint, with two objectives). A row is current when HEAD's
+fingerprint of its configuration equals the row's. A refactoring that keeps every suggestion
+keeps every row current; a change of one algorithm's behaviour stales that algorithm's rows only.
+What a fingerprint does not see: the speed of the code (a timing table's rows stay current
+through a slow-down) and the benchmark's own problems and loop.
 
 Suggestions enter the hash as positions in the unit cube rounded to 3 decimals (integers and
-choices as they are), so that last-bit differences between CPU kinds and BLAS kernels do not
-change it, while a real change of behaviour moves a suggestion by far more than 1e-3. A scenario
-a configuration refuses (any exception before it ends: several objectives for DEC-HBO, for
-example) enters as ``refused``, whenever the refusal comes.
+choices as they are), so that last-bit differences between CPU kinds and BLAS kernels almost never
+change it (only a value within such a difference of a rounding boundary, or a model suggestion
+that such a difference turns elsewhere), while a real change of behaviour moves a suggestion by
+far more than 1e-3. A scenario a configuration refuses (any exception before it ends: several
+objectives for DEC-HBO, for example) enters as ``refused``, whenever the refusal comes.
 
-Fingerprints of HEAD's code are cached in ``.cache/fingerprints.json`` under a key of the
-product's source files, this module, the sampler registry and the library versions: computing
-one takes a few seconds per configuration.
+HEAD's fingerprints are computed in a process of their own (``python -m
+benchmarks.harness.fingerprint CONFIG_KEY``: a benchmark's own process keeps its state and
+timings) and cached in ``.cache/fingerprints.json`` under :func:`code_key`: the product's source
+files, the harness modules that build the scenarios and the library versions, as they were when
+this process first asked (the code it imported).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -48,12 +55,27 @@ CACHE = ROOT / ".cache" / "fingerprints.json"
 # What a fingerprint depends on besides the libraries: the product, the scenarios (this module)
 # and how a name becomes a sampler.
 _SOURCES = ("shared_core", "optuna_egp", "ax_egp")
-_HARNESS = ("benchmarks/harness/fingerprint.py", "benchmarks/harness/samplers.py")
-_LIBRARIES = ("numpy", "scipy", "optuna", "torch", "ax-platform", "botorch")
+_HARNESS = (
+    "benchmarks/harness/fingerprint.py",
+    "benchmarks/harness/samplers.py",
+    "benchmarks/harness/ax.py",
+    "benchmarks/harness/threads.py",
+)
+_LIBRARIES = (
+    "numpy",
+    "scipy",
+    "optuna",
+    "torch",
+    "ax-platform",
+    "botorch",
+    "gpytorch",
+    "linear_operator",
+)
 N_TRIALS = 13  # the samplers' 10 random start-up trials, then 3 model-based suggestions
 # With trials pending, 4 worker slots (distributed TS: 4 agents, whose graphs differ from 4 nodes
-# on) and trials enough for an agent that sees only its neighbours' trials to leave its start-up.
-N_PENDING, N_PENDING_TRIALS = 4, 20
+# on), and trials enough for the model to answer several asks; distributed TS's agents count only
+# their neighbours' trials (a disconnected agent its own) towards the 10 of the start-up.
+N_PENDING, N_PENDING_TRIALS, N_PENDING_AGENT_TRIALS = 4, 20, 52
 DECIMALS = 3
 
 
@@ -75,7 +97,13 @@ class Config:
 
     @classmethod
     def of(cls, sampler: str, options: Mapping[str, Any] | None = None, penalty=None) -> Config:
-        return cls(sampler, tuple(sorted((options or {}).items())), penalty)
+        return cls(sampler, _frozen(dict(options or {})), penalty)
+
+    @classmethod
+    def of_key(cls, key: str) -> Config:
+        """The configuration whose :attr:`key` is ``key``."""
+        sampler, options, penalty = json.loads(key)
+        return cls.of(sampler, dict(options), penalty)
 
     @classmethod
     def of_row(cls, row: Mapping[str, Any]) -> Config | None:
@@ -92,6 +120,16 @@ class Config:
     @property
     def is_ax(self) -> bool:
         return self.sampler.startswith("ax-")
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` hashable: lists as tuples, mappings as sorted ``(key, value)`` tuples (a
+    configuration read back from JSON has lists where it was written with tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 # --- scenarios ---------------------------------------------------------------------------------
@@ -166,13 +204,19 @@ def _optuna_scenario(
 ) -> Callable:
     def run(config: Config) -> list:
         studies = _study(config, n_agents, **study_options)
-        trials = _ask_tell(studies, objective, n_running, n_trials)
+        trials = _ask_tell(studies, objective, n_running, _trials(config, n_trials))
         return [_unit(t.params, t.distributions) for t in trials]
 
     return run
 
 
-def _ax_scenario(batch: int, constrained: bool) -> Callable:
+def _trials(config: Config, n_trials: int) -> int:
+    if n_trials == N_PENDING_TRIALS and config.sampler.startswith("dts-"):
+        return N_PENDING_AGENT_TRIALS
+    return n_trials
+
+
+def _ax_scenario(batch: int, constrained: bool = False, objectives: int = 1) -> Callable:
     def run(config: Config) -> list:
         from ax import ChoiceParameterConfig, RangeParameterConfig
 
@@ -183,18 +227,21 @@ def _ax_scenario(batch: int, constrained: bool) -> Callable:
             RangeParameterConfig(name="k", bounds=(1, 8), parameter_type="int"),
             ChoiceParameterConfig(name="c", values=["a", "b", "c"], parameter_type="str"),
         ]
+        names = ("loss", "loss2")[:objectives]
         client = ax_client(
             config.sampler,
             None,
             0,
             ["c0 <= 0"] if constrained else (),
+            objectives=names,
             parameters=parameters,
         )
         out = []
         while len(out) < N_TRIALS - 3:  # Ax's 5 Sobol trials, then 5 model-based ones
             for index, p in client.get_next_trials(max_trials=batch).items():
                 loss = (p["x"] - 0.7) ** 2 + 0.1 * (p["k"] - 3) ** 2 + (p["c"] != "b")
-                client.complete_trial(index, raw_data={"loss": loss, "c0": p["x"] - 0.5})
+                data = {"loss": loss, "loss2": (p["x"] + 1) ** 2, "c0": p["x"] - 0.5}
+                client.complete_trial(index, raw_data=data)
                 out.append({"x": round((p["x"] + 2) / 4, DECIMALS), "k": p["k"], "c": p["c"]})
         return out
 
@@ -214,8 +261,10 @@ SCENARIOS: dict[str, dict[str, Callable[[Config], list]]] = {
         "conditional": _optuna_scenario(_conditional),
     },
     "ax": {
-        "sequential": _ax_scenario(batch=1, constrained=False),
-        "batches": _ax_scenario(batch=3, constrained=True),
+        "sequential": _ax_scenario(batch=1),
+        "batches": _ax_scenario(batch=3),
+        "constrained": _ax_scenario(batch=1, constrained=True),
+        "objectives": _ax_scenario(batch=1, objectives=2),
     },
 }
 
@@ -285,9 +334,11 @@ class _penalty:
 # --- HEAD's fingerprints, cached ---------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4)
 def code_key(root: pathlib.Path = ROOT) -> str:
-    """A hash of the Python sources a fingerprint depends on (as they are in the working tree)
-    and of the library versions."""
+    """A hash of the Python sources a fingerprint depends on and of the library versions, as they
+    were at this process's first call (a checkout edited during a long run keeps the key of the
+    code the run imported)."""
     digest = hashlib.sha256(json.dumps(versions(_LIBRARIES), sort_keys=True).encode())
     files = sorted(p for d in _SOURCES for p in (root / d).rglob("*.py"))
     for path in [*files, *(root / h for h in _HARNESS)]:
@@ -295,32 +346,29 @@ def code_key(root: pathlib.Path = ROOT) -> str:
     return digest.hexdigest()[:16]
 
 
-def head_fingerprint(config: Config, cache: pathlib.Path = CACHE) -> str:
-    """``fingerprint(config)`` of the code in the working tree, from the cache when known."""
-    key = code_key()
-    known = _read(cache).get(key, {})
-    if config.key not in known:
-        value = fingerprint(config)
-        _write(cache, key, {config.key: value})
-        return value
-    return known[config.key]
+def head_fingerprint(config: Config) -> str:
+    """``fingerprint(config)`` of HEAD's code, from the cache when known."""
+    return head_fingerprints([config])[config]
 
 
-def head_fingerprints(configs: Iterable[Config], *, procs: int = 1) -> dict[Config, str]:
-    """HEAD's fingerprints of ``configs``, the missing ones computed in ``procs`` processes."""
-    from benchmarks.harness.workers import pool_map
-
+def head_fingerprints(configs: Iterable[Config], *, procs: int = 2) -> dict[Config, str]:
+    """HEAD's fingerprints of ``configs``, the missing ones computed ``procs`` at a time."""
     configs = list(dict.fromkeys(configs))
-    known = _read(CACHE).get(code_key(), {})
+    key = code_key()
+    known = _read(CACHE).get(key, {})
     missing = [c for c in configs if c.key not in known]
-    for config, value in pool_map(_computed, missing, procs=procs):
-        known[config.key] = value
-        _write(CACHE, code_key(), {config.key: value})
+    with concurrent.futures.ThreadPoolExecutor(max(1, procs)) as pool:
+        for config, value in zip(missing, pool.map(_computed, missing)):
+            known[config.key] = value
+            _write(CACHE, key, {config.key: value})
     return {c: known[c.key] for c in configs}
 
 
-def _computed(config: Config) -> tuple[Config, str]:
-    return config, fingerprint(config)
+def _computed(config: Config) -> str:
+    """``fingerprint(config)`` in a new process (one thread per pool)."""
+    from benchmarks.harness.workers import run_worker, worker_env
+
+    return run_worker("harness.fingerprint", config.key, env=worker_env(threads=1))
 
 
 def _read(cache: pathlib.Path) -> dict:
@@ -340,3 +388,9 @@ def _write(cache: pathlib.Path, key: str, values: dict[str, str]) -> None:
     with os.fdopen(fd, "w") as fh:
         json.dump(data, fh, indent=1, sort_keys=True)
     os.replace(tmp, cache)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(json.dumps(fingerprint(Config.of_key(sys.argv[1]))))

@@ -26,9 +26,8 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.workers import pool_map
+from benchmarks.harness.runner import run_jobs
 from benchmarks.run import SUITE, default_trials, run_suite
 
 __all__ = ["DEV_FUNCTIONS", "VARIANTS", "Variant", "run_job", "variant_config"]
@@ -88,6 +87,7 @@ def run_job(job: dict) -> dict:
         gp.LENGTHSCALE_PENALTY = variant.penalty
     try:
         row = run_suite({**job, "options": dict(variant.options)})
+        row.pop("options")  # the row's config holds them
         return {**row, "config": variant_config(job["variant"])}
     finally:
         gp.LENGTHSCALE_PENALTY = shipped
@@ -140,13 +140,16 @@ def main(argv=None) -> None:
     unknown = set(a.variants.split(",")) - set(VARIANTS)
     if unknown:
         raise SystemExit(f"unknown variants {sorted(unknown)}; known: {', '.join(VARIANTS)}")
-    out, code = ResultsFile(a.out), commit()
-    done = out.done(("commit", *CELL))
-    todo = [j for j in jobs(a) if (code, *(j[f] for f in CELL)) not in done]
-    print(f"{len(todo)} runs to do, rows to {a.out}", flush=True)
-    for row in pool_map(run_job, todo, procs=a.procs):
-        out.append({k: v for k, v in row.items() if k != "options"})
-        print(f"{row['variant']} {row['function']} seed={row['seed']} -> {row['regret'][-1]:.4g}")
+    run_jobs(
+        jobs(a),
+        run_job,
+        out=ResultsFile(a.out),
+        cell=CELL,
+        procs=a.procs,
+        describe=lambda row: (
+            f"{row['variant']} {row['function']} seed={row['seed']} -> {row['regret'][-1]:.4g}"
+        ),
+    )
 
 
 if __name__ == "__main__":

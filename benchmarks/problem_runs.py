@@ -20,11 +20,10 @@ from benchmarks.distributed_async import make_async_samplers
 from benchmarks.harness.asktell import timed_ask_tell, timing_fields
 from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.cache import PeerCache
-from benchmarks.harness.provenance import commit
 from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.results import RESULTS, ResultsFile, key
+from benchmarks.harness.results import RESULTS, ResultsFile
+from benchmarks.harness.runner import run_jobs
 from benchmarks.harness.samplers import is_peer
-from benchmarks.harness.workers import pool_map
 
 __all__ = ["CELL", "MODES", "ProblemBenchmark", "regret_run"]
 
@@ -98,30 +97,19 @@ class ProblemBenchmark:
     def main(self, argv: Sequence[str] | None = None) -> None:
         """Run what the command line asks for and is not done yet."""
         a = self.arguments(argv)
-        out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=self.protocol)
-        ours_key = ("sampler", "commit", *CELL)
-        done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
-        todo = [
-            job
-            for job in self.jobs(a)
-            if (
-                cache.key(job["sampler"], **{f: job[f] for f in CELL}) not in done_peers
-                if is_peer(job["sampler"])
-                else key({**job, "commit": code}, ours_key) not in done_ours
-            )
-        ]
-        print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
-        for row in pool_map(self.run_job, todo, procs=a.procs):
-            if is_peer(row["sampler"]):
-                cache.put(row, CELL)
-            else:
-                out.append(row)
-            print(
+        run_jobs(
+            self.jobs(a),
+            self.run_job,
+            out=ResultsFile(a.out),
+            cell=CELL,
+            cache=PeerCache(a.cache, protocol=self.protocol),
+            procs=a.procs,
+            describe=lambda row: (
                 f"{row['function']} {row['sampler']} {row['mode']} seed={row['seed']}: "
                 f"{self.describe(row)}, {row['seconds']:.1f} s, "
-                f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion",
-                flush=True,
-            )
+                f"{row['cpu_seconds_per_suggestion'] or float('nan'):.3f} CPU s/suggestion"
+            ),
+        )
 
 
 def regret_run(job: dict, samplers: Sequence[Any], problem: Any) -> dict:

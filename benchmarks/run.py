@@ -36,11 +36,10 @@ from benchmarks import external, functions, ill_conditioned
 from benchmarks.harness.asktell import ask_tell
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
-from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.samplers import is_external, is_peer, make_sampler
+from benchmarks.harness.runner import run_jobs
+from benchmarks.harness.samplers import is_external, make_sampler
 from benchmarks.harness.suite_row import pending_spread, regret_fields
-from benchmarks.harness.workers import pool_map
 
 MODES = ("seq", "threads", "async", "batch")
 # The peer cache's protocol version: bump it when what a run measures changes (the functions,
@@ -178,27 +177,18 @@ def main(argv=None) -> None:
             external.check(s, a.mode)
         else:
             make_sampler(s, seed=0)
-    out, cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
-    ours_key = ("sampler", "commit", "bench", *SUITE_CELL)
-    done_ours, done_peers, code = out.done(ours_key), cache.done(), commit()
-    todo = []
-    for job in jobs(a, samplers):
-        if is_peer(job["sampler"]):
-            cell = {f: job.get(f) for f in SUITE_CELL}
-            if cache.key(job["sampler"], **cell) not in done_peers:
-                todo.append(job)
-        elif tuple({**job, "commit": code}.get(f) for f in ours_key) not in done_ours:
-            todo.append(job)
-    print(f"{len(todo)} runs to do: ours to {a.out}, peers to {a.cache}", flush=True)
-    for row in pool_map(run_suite, todo, procs=a.procs):
-        if is_peer(row["sampler"]):
-            cache.put(row, SUITE_CELL)
-        else:
-            out.append(row)
-        print(
-            f"{row['function']} {row['sampler']} seed={row['seed']} -> {row['regret'][-1]:.4g}",
-            flush=True,
-        )
+    run_jobs(
+        jobs(a, samplers),
+        run_suite,
+        out=ResultsFile(a.out),
+        cell=("bench", *SUITE_CELL),
+        cache=PeerCache(a.cache, protocol=PROTOCOL),
+        peer_cell=SUITE_CELL,
+        procs=a.procs,
+        describe=lambda row: (
+            f"{row['function']} {row['sampler']} seed={row['seed']} -> {row['regret'][-1]:.4g}"
+        ),
+    )
 
 
 if __name__ == "__main__":

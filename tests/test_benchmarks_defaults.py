@@ -14,12 +14,14 @@ def test_a_variant_penalty_holds_for_its_run_only(monkeypatch):
     seen = []
     monkeypatch.setattr(
         defaults, "run_suite", lambda job: seen.append(gp.LENGTHSCALE_PENALTY) or dict(job)
-    )
+    )  # a row as run_suite makes it: the job's fields, options included
+
     shipped = gp.LENGTHSCALE_PENALTY
     assert shipped > 0
     row = defaults.run_job({"variant": "previous"})
     assert seen == [0.0] and gp.LENGTHSCALE_PENALTY == shipped
-    assert row["options"] == {"kernels": defaults.PAPER_KERNELS}
+    assert row["config"]["options"] == {"kernels": defaults.PAPER_KERNELS}  # the run's options
+    assert "options" not in row  # the config holds them
     defaults.run_job({"variant": "default"})
     assert seen[-1] == shipped
 

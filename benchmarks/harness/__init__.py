@@ -20,6 +20,8 @@ module              role
                     and protocol; ``machine_key()`` for the cells of timing benchmarks
 ``workers``         ``pool_map(fn, jobs, procs=)`` (spawn pool, module-level ``fn``) and
                     ``run_worker(module, *args)`` (``python -m benchmarks.<module> ...``)
+``runner``          ``run_jobs``: the run loop of the benchmarks of runs (skips what is done,
+                    runs the rest in parallel, stores each row: ours or the peer cache)
 ``tables``          Markdown tables and the provenance line under each table;
                     ``median_ranks`` and ``value_table`` for an option's development runs
 ``regret``          the rules of the regret comparisons: ``paired`` (the (function, seed)
@@ -43,12 +45,14 @@ Writing a benchmark ``benchmarks/<name>.py``:
    small enough to finish in a few seconds yet past the samplers' random start-up (record
    ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/registry.py``
    (``BENCHMARKS``: the full command and the quick command).
-3. Append each finished run with ``ResultsFile(out).append(row)`` (adds provenance and the
-   fingerprint of the row's ``config``, or of its ``sampler`` name alone); skip what is
-   done with ``ResultsFile(out).done(fields)``. Runs of peers (``is_peer(name)``) go to
-   ``PeerCache(path, protocol=PROTOCOL)`` instead, so that a change of our code does not run them
-   again; the module's ``PROTOCOL`` goes up when what it measures changes, and a timing
-   benchmark puts ``machine_key()`` in its peers' cells.
+3. Run the jobs (dicts of a cell and a ``sampler``) with ``runner.run_jobs(jobs, run_job, out=,
+   cell=, cache=)``: it skips what is done, runs the rest in parallel and stores each row as it
+   arrives. Our rows go to ``ResultsFile(out)`` (``append`` adds provenance and the fingerprint of
+   the row's ``config``, or of its ``sampler`` name alone); runs of peers (``is_peer(name)``) to
+   ``PeerCache(path, protocol=PROTOCOL)``, so that a change of our code does not run them again;
+   the module's ``PROTOCOL`` goes up when what it measures changes, and a timing benchmark puts
+   ``machine_key()`` in its peers' cells. A benchmark with another loop (the timing ones) calls
+   ``ResultsFile.append`` and ``ResultsFile.done`` itself.
 4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
    sub-command started with ``run_worker`` (never Python code kept in strings).
 5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built

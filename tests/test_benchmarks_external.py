@@ -15,6 +15,7 @@ import pytest
 
 from benchmarks import external, run
 from benchmarks.external import worker
+from benchmarks.harness import peer_env
 from benchmarks.harness.provenance import ROOT, versions
 from benchmarks.harness.results import read_rows
 from benchmarks.harness.samplers import PEERS, make_sampler, peer_version
@@ -202,7 +203,7 @@ def _main(tmp_path, *args: str) -> None:
 
 
 def test_run_refuses_other_modes_and_a_missing_environment_with_the_way_out(tmp_path, monkeypatch):
-    monkeypatch.setattr(external, "VENV", tmp_path / "no-venv")
+    monkeypatch.setattr(peer_env, "VENV", tmp_path / "no-venv")
     for mode in ("threads", "batch"):
         with pytest.raises(ValueError, match="runs in modes seq, async only"):
             _main(tmp_path, "--samplers", "smac", "--mode", mode)
@@ -223,7 +224,7 @@ def test_run_stores_external_rows_in_the_peer_cache_keyed_by_the_environments_ve
     site.mkdir(parents=True)
     (site / "METADATA").write_text("Metadata-Version: 2.1\nName: hebo\nVersion: 0.0.1\n")
     monkeypatch.setenv("PYTHONPATH", str(site.parent))
-    monkeypatch.setattr(external, "python", lambda venv=None: pathlib.Path(sys.executable))
+    monkeypatch.setattr(peer_env, "python", lambda venv=None: pathlib.Path(sys.executable))
     monkeypatch.setattr(
         external, "run_cell", lambda job: worker.run(job, adapters={"hebo": FakePeer})
     )

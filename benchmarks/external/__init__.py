@@ -12,8 +12,8 @@ below 1.25 and brings its own torch, pymoo, GPy and catboost; SMAC3 (``smac``: 2
   ask/tell API (sequential, or with trials pending: the same ``ask_tell`` loop and completion order
   as ``benchmarks.run``) and prints the row: the fields of ``benchmarks.run``'s rows, plus each
   ask's seconds. ``benchmarks.run`` stores it in the peer cache like any peer's row.
-- :func:`peer_versions` reads the versions installed in that environment: the peer cache keys
-  the peers' rows by them (``samplers.peer_version``).
+- ``harness.peer_env`` knows where that environment is and reads the versions installed there:
+  the peer cache keys the peers' rows by them (``samplers.peer_version``).
 
 The worker imports only numpy, the suite functions and the light parts of the harness (thread
 pinning, the ask/tell loop, the row fields), besides the peer's own package.
@@ -26,27 +26,14 @@ import pathlib
 import subprocess
 import sys
 
-from benchmarks.harness.provenance import ROOT
+from benchmarks.harness import peer_env
 from benchmarks.harness.samplers import EXTERNAL, PEERS
 from benchmarks.harness.workers import run_worker
 
-__all__ = ["MODES", "REQUIREMENTS", "VENV", "check", "peer_versions", "python", "run_cell", "setup"]
+__all__ = ["MODES", "REQUIREMENTS", "check", "run_cell", "setup"]
 
-VENV = ROOT / ".venv-peers"
 REQUIREMENTS = pathlib.Path(__file__).with_name("requirements.txt")
 MODES = ("seq", "async")  # the suite's modes the worker drives
-SETUP = "python -m benchmarks.external setup"
-
-
-def python(venv: pathlib.Path | None = None) -> pathlib.Path:
-    """The python of the peers' environment; ``RuntimeError`` (saying how to make it) if missing."""
-    exe = (venv or VENV) / "bin" / "python"
-    if not exe.exists():
-        raise RuntimeError(
-            f"the external peers' environment {exe.parent.parent} does not exist: make it with "
-            f"`{SETUP}` (from the repository root)"
-        )
-    return exe
 
 
 def check(name: str, mode: str) -> None:
@@ -58,25 +45,20 @@ def check(name: str, mode: str) -> None:
         raise ValueError(
             f"external peer {name!r} runs in modes {', '.join(MODES)} only, not {mode!r}"
         )
-    python()
+    peer_env.python()
 
 
 def run_cell(job: dict) -> dict:
     """The row of one suite cell (``benchmarks.run``'s job: ``sampler``, ``function``, ``seed``,
     ``mode``, ``workers``, ``n_trials``, ...) run by the worker in the peers' environment."""
     check(job["sampler"], job["mode"])
-    return run_worker("external.worker", "run", json.dumps(job), python=python())
-
-
-def peer_versions(distributions: tuple[str, ...]) -> dict[str, str]:
-    """``{distribution: version}`` of ``distributions`` as installed in the peers' environment."""
-    return run_worker("external.worker", "versions", *distributions, python=python())
+    return run_worker("external.worker", "run", json.dumps(job), python=peer_env.python())
 
 
 def setup(venv: pathlib.Path | None = None) -> dict[str, str]:
     """Make the peers' environment (a virtual environment of this interpreter's Python) and install
     ``REQUIREMENTS`` into it; return the versions of the peers' packages there."""
-    venv = venv or VENV
+    venv = venv or peer_env.VENV
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install"]
     subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True)
@@ -86,7 +68,7 @@ def setup(venv: pathlib.Path | None = None) -> dict[str, str]:
     rebuild = ["--no-build-isolation", "--no-deps", "--force-reinstall", "--no-cache-dir"]
     subprocess.run([*pip, *rebuild, _pinned("pymoo")], check=True)
     names = tuple(sorted({d for peer in EXTERNAL for d in PEERS[peer]}))
-    return run_worker("external.worker", "versions", *names, python=python(venv))
+    return peer_env.installed_versions(names, venv)
 
 
 def _pinned(distribution: str) -> str:

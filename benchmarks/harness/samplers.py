@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from benchmarks.harness.peer_env import installed_versions
 from benchmarks.harness.provenance import versions
 from benchmarks.harness.threads import pin_torch
 
@@ -144,9 +145,7 @@ def peer_version(name: str) -> dict[str, str]:
     if name not in PEERS:
         raise ValueError(f"{name!r} is not a peer; peers: {', '.join(PEERS)}")
     if is_external(name):
-        from benchmarks.external import peer_versions
-
-        return peer_versions(PEERS[name])
+        return installed_versions(PEERS[name])
     return versions(PEERS[name])
 
 

@@ -26,6 +26,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.harness.fingerprint import lengthscale_penalty
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.runner import run_jobs
 from benchmarks.run import SUITE, default_trials, run_suite
@@ -80,17 +81,11 @@ VARIANTS = {
 def run_job(job: dict) -> dict:
     """One suite run of ``job["variant"]`` (the pool's entry point; jobs also run in the calling
     process, so the penalty is restored after the run)."""
-    import shared_core.models.gp as gp
-
-    variant, shipped = VARIANTS[job["variant"]], gp.LENGTHSCALE_PENALTY
-    if variant.penalty is not None:
-        gp.LENGTHSCALE_PENALTY = variant.penalty
-    try:
+    variant = VARIANTS[job["variant"]]
+    with lengthscale_penalty(variant.penalty):
         row = run_suite({**job, "options": dict(variant.options)})
-        row.pop("options")  # the row's config holds them
-        return {**row, "config": variant_config(job["variant"])}
-    finally:
-        gp.LENGTHSCALE_PENALTY = shipped
+    row.pop("options")  # the row's config holds them
+    return {**row, "config": variant_config(job["variant"])}
 
 
 def variant_config(name: str) -> dict:

@@ -27,6 +27,7 @@ this process first asked (the code it imported).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -35,7 +36,7 @@ import math
 import os
 import pathlib
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from benchmarks.harness.provenance import ROOT, versions
@@ -48,6 +49,7 @@ __all__ = [
     "fingerprint",
     "head_fingerprint",
     "head_fingerprints",
+    "lengthscale_penalty",
     "suggestions",
 ]
 
@@ -183,19 +185,22 @@ def _study(config: Config, n_agents: int, **study_options: Any) -> list:
 
 
 def _ask_tell(studies: list, objective: Callable, n_running: int, n_trials: int) -> list:
-    """``n_trials`` asks taking turns over ``studies``, ``n_running`` trials running; a seeded
-    random one completes before each new ask (1: sequential)."""
+    """``n_trials`` trials, ``n_running`` running (one per worker slot, slot ``k`` asking through
+    ``studies[k]``), completing in a seeded random order (``asktell.ask_tell``)."""
     import numpy as np
 
-    order = np.random.default_rng(0)
-    running: list = []
-    for i in range(n_trials):
-        if len(running) == n_running:
-            study, trial, value = running.pop(int(order.integers(len(running))))
-            study.tell(trial, value)
-        study = studies[i % len(studies)]
+    from benchmarks.harness.asktell import ask_tell
+
+    def ask(slot: int) -> tuple:
+        study = studies[slot % len(studies)]
         trial = study.ask()
-        running.append((study, trial, objective(trial)))
+        return study, trial, objective(trial)
+
+    def tell(slot: int, asked: tuple) -> None:
+        study, trial, value = asked
+        study.tell(trial, value)
+
+    ask_tell(n_trials, n_running, np.random.default_rng(0), ask, tell)
     return studies[0].trials
 
 
@@ -297,7 +302,7 @@ def suggestions(config: Config) -> dict[str, Any]:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     pin_torch()
     out: dict[str, Any] = {}
-    with _penalty(config.penalty):
+    with lengthscale_penalty(config.penalty):
         for name, run in SCENARIOS["ax" if config.is_ax else "optuna"].items():
             try:
                 out[name] = run(config)
@@ -312,23 +317,19 @@ def fingerprint(config: Config) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-class _penalty:
-    """Set ``LENGTHSCALE_PENALTY`` for the block (``None``: leave it)."""
+@contextlib.contextmanager
+def lengthscale_penalty(value: float | None) -> Iterator[None]:
+    """``shared_core.models.gp.LENGTHSCALE_PENALTY`` set to ``value`` for the block (``None``:
+    left as shipped), restored after it."""
+    from shared_core.models import gp
 
-    def __init__(self, value: float | None) -> None:
-        self.value, self.saved = value, None
-
-    def __enter__(self) -> None:
-        if self.value is not None:
-            from shared_core.models import gp
-
-            self.saved, gp.LENGTHSCALE_PENALTY = gp.LENGTHSCALE_PENALTY, self.value
-
-    def __exit__(self, *exc: object) -> None:
-        if self.value is not None:
-            from shared_core.models import gp
-
-            gp.LENGTHSCALE_PENALTY = self.saved
+    shipped = gp.LENGTHSCALE_PENALTY
+    if value is not None:
+        gp.LENGTHSCALE_PENALTY = value
+    try:
+        yield
+    finally:
+        gp.LENGTHSCALE_PENALTY = shipped
 
 
 # --- HEAD's fingerprints, cached ---------------------------------------------------------------

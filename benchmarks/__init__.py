@@ -45,6 +45,7 @@ Modules:
     report       the generated pages ``docs/benchmarks/*.md``, their plots and the README headline
                  (the pages other than quality's: ``pages``)
     registry     every benchmark with its full and quick arguments (``BENCHMARKS``)
+    currency     per results file, our samplers' rows that carry a fingerprint and are current
     run_all      every benchmark, resumable; ``--quick`` for a smoke test in seconds
 """
 

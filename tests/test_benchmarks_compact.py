@@ -114,3 +114,23 @@ def test_the_entries_tables_read_are_kept_exact():
 
     assert set(c.EXACT_ENTRIES["regret"]) == {STARTUP_TRIALS - 1, -1}
     assert set(range(-LAST_ASKS, 0)) <= set(c.EXACT_ENTRIES["ask_seconds"])
+
+
+def test_currency_counts_rows_of_results_files_only(tmp_path, monkeypatch):
+    from benchmarks import currency
+
+    monkeypatch.setattr(currency, "head_fingerprints", lambda configs: {c: "f" for c in configs})
+    (tmp_path / "r.jsonl").write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in (
+                {"sampler": "egp-auto", "fingerprint": "f"},  # current
+                {"sampler": "bore++", "fingerprint": "old"},  # measured with other behaviour
+                {"sampler": "egp-ts"},  # no fingerprint
+                {"sampler": "tpe"},  # a peer's
+            )
+        )
+        + "\n"
+    )
+    (tmp_path / "envs.jsonl").write_text(json.dumps({"id": "e", "python": "3.11"}) + "\n")
+    assert currency.counts(tmp_path) == {"r.jsonl": (3, 2, 1)}

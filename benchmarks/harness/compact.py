@@ -38,6 +38,7 @@ from benchmarks.harness.regret import STARTUP_TRIALS
 
 __all__ = [
     "DERIVED",
+    "ENVS",
     "ENV_FIELDS",
     "EXACT_ENTRIES",
     "PLOT_DIGITS",
@@ -49,6 +50,7 @@ __all__ = [
     "sources",
 ]
 
+ENVS = pathlib.Path("envs.jsonl")  # beside the results files
 ENV_FIELDS = (
     "machine",
     "python",
@@ -123,7 +125,7 @@ def compact(row: dict, path: pathlib.Path) -> dict:
             value = _rounded(value, VALUE_DIGITS)
         out[key] = _runs(value)
     if env:
-        out["env"] = _write_env(env, path.parent / "envs.jsonl")
+        out["env"] = _write_env(env, path.parent / ENVS)
     return out
 
 
@@ -132,7 +134,7 @@ def expand(row: dict, path: pathlib.Path) -> dict:
     leaves out)."""
     out = {k: _unruns(v) for k, v in row.items() if k != "env"}
     if "env" in row:
-        out.update(_env(path.parent / "envs.jsonl", row["env"]))
+        out.update(_env(path.parent / ENVS, row["env"]))
     return out
 
 
@@ -198,14 +200,14 @@ def _write_env(env: dict, path: pathlib.Path) -> str:
     return key
 
 
-_ENVS: dict[pathlib.Path, tuple[tuple[int, int], dict]] = {}
+_ENV_CACHE: dict[pathlib.Path, tuple[tuple[int, int], dict]] = {}
 
 
 def _env(path: pathlib.Path, key: str) -> dict:
     """Environment ``key`` of ``path`` (read again if another writer added it since)."""
     envs = _envs(path)
     if key not in envs:
-        _ENVS.pop(path, None)
+        _ENV_CACHE.pop(path, None)
         envs = _envs(path)
     if key not in envs:
         raise KeyError(f"environment {key} is not in {path} (copy it with the results file)")
@@ -216,10 +218,10 @@ def _envs(path: pathlib.Path) -> dict[str, dict]:
     """``{id: environment}`` of ``path``, read again when the file changed."""
     stat = path.stat() if path.exists() else None
     stamp = (stat.st_mtime_ns, stat.st_size) if stat else (0, 0)
-    if path not in _ENVS or _ENVS[path][0] != stamp:
+    if path not in _ENV_CACHE or _ENV_CACHE[path][0] != stamp:
         envs = {}
         for line in path.read_text().splitlines() if stat else ():
             entry = json.loads(line)
             envs[entry.pop("id")] = entry
-        _ENVS[path] = (stamp, envs)
-    return _ENVS[path][1]
+        _ENV_CACHE[path] = (stamp, envs)
+    return _ENV_CACHE[path][1]

@@ -18,8 +18,6 @@ from benchmarks.harness.results import RESULTS, read_rows
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.tables import markdown_table
 
-__all__ = ["counts", "main"]
-
 
 def counts(results: pathlib.Path) -> dict[str, tuple[int, int, int]]:
     """``{file name: (our rows, with a fingerprint, current)}`` of the results files."""

@@ -1,22 +1,8 @@
-"""External peers: HEBO and SMAC3, run on the suite in an environment of their own.
-
-HEBO (``hebo``: 0.3.6, the winner of the NeurIPS 2020 black-box optimisation challenge) needs numpy
-below 1.25 and brings its own torch, pymoo, GPy and catboost; SMAC3 (``smac``: 2.x, its
-``BlackBoxFacade``) needs a recent scikit-learn. They cannot share our environment, so:
-
-- ``python -m benchmarks.external setup`` makes the virtual environment ``.venv-peers/`` at the
-  repository root (gitignored) and installs ``requirements.txt`` into it (pinned versions that
-  install together on Python 3.11).
-- :func:`run_cell` runs one cell of the suite (a job of ``benchmarks.run``) by starting that
-  environment's python on ``benchmarks.external.worker``, which drives the peer through its own
-  ask/tell API (sequential, or with trials pending: the same ``ask_tell`` loop and completion order
-  as ``benchmarks.run``) and prints the row: the fields of ``benchmarks.run``'s rows, plus each
-  ask's seconds. ``benchmarks.run`` stores it in the peer cache like any peer's row.
-- ``harness.peer_env`` knows where that environment is and reads the versions installed there:
-  the peer cache keys the peers' rows by them (``samplers.peer_version``).
-
-The worker imports only numpy, the suite functions and the light parts of the harness (thread
-pinning, the ask/tell loop, the row fields), besides the peer's own package.
+"""External peers: HEBO and SMAC3, run on the suite in an environment of their own
+(docs/benchmarks/index.md, "External peers"). ``python -m benchmarks.external setup`` makes
+``.venv-peers/`` from ``requirements.txt``; :func:`run_cell` runs one suite cell there
+(``benchmarks.external.worker``) and returns its row, which ``benchmarks.run`` stores in the peer
+cache, keyed by the versions installed there (``harness.peer_env``).
 """
 
 from __future__ import annotations
@@ -29,8 +15,6 @@ import sys
 from benchmarks.harness import peer_env
 from benchmarks.harness.samplers import EXTERNAL, PEERS
 from benchmarks.harness.workers import run_worker
-
-__all__ = ["MODES", "REQUIREMENTS", "check", "run_cell", "setup"]
 
 REQUIREMENTS = pathlib.Path(__file__).with_name("requirements.txt")
 MODES = ("seq", "async")  # the suite's modes the worker drives

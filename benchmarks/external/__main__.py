@@ -1,7 +1,5 @@
 """``python -m benchmarks.external setup``: make the external peers' environment ``.venv-peers/``
-at the repository root and print the versions of the peers' packages installed there.
-
-See ``benchmarks/external/__init__.py``.
+and print the versions of the peers' packages installed there.
 """
 
 from __future__ import annotations

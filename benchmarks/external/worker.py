@@ -3,21 +3,10 @@
     .venv-peers/bin/python -m benchmarks.external.worker run '<job JSON>'   # prints the row
     .venv-peers/bin/python -m benchmarks.external.worker versions DIST ...   # {dist: version}
 
-``benchmarks.external.run_cell`` starts it in the repository root (``harness.workers.run_worker``,
-so the thread variables of ``benchmarks/__init__`` hold: one BLAS/OpenMP thread, and the torch
-pool set to the same count). It imports numpy, the suite functions and the light harness modules;
-each adapter imports its peer's package.
-
-An adapter is the peer behind two calls: ``ask() -> (x, handle, model)``, a point of the box
-(shape (d,)), what ``tell`` takes back, and whether the peer's model chose the point (not its
-initial design); and ``tell(handle, value)``. :func:`drive` runs one through
-``harness.asktell.ask_tell``: sequentially (mode ``seq``) or with ``workers`` trials pending (mode
-``async``: the peer is asked again while ``workers - 1`` trials still run), completing in a random
-order drawn from ``numpy.random.default_rng(seed + 1000)``, the same order as ``benchmarks.run``
-gives the Optuna samplers. The row has ``benchmarks.run``'s fields (``harness.suite_row``) and the
-timing fields of ``harness.asktell.timing_fields`` (wall and CPU seconds of each ask;
-``seconds_per_suggestion`` is their mean over the model's asks), ``peer_threads`` (the thread
-settings in the worker) and the adapter's ``extra`` fields (HEBO: ``pymoo_compiled``).
+An adapter is the peer behind ``ask() -> (x, handle, model)`` (a point of the box, what ``tell``
+takes back, whether the peer's model chose it) and ``tell(handle, value)``; :func:`drive` runs it
+through ``harness.asktell.ask_tell`` with ``benchmarks.run``'s completion order, and the row has
+``benchmarks.run``'s fields, the timing fields, ``peer_threads`` and the adapter's ``extra``.
 """
 
 from __future__ import annotations
@@ -39,8 +28,6 @@ from benchmarks.harness.asktell import ask_tell, timing_fields
 from benchmarks.harness.provenance import versions
 from benchmarks.harness.suite_row import pending_spread, regret_fields
 from benchmarks.harness.threads import pin_torch, thread_settings
-
-__all__ = ["ADAPTERS", "HEBOPeer", "SMACPeer", "drive", "run"]
 
 FUNCTIONS = {**functions.FUNCTIONS, **ill_conditioned.FUNCTIONS}  # benchmarks.run's
 

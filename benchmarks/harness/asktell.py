@@ -1,12 +1,7 @@
-"""Studies run by ask and tell: sequential, or with trials pending that complete in a random order.
-
-:func:`ask_tell` is the loop (the ``async`` mode of the benchmarks): ``workers`` trials
-pending, the next to complete drawn at random. :func:`timed_ask_tell` runs it on one in-memory
-study, one sampler per worker slot, and records for each ask its wall and process CPU seconds
-(``study.ask()`` with its ``suggest_float`` calls: the sampler's work, not the objective's) and
-whether the model suggested (``probes.ModelProbe`` for our samplers; for peers, whose model
-cannot be probed, at least ``startup`` completed trials). :func:`timing_fields` turns that into
-a result row's fields.
+"""Studies run by ask and tell: sequential, or with trials pending that complete in a random order
+(:func:`ask_tell`, the benchmarks' ``async`` mode). :func:`timed_ask_tell` runs it on one
+in-memory study with every ask timed (wall and process CPU seconds of ``study.ask()`` and its
+``suggest_*`` calls) and whether the model answered; :func:`timing_fields` makes a row's fields.
 """
 
 from __future__ import annotations
@@ -19,8 +14,6 @@ from typing import Any
 import numpy as np
 
 from benchmarks.harness.probes import ModelProbe
-
-__all__ = ["TimedRun", "ask_tell", "timed_ask_tell", "timing_fields"]
 
 
 @dataclass

@@ -10,8 +10,6 @@ import numpy as np
 
 from benchmarks.harness.threads import pin_torch
 
-__all__ = ["AX_METHODS", "ax_client"]
-
 AX_METHODS = ["ax-default", "ax-egp-ts", "ax-egp-ei", "ax-egp-auto"]
 
 

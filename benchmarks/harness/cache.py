@@ -1,22 +1,8 @@
-"""The peer cache: runs of peers (``samplers.PEERS``), kept across changes of our code.
-
-A peer's result depends on its cell (the benchmark and its settings: e.g. problem, seed, mode
-with its number of workers, number of trials) and the versions of the packages the peer depends
-on (``samplers.peer_version``), not on our commit. So a benchmark asks the cache before running
-a peer and stores each new peer run in it; only our samplers' rows go to the benchmark's own
-results file, where they are keyed by commit.
-One cache file serves every benchmark (``benchmarks/results/peers.jsonl`` by default); its rows
-carry ``peer_version`` (``None`` for rows written before versions were recorded: they are shown
-by the report but never match a lookup, so the peer is run again under the current versions).
-
-Two more parts of a key:
-
-- ``protocol``: the version of the benchmark's protocol (its module's ``PROTOCOL``, given to
-  :class:`PeerCache`): what the objectives are, how trials complete (e.g. the completion order's
-  random generator), what is timed. Bump it when any of those changes: the peers then run again.
-  Rows without it were written under protocol 1.
-- ``machine_key`` (:func:`machine_key`), a cell field of the timing benchmarks: their peers'
-  seconds hold only on the kind of machine that measured them.
+"""The peer cache: runs of peers (``samplers.PEERS``), kept across changes of our code
+(docs/benchmarks/index.md, "The peer cache"). A run is keyed by its cell, the versions of the
+peer's packages (``samplers.peer_version``; rows without them are shown, never reused) and the
+benchmark's ``protocol`` (bumped when what it measures changes; rows without one: protocol 1).
+Timing benchmarks put :func:`machine_key` in their peers' cells.
 """
 
 from __future__ import annotations
@@ -28,8 +14,6 @@ import platform
 
 from benchmarks.harness.results import ResultsFile, latest, read_rows
 from benchmarks.harness.samplers import peer_version
-
-__all__ = ["PeerCache", "machine_key"]
 
 FIRST_PROTOCOL = 1  # the protocol of rows written before protocols were recorded
 

@@ -1,28 +1,9 @@
-"""How a result row is stored: compact in git, whole when read.
-
-:func:`compact` (applied by ``results.ResultsFile.append``) and :func:`expand` (by
-``results.read_rows``):
-
-* **Environment.** The fields that describe the machine and libraries, and a peer's cache key
-  fields (:data:`ENV_FIELDS`), are stored once per distinct value, as a line of ``envs.jsonl``
-  beside the results file, and the row keeps ``env: <id>`` (an id is a hash of the content, so
-  writers that add the same environment at once add the same line).
-* **Traces nobody reads.** A per-trial trace of :data:`TRACES` is stored only for the benchmarks
-  whose report reads it, and one of :data:`DERIVED` not for the benchmarks whose report derives
-  it again from another (by the row's ``bench`` or the results file's name); the run's summary
-  fields (final regret, seconds per suggestion, ...) are always kept.
-* **Run lengths.** A list of numbers with long runs of one value (a best-so-far regret, a flag per
-  ask) is stored as ``{"rle": [[value, count], [value], ...]}``, losslessly.
-* **Plotted traces.** Of a trace of :data:`EXACT_ENTRIES`, the entries tables read are kept
-  exact and the others, which only plots draw, rounded to :data:`PLOT_DIGITS` digits.
-* **Running minima.** For the benchmarks whose reports read only the running minimum of the
-  objective values, it is stored as ``best_values`` instead of ``values`` (short once run-length
-  encoded); :data:`RUNNING_MINIMUM`.
-
-* **Objective values** are kept to :data:`VALUE_DIGITS` significant digits.
-
-Otherwise no number a table reads is rounded: a table regenerated from compact rows shows the
-same numbers.
+"""How a result row is stored: compact in git, whole when read (docs/benchmarks/index.md,
+"Provenance"). :func:`compact` (``ResultsFile.append``) stores the environment fields once per
+value in ``envs.jsonl`` (:data:`ENV_FIELDS`), leaves out traces no report reads (:data:`TRACES`,
+:data:`DERIVED`), keeps :data:`RUNNING_MINIMUM` benchmarks' running minima only, rounds what only
+plots draw (:data:`EXACT_ENTRIES`, :data:`PLOT_DIGITS`) and run-length encodes; :func:`expand`
+(``read_rows``) undoes it. No number a table reads is rounded.
 """
 
 from __future__ import annotations
@@ -35,20 +16,6 @@ from typing import Any
 import numpy as np
 
 from benchmarks.harness.regret import STARTUP_TRIALS
-
-__all__ = [
-    "DERIVED",
-    "ENVS",
-    "ENV_FIELDS",
-    "EXACT_ENTRIES",
-    "PLOT_DIGITS",
-    "RUNNING_MINIMUM",
-    "VALUE_DIGITS",
-    "TRACES",
-    "compact",
-    "expand",
-    "sources",
-]
 
 ENVS = pathlib.Path("envs.jsonl")  # beside the results files
 ENV_FIELDS = (

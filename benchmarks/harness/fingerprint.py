@@ -1,27 +1,8 @@
-"""Behaviour fingerprints: whether a result row still measures what HEAD's code does.
-
-A row records the fingerprint of the sampler configuration it ran (:class:`Config`): a hash of
-that configuration's seeded suggestions in a few fixed scenarios (:data:`SCENARIOS`: sequential
-on a mixed space and on one float, with pending trials, with constraint values
-(``trial.set_constraint``), with two objectives, on a conditional space; Ax methods: sequential,
-in batches, with an outcome constraint, with two objectives). A row is current when HEAD's
-fingerprint of its configuration equals the row's. A refactoring that keeps every suggestion
-keeps every row current; a change of one algorithm's behaviour stales that algorithm's rows only.
-What a fingerprint does not see: the speed of the code (a timing table's rows stay current
-through a slow-down) and the benchmark's own problems and loop.
-
-Suggestions enter the hash as positions in the unit cube rounded to 3 decimals (integers and
-choices as they are), so that last-bit differences between CPU kinds and BLAS kernels almost never
-change it (only a value within such a difference of a rounding boundary, or a model suggestion
-that such a difference turns elsewhere), while a real change of behaviour moves a suggestion by
-far more than 1e-3. A scenario a configuration refuses (any exception before it ends: several
-objectives for DEC-HBO, for example) enters as ``refused``, whenever the refusal comes.
-
-HEAD's fingerprints are computed in a process of their own (``python -m
-benchmarks.harness.fingerprint CONFIG_KEY``: a benchmark's own process keeps its state and
-timings) and cached in ``.cache/fingerprints.json`` under :func:`code_key`: the product's source
-files, the harness modules that build the scenarios and the library versions, as they were when
-this process first asked (the code it imported).
+"""Behaviour fingerprints: a hash of a sampler configuration's seeded suggestions in fixed
+scenarios (:data:`SCENARIOS`), rounded to :data:`DECIMALS` in the unit cube so that CPUs' last-bit
+differences almost never change it. A row is current when HEAD's fingerprint of its configuration
+equals the row's (docs/benchmarks/index.md, "Provenance"). HEAD's are computed in a process of their
+own (``python -m benchmarks.harness.fingerprint CONFIG_KEY``) and cached under :func:`code_key`.
 """
 
 from __future__ import annotations
@@ -40,18 +21,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from benchmarks.harness.provenance import ROOT, versions
-
-__all__ = [
-    "CACHE",
-    "Config",
-    "SCENARIOS",
-    "code_key",
-    "fingerprint",
-    "head_fingerprint",
-    "head_fingerprints",
-    "lengthscale_penalty",
-    "suggestions",
-]
 
 CACHE = ROOT / ".cache" / "fingerprints.json"
 # What a fingerprint depends on besides the libraries: the product, the scenarios (this module)

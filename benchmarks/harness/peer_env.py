@@ -9,8 +9,6 @@ import pathlib
 from benchmarks.harness.provenance import ROOT
 from benchmarks.harness.workers import run_worker
 
-__all__ = ["SETUP", "VENV", "installed_versions", "python"]
-
 VENV = ROOT / ".venv-peers"
 SETUP = "python -m benchmarks.external setup"
 

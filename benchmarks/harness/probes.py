@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ModelProbe"]
-
 
 class ModelProbe:
     """Counts and times a sampler's asks and its model's suggestions.

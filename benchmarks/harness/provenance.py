@@ -1,23 +1,8 @@
-"""Where a result row came from: commit, date, machine, Python and package versions.
-
-:func:`provenance` is what ``results.ResultsFile.append`` adds to every row:
-
-``commit``    short HEAD, ``+dirty`` if files outside ``benchmarks/results/`` differ from it
-``date``      UTC, ISO 8601 to the second
-``machine``   ``{"cpu_count", "platform", "machine"}``
-``python``    the interpreter's version
-``versions``  the installed versions of the packages in ``PACKAGES`` (missing ones left out)
-``threads``   the thread settings (``threads.thread_settings``)
-``code``      the folder of the imported ``optuna_egp`` (the code measured)
-
-:func:`check_code` refuses to record rows when the imported ``shared_core`` or ``optuna_egp``
-are not those of the checkout the commit is taken from (e.g. an editable install of another
-checkout): the rows would name a commit whose code was not measured.
-
-Rows written before provenance was recorded have no ``commit``: :func:`recorded` gives, for each
-line of a results file, the commit that added the line to the file and that commit's date, an
-upper bound of when the row was measured. Whether a row is current is the business of
-``fingerprint`` (behaviour, not code).
+"""Where a result row came from: :func:`provenance` (commit, ``+dirty`` if files outside
+``benchmarks/results/`` differ; UTC date; machine; Python and package versions; thread settings;
+the folder of the imported ``optuna_egp``), added by ``ResultsFile.append``. :func:`check_code`
+refuses rows whose measured code is not the checkout's; :func:`recorded` gives rows written before
+provenance the commit that added them.
 """
 
 from __future__ import annotations
@@ -32,18 +17,6 @@ import platform
 import subprocess
 
 from benchmarks.harness.threads import thread_settings
-
-__all__ = [
-    "PACKAGES",
-    "ROOT",
-    "check_code",
-    "commit",
-    "machine",
-    "provenance",
-    "recorded",
-    "utc_now",
-    "versions",
-]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Distribution names: ours, and those of the peers and of the numerics under both.

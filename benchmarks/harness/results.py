@@ -1,15 +1,7 @@
 """Result rows: one JSON object per line, appended as each run finishes (so runs resume), stored
-compact (``compact``: the environment once per file folder, unread traces left out, run lengths)
-and read back whole.
-
-A row holds the cell that was run (e.g. ``function``, ``sampler``, ``seed``, ``mode``,
-``workers``, ``n_trials``; ``config`` where the sampler name alone does not say how the sampler
-was built), what was measured, and the fields added by :meth:`ResultsFile.append`: provenance
-(``provenance.provenance``) and, for a row of our samplers, the behaviour ``fingerprint`` of its
-configuration (``fingerprint.Config.of_row``) at the code that ran it. Rows written before
-provenance was recorded lack some or all of those fields: readers use ``row.get``;
-:func:`read_rows` gives those without a ``commit`` a ``recorded`` field, ``{"commit", "date"}`` of
-the git commit that added the row to its file (``provenance.recorded``), when there is one.
+compact (``compact``) and read back whole. :meth:`ResultsFile.append` adds provenance and, for our
+samplers, the behaviour fingerprint of the row's configuration; rows without a ``commit`` get
+``recorded`` on reading (``provenance.recorded``).
 """
 
 from __future__ import annotations
@@ -21,8 +13,6 @@ from collections.abc import Iterable, Sequence
 
 from benchmarks.harness.compact import compact, expand
 from benchmarks.harness.provenance import ROOT, provenance, recorded
-
-__all__ = ["RESULTS", "ResultsFile", "key", "latest", "read_rows", "same_setting"]
 
 RESULTS = ROOT / "benchmarks" / "results"  # the results of record (the scripts' default)
 

@@ -1,38 +1,7 @@
-"""The one registry of sampler names used by every benchmark.
-
-Names (options as ``-`` suffixes):
-
-==========================  ================================================================
-``egp-ts``, ``egp-ei``,     ``EGPTSSampler(acquisition=...)``; suffixes ``-nowarp``
-``egp-auto``                (``warp_outputs=False``), ``-nofant`` (``fantasize_pending=False``)
-``gp-ts-<kernel>``          ``EGPTSSampler`` with one kernel (``rbf``, ``rbf-ard``, ``matern32``,
-                            ``matern52``, ``matern52-ard`` from ``default_dictionary()``, or any
-                            kernel string)
-``bore``, ``bore++``        ``BORESampler(variant=...)``; suffixes ``-beta<x>`` (``beta``),
-                            ``-sharp<x>`` (``sharpness``), e.g. ``bore++-beta0-sharp1``
-``dts-<graph>[-egp]``       ``DistributedTSSampler(graph=..., agent_id=agent, n_agents=...)``,
-                            surrogate ``gp`` or ``egp``
-``dec-hbo-mf<k>``           ``DECHBOSampler(max_factor_size=k)``; suffix ``-beta<x>``
-                            (``beta_scale``), e.g. ``dec-hbo-mf3-beta0.3``
-``sto-bnts``,               ``STOBNTSSampler()`` (STO-BNTS) and
-``sto-bnts-linear``         ``STOBNTSSampler(variant="linear")`` (STO-BNTS-Linear); suffix
-                            ``-beta<x>`` (``beta``), e.g. ``sto-bnts-beta0.5``
-``gp``, ``tpe``,            peers: Optuna's ``GPSampler``, ``TPESampler`` (``tpe-cl``:
-``tpe-cl``, ``tpe-mg``,     ``constant_liar=True``; ``tpe-mg``: ``multivariate=True,
-``cmaes``, ``random``,      group=True``), ``CmaEsSampler``, ``RandomSampler``,
-``nsga2``                   ``NSGAIISampler(population_size=NSGA2_POPULATION)``
-``ax-default``              Ax's default generation strategy in the Ax runs (built by
-                            ``harness.ax``, not here)
-``hebo``, ``smac``          external peers (``EXTERNAL``): HEBO and SMAC3's ``BlackBoxFacade``,
-                            not Optuna samplers; ``benchmarks.external`` runs them in an
-                            environment of their own (``make_sampler`` refuses them)
-==========================  ================================================================
-
-``options`` of :func:`make_sampler` go to the sampler's constructor as they are (e.g.
-``n_startup_trials``, ``max_threads``, ``running_trial_timeout``) and override what the name sets.
-Peers are the samplers whose runs do not change with our code: their rows are cached by
-:func:`peer_version` (see ``cache``); an external peer's versions are those installed in its
-environment.
+"""The one registry of sampler names used by every benchmark (the names and their options:
+docs/benchmarks/index.md, "Samplers"). ``options`` of :func:`make_sampler` go to the constructor
+and override what the name sets. Peers' rows do not change with our code: the peer cache keys them
+by :func:`peer_version` (an external peer's: the versions installed in its environment).
 """
 
 from __future__ import annotations
@@ -44,22 +13,6 @@ from typing import Any
 from benchmarks.harness.peer_env import installed_versions
 from benchmarks.harness.provenance import versions
 from benchmarks.harness.threads import pin_torch
-
-__all__ = [
-    "EXTERNAL",
-    "is_external",
-    "is_sto_bnts",
-    "LABELS",
-    "NSGA2_POPULATION",
-    "PEERS",
-    "is_peer",
-    "make_agents",
-    "make_sampler",
-    "make_sto_bnts_sampler",
-    "names",
-    "ordered",
-    "peer_version",
-]
 
 # Display names of the samplers in tables, in the order tables list them (ours, then peers).
 LABELS = {
@@ -150,15 +103,8 @@ def peer_version(name: str) -> dict[str, str]:
 
 
 def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **options: Any):
-    """The Optuna sampler called ``name``.
-
-    Args:
-        name: a name of the module docstring's table.
-        seed: the sampler's seed.
-        agent: ``agent_id`` of a ``dts-*`` sampler.
-        n_agents: ``n_agents`` of a ``dts-*`` sampler.
-        options: constructor options, applied last.
-    """
+    """The Optuna sampler called ``name``; ``agent`` and ``n_agents``: a ``dts-*`` sampler's
+    ``agent_id`` and ``n_agents``; ``options``: constructor options, applied last."""
     if is_external(name):
         raise ValueError(
             f"{name!r} is not an Optuna sampler: it is an external peer, run in an environment of "

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["H6_BOUNDS", "distributions", "random_study", "random_trials"]
-
 # Hartmann-6's domain. This module imports numpy and optuna only when called (``speed``'s
 # import timings run in processes that load it).
 H6_BOUNDS = ((0.0, 1.0),) * 6

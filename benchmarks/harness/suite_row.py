@@ -11,8 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["pending_spread", "regret_fields"]
-
 
 def pending_spread(xs: Sequence[np.ndarray], bounds: np.ndarray) -> float:
     """Mean pairwise distance of points ``xs`` scaled to the unit cube (NaN for fewer than two)."""

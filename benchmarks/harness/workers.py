@@ -27,8 +27,6 @@ from typing import Any
 from benchmarks.harness.provenance import ROOT
 from benchmarks.harness.threads import THREAD_VARS
 
-__all__ = ["pool_map", "run_worker", "start_worker", "worker_env"]
-
 
 def pool_map(fn: Callable[[Any], Any], jobs: Iterable[Any], *, procs: int) -> Iterator[Any]:
     """``fn(job)`` for each job, in completion order; in this process if ``procs <= 1``."""

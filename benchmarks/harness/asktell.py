@@ -107,7 +107,8 @@ def timed_ask_tell(
     """
     import optuna
 
-    probes = {id(s): ModelProbe(s) for s in samplers}
+    # one probe per distinct sampler: a sampler shared by the slots is wrapped once
+    probes = {id(s): ModelProbe(s) for s in {id(s): s for s in samplers}.values()}
     create = {"directions": list(directions)} if directions else {}
     study = optuna.create_study(sampler=samplers[0], **create)
     wall: list[float] = []

@@ -172,16 +172,9 @@ def _condition_cells(condition: str, rs: list[dict]) -> list[str]:
     if dead:
         asks = f"{np.median([sum(r['dead_pending']) for r in dead]):.3g} of {rs[0]['n_trials']}"
         at_end = f"{sum(r['dead_pending_at_end'] for r in dead)}/{len(dead)}"
-    seconds = np.median([r["seconds_per_trial"] for r in rs])
-    return [
-        condition,
-        f"{np.median(final):.3g}",
-        f"{min(final):.3g}-{max(final):.3g}",
-        len(rs),
-        asks,
-        at_end,
-        f"{seconds:.3g}",
-    ]
+    spread = f"{min(final):.3g}-{max(final):.3g}"
+    seconds = f"{np.median([r['seconds_per_trial'] for r in rs]):.3g}"
+    return [condition, f"{np.median(final):.3g}", spread, len(rs), asks, at_end, seconds]
 
 
 def main(argv=None) -> None:
@@ -192,12 +185,7 @@ def main(argv=None) -> None:
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--trials", type=int, default=40)
     p.add_argument("--sleep", type=float, default=0.3, help="seconds each objective call sleeps")
-    p.add_argument(
-        "--dead-age",
-        type=float,
-        default=DEAD_AGE_SECONDS,
-        help="seconds between the worker's death and the study's start",
-    )
+    p.add_argument("--dead-age", type=float, default=DEAD_AGE_SECONDS, help="seconds before start")
     p.add_argument("--out", default=str(RESULTS / "dead_trials.jsonl"))
     a = p.parse_args(argv)
     samplers = [n for n in a.samplers.split(",") if n]

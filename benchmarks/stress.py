@@ -304,19 +304,13 @@ def _cells(sampler: str, space: str, rs: list[dict]) -> list:
     med_c = statistics.median(r["best_regret"] for r in clean) if clean else float("nan")
     problems = sum(len(r["problems"]) for r in rs)
     ratio = "both 0" if med_k == med_c == 0 else f"{med_k / med_c:.2f}" if med_c else "inf"
-    return [
-        sampler,
-        space,
-        len(rs),
-        sum(r["kills"] for r in killed),
-        sum(r["states"].get("FAIL", 0) for r in killed),
-        f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of "
-        f"{sum(r['concurrent_pairs'] for r in rs)} pairs",
-        f"{min(r['min_concurrent_distance'] for r in rs):.2g}",
-        "all hold" if not problems else f"{problems} problems",
-        f"{med_k:.3g} / {med_c:.3g}",
-        ratio,
-    ]
+    pairs = sum(r["concurrent_pairs"] for r in rs)
+    identical = f"{sum(r.get('identical_concurrent_pairs', 0) for r in rs)} of {pairs} pairs"
+    closest = f"{min(r['min_concurrent_distance'] for r in rs):.2g}"
+    checks = "all hold" if not problems else f"{problems} problems"
+    kills = [sum(r["kills"] for r in killed), sum(r["states"].get("FAIL", 0) for r in killed)]
+    regrets = f"{med_k:.3g} / {med_c:.3g}"
+    return [sampler, space, len(rs), *kills, identical, closest, checks, regrets, ratio]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ import tempfile
 import time
 
 import numpy as np
+import optuna
+from optuna.study import MaxTrialsCallback
+from optuna.trial import TrialState
 
 from benchmarks.functions import FUNCTIONS, hartmann6
 from benchmarks.harness.results import RESULTS, ResultsFile
@@ -43,10 +46,6 @@ CELL = ("space", "repeat", "with_kills", "workers", "target_trials")
 def worker(spec: dict) -> None:
     """One worker process: ``study.optimize`` on the study of ``spec`` until ``spec["trials"]``
     trials completed, as agent ``spec["agent"]`` (its ``spec["start"]``-th start)."""
-    import optuna
-    from optuna.study import MaxTrialsCallback
-    from optuna.trial import TrialState
-
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     storage = optuna.storages.RDBStorage(spec["url"], **HEARTBEAT)
     agent = spec["agent"]
@@ -97,8 +96,6 @@ def run_study(
 ) -> dict:
     """Run one study with ``workers`` processes (killing and restarting them if ``kills``);
     return its row."""
-    import optuna
-
     make_sampler(sampler, seed=0, n_agents=workers)  # a bad name fails here, not in the workers
     verbosity = optuna.logging.get_verbosity()  # restored: the caller may be a test session
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -154,8 +151,6 @@ def run_study(
 
 
 def _n_complete(study) -> int:
-    from optuna.trial import TrialState
-
     return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
 
@@ -168,8 +163,6 @@ def describe(trials, best_value: float = HARTMANN6_MIN) -> dict:
     """States, concurrency (pairs of trials that ran at the same time, how many of them had the
     same point, the smallest distance between their points) and best regret of a finished
     study's trials."""
-    from optuna.trial import TrialState
-
     states = {s.name: sum(t.state == s for t in trials) for s in TrialState}
     names = max((sorted(t.params) for t in trials), key=len, default=[])
     with_params = [

@@ -1,18 +1,12 @@
-"""Asynchronous agents through Optuna (``python -m benchmarks.distributed async``): one run of W
-worker slots with trials pending, in-process ask/tell, each slot's sampler from
-``make_async_samplers``. What a run does and what its row holds: the docstring of
-``benchmarks.distributed``.
-"""
+"""Asynchronous agents through Optuna (``python -m benchmarks.distributed async``): W worker slots
+with a trial pending each, in-process ask/tell; a trial's agent is the slot that asked it."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from benchmarks.functions import FUNCTIONS
-from benchmarks.harness.asktell import ask_tell
-from benchmarks.harness.probes import ModelProbe
+from benchmarks.harness.asktell import ask_tell, timed_ask_tell
 from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.samplers import make_agents
 
@@ -20,7 +14,7 @@ from benchmarks.harness.samplers import make_agents
 # (the functions, the completion order's random generator).
 PROTOCOL = 1
 BENCH_ASYNC = "dts_async"
-ASYNC_KEY = ("bench", "function", "sampler", "seed", "workers", "n_evaluations", "commit")
+ASYNC_CELL = ("bench", "function", "seed", "workers", "n_evaluations")
 ASYNC_SAMPLERS = "dts-complete,dts-star,dts-ring,egp-ts,tpe"
 
 
@@ -31,79 +25,54 @@ def make_async_samplers(name: str, seed: int, workers: int) -> list:
     return make_agents(name, seed=seed, n_agents=workers, **options)
 
 
-def run_async(
-    function: str, sampler_name: str, seed: int, n_evaluations: int, workers: int
-) -> dict:
+def run_async(job: dict) -> dict:
+    """One run of the ``job``: a dict of the ``ASYNC_CELL`` fields and ``sampler``."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    bounds, f, f_min = FUNCTIONS[function]
-    samplers = make_async_samplers(sampler_name, seed, workers)
-    distinct = {id(s): s for s in samplers}  # W agents, or one sampler for every slot
-    probes = {i: ModelProbe(s) for i, s in distinct.items()}
-    study = optuna.create_study(sampler=samplers[0])
-    ask_seconds: list[float] = []
-    complete_at_ask: list[int] = []
-    # did the ask's suggestion come from the model (not the start-up)?
-    model_at_ask: list[bool] = []
-    agent_of: dict[int, int] = {}
-    told = 0
-
-    def ask(slot: int) -> tuple:
-        study.sampler = samplers[slot]  # the free slot's agent asks
-        probe = probes[id(samplers[slot])]
-        probe.reset()
-        t0 = time.perf_counter()
-        trial = study.ask()
-        x = np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
-        ask_seconds.append(time.perf_counter() - t0)
-        complete_at_ask.append(told)
-        # peers (TPE, random: no core algorithm to probe): once STARTUP_TRIALS trials completed
-        model_at_ask.append(
-            bool(probe.model_asks) if probe.model_asks is not None else told >= STARTUP_TRIALS
-        )
-        agent_of[trial.number] = slot
-        return trial, x
-
-    def tell(slot: int, asked: tuple) -> None:
-        nonlocal told
-        study.sampler = samplers[slot]  # after_trial of the agent that ran it
-        study.tell(asked[0], f(asked[1]))
-        told += 1
-
-    t_start = time.perf_counter()
-    # completion order: as run.py's async mode
-    ask_tell(n_evaluations, workers, np.random.default_rng(seed + 1000), ask, tell)
-    seconds = time.perf_counter() - t_start
-    trials = sorted(study.trials, key=lambda t: t.number)
-    values = np.array([t.value for t in trials], dtype=float)
-    regret = np.minimum.accumulate(values) - f_min
+    seed, workers, n_evaluations = job["seed"], job["workers"], job["n_evaluations"]
+    bounds, f, f_min = FUNCTIONS[job["function"]]
+    run = timed_ask_tell(
+        make_async_samplers(job["sampler"], seed, workers),
+        bounds,
+        lambda trial, x: f(x),
+        n_trials=n_evaluations,
+        workers=workers,
+        rng=np.random.default_rng(seed + 1000),
+        startup=STARTUP_TRIALS,  # peers (no model to probe): once that many trials completed
+    )
+    agent, complete_at_ask = _schedule(n_evaluations, workers, np.random.default_rng(seed + 1000))
+    values = np.array([t.value for t in run.trials], dtype=float)
+    modelled = [s for s, m in zip(run.ask_seconds, run.model_at_ask) if m]
     return {
-        "bench": BENCH_ASYNC,
-        "function": function,
-        "sampler": sampler_name,
-        "seed": seed,
-        "workers": workers,
-        "n_evaluations": n_evaluations,
-        "regret": regret.tolist(),
+        **{k: job[k] for k in ("bench", "function", "sampler", "seed", "workers", "n_evaluations")},
+        "regret": (np.minimum.accumulate(values) - f_min).tolist(),
         "instant_regret": (values - f_min).tolist(),
-        "agent": [agent_of[t.number] for t in trials],
-        "ask_seconds": ask_seconds,
+        "agent": agent,
+        "ask_seconds": run.ask_seconds,
         "complete_at_ask": complete_at_ask,
-        "model_at_ask": model_at_ask,
-        "model_ask_seconds": model_ask_seconds(ask_seconds, model_at_ask, complete_at_ask),
-        "model_asks": sum(model_at_ask),
-        "seconds": seconds,
-        "seconds_per_trial": seconds / n_evaluations,
+        "model_at_ask": run.model_at_ask,
+        "model_ask_seconds": float(np.mean(modelled)) if modelled else float("nan"),
+        "model_asks": sum(run.model_at_ask),
+        "seconds": run.seconds,
+        "seconds_per_trial": run.seconds / n_evaluations,
     }
 
 
-def model_ask_seconds(
-    ask_seconds: list[float], model_at_ask: list[bool] | None, complete_at_ask: list[int]
-) -> float:
-    """Mean seconds of the asks whose suggestion came from the model (without
-    ``model_at_ask``: asks made once ``STARTUP_TRIALS`` trials completed, which also counts
-    random start-up asks of agents)."""
-    modelled = model_at_ask or [c >= STARTUP_TRIALS for c in complete_at_ask]
-    s = [t for t, m in zip(ask_seconds, modelled) if m]
-    return float(np.mean(s)) if s else float("nan")
+def _schedule(n_trials: int, workers: int, rng: np.random.Generator) -> tuple[list, list]:
+    """The worker slot of each trial and the trials completed at each ask, in trial order: the
+    bookkeeping of ``ask_tell``, whose completion order depends on ``rng`` alone."""
+    slots: list[int] = []
+    complete_at_ask: list[int] = []
+    told = 0
+
+    def ask(slot: int) -> None:
+        slots.append(slot)
+        complete_at_ask.append(told)
+
+    def tell(slot: int, trial) -> None:
+        nonlocal told
+        told += 1
+
+    ask_tell(n_trials, workers, rng, ask, tell)
+    return slots, complete_at_ask

@@ -1,15 +1,11 @@
 """``python -m benchmarks.speed encoding``: encode + decode of the rows of a 100-parameter
-``shared_core.SearchSpace`` of every kind of parameter, and whether the round trip returns the
-input values.
-"""
+``shared_core.SearchSpace``, and whether the round trip returns the input values."""
 
 from __future__ import annotations
 
 import math
 import statistics
 import time
-
-from benchmarks.speed_timing import Store
 
 
 def encoding_space():
@@ -65,10 +61,10 @@ def _plain(v):
     return v.item() if type(v).__module__ == "numpy" else v
 
 
-def cmd_encoding(a) -> None:
+def cmd_encoding(a, store) -> None:
     import numpy as np
 
-    store, space = Store(a), encoding_space()
+    space = encoding_space()
     has_columns = hasattr(space, "encode_columns") and hasattr(space, "decode_columns")
     if a.api == "auto":
         apis = ["columns" if has_columns else "rows"]

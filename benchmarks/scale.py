@@ -27,12 +27,7 @@ from benchmarks.speed_timing import Store, ints, quiet, section, timed_asks
 
 SAMPLERS = ("egp-ts", "dts-ring", "bore++", "bore", "gp")
 # warm, at 10 000 trials, d = 6
-TARGET_SECONDS = {
-    "egp-ts": 0.5,
-    "dts-ring": 0.5,
-    "bore++": 2.0,
-    "bore": 2.0,
-}
+TARGET_SECONDS = {"egp-ts": 0.5, "dts-ring": 0.5, "bore++": 2.0, "bore": 2.0}
 TARGET_RSS_MB = 2048
 AGENTS = 16
 CELL = ("bench", "n", "d", "asks")
@@ -82,7 +77,7 @@ def run(a: argparse.Namespace) -> None:
                 else:
                     row = {**cell, **_worker(name, n, d, a.asks, a.timeout)}
                     store.put({**row, "machine_key": here} if is_peer(name) else row)
-                    print(_line(row), flush=True)
+                    print(name, n, d, {k: v for k, v in row.items() if k != "seconds"}, flush=True)
                 if name == "gp" and (
                     row.get("timed_out") or max([row["cold_seconds"], *row["seconds"]]) > a.gp_limit
                 ):
@@ -103,13 +98,8 @@ def _worker(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
         }
 
 
-def _line(row: dict) -> str:
-    if row.get("timed_out"):
-        return f"{row['sampler']} n={row['n']} d={row['d']}: timed out after {row['timeout']:.0f} s"
-    return (
-        f"{row['sampler']} n={row['n']} d={row['d']}: cold {row['cold_seconds']:.2f} s, warm "
-        f"median {statistics.median(row['seconds']):.3f} s, peak RSS {row['peak_rss_mb']:.0f} MB"
-    )
+def _warm(r: dict) -> float:
+    return statistics.median(r["seconds"])
 
 
 def summarise(rows: list[dict]) -> list[str]:
@@ -123,11 +113,7 @@ def summarise(rows: list[dict]) -> list[str]:
         if r.get("timed_out"):
             cells = [f"timed out (> {r['timeout']:.0f} s in all)", "", ""]
         else:
-            cells = [
-                f"{r['cold_seconds']:.2f}",
-                f"{statistics.median(r['seconds']):.3f}",
-                f"{r['peak_rss_mb']:.0f}",
-            ]
+            cells = [f"{r['cold_seconds']:.2f}", f"{_warm(r):.3f}", f"{r['peak_rss_mb']:.0f}"]
         body.append([str(r["d"]), r["sampler"], str(r["n"]), *cells])
     header = ["d", "sampler", "trials", "cold ask (s)", "warm ask (s)", "peak RSS (MB)"]
     intro = (
@@ -138,19 +124,19 @@ def summarise(rows: list[dict]) -> list[str]:
     return section(title, header, body, rows, intro=intro, checks=_checks(rows))
 
 
+def _met(ok: bool) -> str:
+    return f"**{'met' if ok else 'not met'}**."
+
+
 def _checks(rows: list[dict]) -> list[str]:
     out = []
     for name, limit in TARGET_SECONDS.items():
-        cell = [
-            r
-            for r in rows
-            if r["sampler"] == name and r["n"] == 10_000 and r["d"] == 6 and "seconds" in r
-        ]
-        if cell:
-            warm = statistics.median(cell[0]["seconds"])
+        cell = [r for r in rows if (r["sampler"], r["n"], r["d"]) == (name, 10_000, 6)]
+        if cell and "seconds" in cell[0]:
+            warm = _warm(cell[0])
             out.append(
                 f"- Target, {name} warm ask at 10 000 trials (d = 6) under {limit:g} s: {warm:.3f} "
-                f"s: **{'met' if warm < limit else 'not met'}**."
+                f"s: {_met(warm < limit)}"
             )
     measured = [r for r in rows if "peak_rss_mb" in r and r["sampler"] != "gp"]
     if measured:
@@ -158,30 +144,21 @@ def _checks(rows: list[dict]) -> list[str]:
         out.append(
             f"- Target, peak RSS under {TARGET_RSS_MB} MB for every sampler of this package: "
             f"largest {worst['peak_rss_mb']:.0f} MB ({worst['sampler']}, n = {worst['n']}, d = "
-            f"{worst['d']}): **{'met' if worst['peak_rss_mb'] < TARGET_RSS_MB else 'not met'}**."
+            f"{worst['d']}): {_met(worst['peak_rss_mb'] < TARGET_RSS_MB)}"
         )
-    gp = [r for r in rows if r["sampler"] == "gp"]
+    gp = sorted((r for r in rows if r["sampler"] == "gp"), key=lambda r: (r["d"], r["n"]))
     if gp:
-        done = [r for r in gp if "seconds" in r]
-        out.append(
-            "- Reference, Optuna's GPSampler: "
-            + "; ".join(
-                f"n = {r['n']}, d = {r['d']}: "
-                + (
-                    f"timed out (> {r['timeout']:.0f} s)"
-                    if r.get("timed_out")
-                    else f"warm {statistics.median(r['seconds']):.1f} s, peak RSS "
-                    f"{r['peak_rss_mb']:.0f} MB"
-                )
-                for r in sorted(gp, key=lambda r: (r["d"], r["n"]))
-            )
-            + (
-                " (only sizes whose smaller size finished within the limit are run)."
-                if done
-                else "."
-            )
-        )
+        runs = "; ".join(f"n = {r['n']}, d = {r['d']}: {_gp_text(r)}" for r in gp)
+        ran = any("seconds" in r for r in gp)
+        limit = " (only sizes whose smaller size finished within the limit are run)" if ran else ""
+        out.append(f"- Reference, Optuna's GPSampler: {runs}{limit}.")
     return out
+
+
+def _gp_text(r: dict) -> str:
+    if r.get("timed_out"):
+        return f"timed out (> {r['timeout']:.0f} s)"
+    return f"warm {_warm(r):.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB"
 
 
 def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:

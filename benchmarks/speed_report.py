@@ -148,27 +148,21 @@ def speed_imports_section(records: list[dict]) -> list[str]:
         return []
     rows = {r["kind"]: r for r in latest(records, ("kind",))}
 
-    def mods(ms):
-        return ", ".join(f"`{m}`" for m in ms) or "none"
+    def step(text: str, r: dict, field: str, modules) -> list[str]:
+        names = ", ".join(f"`{m}`" for m in modules) or "none"
+        return [text, f"{r['median'][field]:.3f} ({r['runs']})", names]
 
     body = []
     if "optuna" in rows:
         r = rows["optuna"]
         body.append(
-            [
-                "`import optuna`",
-                f"{r['median']['import_optuna']:.3f} ({r['runs']})",
-                mods(r["modules"]["modules_after_optuna"]),
-            ]
+            step("`import optuna`", r, "import_optuna", r["modules"]["modules_after_optuna"])
         )
     if "optuna+optuna_egp" in rows:
         r = rows["optuna+optuna_egp"]
+        text = "`import optuna_egp` after `import optuna` (extra)"
         body.append(
-            [
-                "`import optuna_egp` after `import optuna` (extra)",
-                f"{r['median']['import_optuna_egp_extra']:.3f} ({r['runs']})",
-                mods(r["modules"]["modules_after_optuna_egp"]),
-            ]
+            step(text, r, "import_optuna_egp_extra", r["modules"]["modules_after_optuna_egp"])
         )
     for kind, r in sorted(rows.items()):
         if not kind.startswith("first:"):
@@ -178,22 +172,12 @@ def speed_imports_section(records: list[dict]) -> list[str]:
         new1 = [x for x in m["modules_after_ask1"] if x not in m["modules_before_first_ask"]]
         new2 = [x for x in m["modules_after_ask2"] if x not in m["modules_after_ask1"]]
         model = all(x.get("ask1_relative_params") == 6 for x in r["raw"])
-        body.append(
-            [
-                f"first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
-                "Hartmann-6)"
-                + ("" if model else " (NOT model-based: the model suggested no parameters)"),
-                f"{r['median']['ask1']:.3f} ({r['runs']})",
-                mods(new1),
-            ]
+        text = f"first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
+        text += "Hartmann-6)" + (
+            "" if model else " (NOT model-based: the model suggested no parameters)"
         )
-        body.append(
-            [
-                f"next suggestion, {_label(s)} (ask {n + 2})",
-                f"{r['median']['ask2']:.3f} ({r['runs']})",
-                mods(new2),
-            ]
-        )
+        body.append(step(text, r, "ask1", new1))
+        body.append(step(f"next suggestion, {_label(s)} (ask {n + 2})", r, "ask2", new2))
     intro = (
         f"Median over fresh interpreters (runs in brackets; {_warm_ups(rows.values())}). Heavy "
         "modules: "

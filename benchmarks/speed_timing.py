@@ -78,17 +78,7 @@ def ask_round(study, dists, f, probe: ModelProbe, batch: int = 1) -> dict[str, l
     import numpy as np
     from optuna.trial import TrialState
 
-    rec: dict[str, list] = {
-        k: []
-        for k in (
-            "seconds",
-            "tell_seconds",
-            "relative_seconds",
-            "relative_calls",
-            "model_asks",
-            "windows",
-        )
-    }
+    rec: dict[str, list] = {k: [] for k in (*Timed.FIELDS, "windows")}
     pending = []
     for _ in range(batch):
         calls, model, n_relative = probe.asks, probe.model_asks, len(probe.relative_seconds)

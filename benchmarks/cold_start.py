@@ -142,7 +142,6 @@ def run(a: argparse.Namespace) -> None:
         ]
         cells = [c for c in cells if (commit(), *(c[f] for f in CELL)) not in done]
         if not cells:
-            print(f"n={n}: done already", flush=True)
             continue
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{tmp}/cold.db"
@@ -152,12 +151,7 @@ def run(a: argparse.Namespace) -> None:
                 rec = run_worker("cold_start", "worker", url, str(a.seed), share, str(a.asks))
                 config = {"sampler": "egp-auto", "options": {"share_model": cell["share_model"]}}
                 out.append({**cell, **rec, "config": config})
-                print(
-                    f"n={n} share_model={cell['share_model']} repeat={cell['repeat']}: asks "
-                    f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "
-                    f"refits {rec['n_refits']})",
-                    flush=True,
-                )
+                print(cell, [round(s, 3) for s in rec["seconds"]], flush=True)
     print("\n".join(summarise(out.rows())))
 
 

@@ -1,43 +1,7 @@
-"""Cold starts: the first suggestion of a new worker process joining a large study.
+"""Cold starts: the first suggestion of a new worker process joining a large study, with and
+without ``share_model`` (what it measures: ``docs/benchmarks/index.md``). Run it alone:
 
-A new or restarted worker has no fitted model. With ``share_model=True`` (the default of
-``EGPTSSampler``) it builds its posteriors with the hyperparameters and output transform another
-worker recorded in the study; with ``share_model=False`` it fits them from scratch. Target: the
-first suggestion at 1000 completed trials costs at most 2x a warm one, imports excluded.
-
-Full run (about 3 minutes on 2 cores; run it alone):
     python -m benchmarks.cold_start run --out benchmarks/results/cold_start.jsonl
-Smoke test:
-    python -m benchmarks.cold_start run --n-complete 60 --repeats 1 --out /tmp/cold_smoke.jsonl
-
-What runs, for each ``--n-complete`` n (default 1000):
-  1. Set-up (not timed): a SQLite study in a temporary folder, minimising Hartmann-6 on [0, 1]^6
-     (float parameters x0..x5), with n random completed trials (``study.add_trials``,
-     ``default_rng(seed + 1000)``), then one sampler (in this process) asks once: it fits the
-     model from scratch and records it in the study (``share_model=True``). Its trial is told
-     FAIL, so every later suggestion sees the same n completed trials and no running trial.
-  2. ``--repeats`` R (3) times, for ``share_model`` in (True, False) (``--share-model``)
-     alternately: a fresh worker process (``python -m benchmarks.cold_start worker``, one BLAS
-     thread) imports optuna, optuna_egp and the SciPy modules the first suggestion needs, runs one
-     model-based suggestion on a separate 12-trial in-memory study (so lazily imported modules are
-     loaded: imports excluded), loads the big study with a new ``EGPTSSampler(seed=seed,
-     share_model=...)``, times Optuna's first read of the trials (``study.get_trials()``:
-     ``first_read_seconds``; Optuna's storage keeps finished trials cached after it, so any worker
-     pays it once, whatever its sampler) and then ``--asks`` K (4) consecutive
-     ``study.ask(fixed_distributions)``, each followed by ``study.tell(state=FAIL)``. Ask 1 is the
-     cold one; asks 2..K are warm (same data, model up to date, so a warm ask is the cheapest a
-     suggestion gets: no new observation to condition on). Each ask's seconds include the storage
-     reads and writes and the whole suggestion (Optuna samples the relative parameters inside
-     ``ask``; ``harness.probes.ModelProbe`` checks that ``sample_relative`` ran once per ask and
-     that the model made the suggestion: ``model_asks``). ``sample_relative_seconds``
-     is the part spent in the sampler's ``sample_relative`` (model and acquisition, without Optuna's
-     search-space intersection, which is slower on the first call, and the parameter writes).
-  The row records whether the first suggestion built its model from the record (``n_adopted``) or by
-  fitting (``n_refits``).
-
-Output: one row per worker run (a cell already in ``--out`` at the current commit is skipped).
-:func:`summarise` gives, per n and ``share_model``: median cold seconds, median warm seconds
-and their ratio.
 """
 
 from __future__ import annotations
@@ -47,9 +11,7 @@ import json
 import statistics
 import tempfile
 import time
-import warnings
 
-import numpy as np
 import optuna
 from optuna.trial import TrialState
 
@@ -59,27 +21,28 @@ from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import make_sampler
 from benchmarks.harness.studies import H6_BOUNDS, distributions, random_study
-from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 from benchmarks.harness.workers import run_worker
+from benchmarks.speed_timing import alternate, ints, quiet, section, timed_asks
 
 DIST = distributions(H6_BOUNDS)
 CELL = ("n_complete", "share_model", "repeat", "asks", "seed")
 
 
-def _quiet() -> None:
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.filterwarnings("ignore")
-
-
 def build_study(url: str, n: int, seed: int) -> None:
     """The big study: n random completed Hartmann-6 trials, then one sampler that records its
     model (its trial told FAIL)."""
-    _quiet()
+    quiet()
     random_study(None, hartmann6, H6_BOUNDS, n, seed=seed + 1000, study_name="s", storage=url)
     recorder = optuna.load_study(
         study_name="s", storage=url, sampler=make_sampler("egp-auto", seed=seed, share_model=True)
     )
     recorder.tell(recorder.ask(DIST), state=TrialState.FAIL)
+
+
+def _objective(t) -> float:
+    import numpy as np
+
+    return float(hartmann6(np.array([t.suggest_float(k, 0, 1) for k in DIST])))
 
 
 def worker(url: str, seed: int, share: bool, asks: int) -> dict:
@@ -90,13 +53,9 @@ def worker(url: str, seed: int, share: bool, asks: int) -> dict:
     import scipy.optimize
     import scipy.special  # noqa: F401
 
-    _quiet()
-
-    def objective(t):
-        return float(hartmann6(np.array([t.suggest_float(k, 0, 1) for k in DIST])))
-
+    quiet()
     warm_up = optuna.create_study(sampler=make_sampler("egp-auto", seed=seed, n_startup_trials=10))
-    warm_up.optimize(objective, n_trials=12)  # loads what the first suggestion imports lazily
+    warm_up.optimize(_objective, n_trials=12)  # loads what the first suggestion imports lazily
 
     sampler = make_sampler("egp-auto", seed=seed, share_model=share)
     probe = ModelProbe(sampler)  # sample_relative: the model's part of an ask
@@ -104,12 +63,7 @@ def worker(url: str, seed: int, share: bool, asks: int) -> dict:
     t0 = time.perf_counter()
     study.get_trials(deepcopy=False)  # Optuna's first read of the trials (then cached)
     first_read = time.perf_counter() - t0
-    seconds = []
-    for _ in range(asks):
-        t0 = time.perf_counter()
-        trial = study.ask(DIST)
-        seconds.append(time.perf_counter() - t0)
-        study.tell(trial, state=TrialState.FAIL)
+    seconds = timed_asks(study, DIST, None, probe, asks)["seconds"]
     if probe.asks != asks or probe.model_asks != asks:
         raise RuntimeError(
             f"{probe.model_asks} of {asks} asks came from the model ({probe.asks} "
@@ -167,15 +121,13 @@ def summarise(rows: list[dict]) -> list[str]:
         "warm sample_relative (s)",
         "cold / warm",
     ]
-    return [
-        "## Cold starts: a new worker's first suggestion",
-        "",
-        *markdown_table(header, body),
+    note = (
         "Medians over runs (cold) and over asks 2..K of every run (warm); one process at a time; "
         "imports excluded; an ask includes its storage reads and writes; Optuna's first read of "
-        "the trials is timed on its own. "
-        f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip(),
-    ]
+        "the trials is timed on its own."
+    )
+    title = "## Cold starts: a new worker's first suggestion"
+    return section(title, header, body, rows, note=note)[:-1]
 
 
 def run(a: argparse.Namespace) -> None:
@@ -183,15 +135,13 @@ def run(a: argparse.Namespace) -> None:
     done = out.done(("commit", *CELL))
     base = {"bench": "cold_start", "asks": a.asks, "seed": a.seed}
     shares = [{"true": True, "false": False}[v] for v in a.share_model.split(",")]
-    for n in [int(v) for v in a.n_complete.split(",")]:
+    for n in a.n_complete:
         cells = [
             {**base, "n_complete": n, "share_model": share, "repeat": repeat}
-            for repeat in range(a.repeats)
-            for share in (shares if repeat % 2 == 0 else shares[::-1])
+            for repeat, share in alternate(a.repeats, shares)
         ]
         cells = [c for c in cells if (commit(), *(c[f] for f in CELL)) not in done]
         if not cells:
-            print(f"n={n}: done already", flush=True)
             continue
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{tmp}/cold.db"
@@ -201,24 +151,15 @@ def run(a: argparse.Namespace) -> None:
                 rec = run_worker("cold_start", "worker", url, str(a.seed), share, str(a.asks))
                 config = {"sampler": "egp-auto", "options": {"share_model": cell["share_model"]}}
                 out.append({**cell, **rec, "config": config})
-                print(
-                    f"n={n} share_model={cell['share_model']} repeat={cell['repeat']}: asks "
-                    f"{[round(s, 3) for s in rec['seconds']]} (adopted {rec['n_adopted']}, "
-                    f"refits {rec['n_refits']})",
-                    flush=True,
-                )
+                print(cell, [round(s, 3) for s in rec["seconds"]], flush=True)
     print("\n".join(summarise(out.rows())))
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m benchmarks.cold_start",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.cold_start", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="the benchmark")
-    r.add_argument("--n-complete", default="1000", help="comma-separated study sizes")
+    r.add_argument("--n-complete", default="1000", type=ints, help="comma-separated study sizes")
     r.add_argument("--repeats", type=int, default=3)
     r.add_argument("--asks", type=int, default=4)
     r.add_argument("--seed", type=int, default=0)

@@ -1,37 +1,13 @@
-"""Seconds per suggestion of a distributed-TS agent on a ring against EGPTSSampler, at equal
-evaluations.
+"""Seconds per suggestion of a distributed-TS agent on a ring against EGP-TS, at equal
+evaluations (what it measures: ``docs/benchmarks/index.md``).
 
-Full run (about two minutes; one process, run it alone):
     python -m benchmarks.dts_speed --out benchmarks/results/dts_speed.jsonl
-
-For each study size n (``--n-complete``, default 150,500,900,3000: the first three below EGP's
-exact-GP limit of 1000, so no ask crosses it; at 3000 EGP-TS's GPs are random-feature posteriors,
-while the ring agent's ~3n/M trials still get an exact GP) and ``--repeats`` R (3): an in-memory
-study minimising Hartmann-6 (x0..x5 in [0, 1]) with n random completed trials (``default_rng(1000 +
-repeat)``), trial i tagged as agent ``i mod M`` (user attribute ``agent_id``, M = ``--agents``, 16),
-is copied once per sampler; each sampler, fresh, then runs ``--asks`` K (20) ``ask(fixed
-distributions)`` + ``tell`` of the true value. Samplers: ``dts-ring`` =
-``DistributedTSSampler(agent_id=0, graph="ring", n_agents=M, seed=repeat)`` (one Matérn-5/2 GP;
-agent 0 conditions on agents M-1, 0, 1: about 3n/M trials), ``egp-ts`` = ``EGPTSSampler(seed=repeat,
-acquisition="ts")`` (the 4-kernel ensemble on all n) and ``gp-ts-matern52-ard`` = the same with
-``kernels=["matern52-ard"]`` (``gp-ts`` in older rows) (one GP on all n: the ring agent's model on
-all the data, which separates the data size from the kernel count). The first ask fits a model from
-scratch (cold); asks 2..K update it and include the scheduled refits (warm: their mean). The model
-part is the time inside the algorithm's ``suggest`` (fit or update, Thompson draw, acquisition
-optimisation); the rest of an ask is the adapter (reading and encoding trials) and Optuna. One BLAS
-thread (``benchmarks`` pins it). Target: the ring agent's warm seconds per suggestion at most half
-of EGP-TS's.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import time
-import warnings
-
-import numpy as np
-import optuna
 
 from benchmarks.functions import hartmann6
 from benchmarks.harness.probes import ModelProbe
@@ -39,7 +15,7 @@ from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import make_sampler
 from benchmarks.harness.studies import H6_BOUNDS, random_study
-from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
+from benchmarks.speed_timing import ints, quiet, section, timed_asks
 
 SAMPLERS = ("dts-ring", "egp-ts", "gp-ts-matern52-ard")
 LEGACY_NAMES = {"gp-ts": "gp-ts-matern52-ard"}  # the sampler names of older rows
@@ -52,12 +28,7 @@ def run(name: str, n: int, agents: int, seed: int, asks: int) -> dict:
     sampler = make_sampler(name, seed=seed, agent=0, n_agents=agents)
     probe = ModelProbe(sampler)
     study, dists = random_study(sampler, hartmann6, H6_BOUNDS, n, seed=1000 + seed, agents=agents)
-    seconds = []
-    for _ in range(asks):
-        t0 = time.perf_counter()
-        trial = study.ask(dists)
-        seconds.append(time.perf_counter() - t0)
-        study.tell(trial, float(hartmann6(np.array([trial.params[k] for k in dists]))))
+    seconds = timed_asks(study, dists, hartmann6, probe, asks)["seconds"]
     return {
         "seconds": seconds,
         "model_seconds": probe.model_seconds,
@@ -66,8 +37,8 @@ def run(name: str, n: int, agents: int, seed: int, asks: int) -> dict:
 
 
 def summarise(rows: list[dict]) -> list[str]:
-    """Markdown: per n, median cold and warm seconds
-    per suggestion of each sampler and the ratio."""
+    """Markdown: per n, median cold and warm seconds per suggestion of each sampler and the
+    ratio."""
     if not rows:
         return []
     rows = [r for r in rows if r["commit"] == rows[-1]["commit"]]
@@ -115,45 +86,33 @@ def summarise(rows: list[dict]) -> list[str]:
         f"warm ratio {ring} / {gp}",
         f"warm model part: {ring} / {egp} (s)",
     ]
-    return [
-        f"## Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS",
-        "",
-        *markdown_table(header, body),
+    title = f"## Seconds per suggestion: a distributed-TS agent on a ring of {agents} vs EGP-TS"
+    note = (
         f"Medians over {len({r['repeat'] for r in rows})} repeats of the cold ask and of the mean "
-        "of asks 2..K (warm); one process. "
-        f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip(),
-        "",
-    ]
+        "of asks 2..K (warm); one process."
+    )
+    return section(title, header, body, rows, note=note)
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m benchmarks.dts_speed",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    ap.add_argument("--n-complete", default="150,500,900,3000")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.dts_speed", description=__doc__)
+    ap.add_argument("--n-complete", default="150,500,900,3000", type=ints)
     ap.add_argument("--agents", type=int, default=16)
     ap.add_argument("--asks", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", default=str(RESULTS / "dts_speed.jsonl"))
     a = ap.parse_args(argv)
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    quiet()
     out = ResultsFile(a.out)
     done = out.done(("commit", *CELL))
     base = {"bench": "dts_speed", "agents": a.agents, "asks": a.asks}
     for repeat in range(a.repeats):
-        for n in [int(v) for v in a.n_complete.split(",")]:
+        for n in a.n_complete:
             for name in SAMPLERS if repeat % 2 == 0 else SAMPLERS[::-1]:  # interleaved
                 cell = {**base, "sampler": name, "n_complete": n, "repeat": repeat}
-                if (commit(), *(cell[f] for f in CELL)) in done:
-                    continue
-                row = out.append({**cell, **run(name, n, a.agents, repeat, a.asks)})
-                print(
-                    f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in row['seconds']]}",
-                    flush=True,
-                )
+                if (commit(), *(cell[f] for f in CELL)) not in done:
+                    row = out.append({**cell, **run(name, n, a.agents, repeat, a.asks)})
+                    print(f"n={n} {name} repeat={repeat}: {[round(s, 3) for s in row['seconds']]}")
     print("\n".join(summarise(out.rows())))
 
 

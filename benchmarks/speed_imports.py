@@ -1,7 +1,5 @@
-"""``python -m benchmarks.speed imports``: the seconds of ``import optuna``, of ``import
-optuna_egp`` after it and of the first model-based suggestion, each in fresh interpreters (the
-``worker`` sub-command of ``benchmarks.speed``), with the heavy modules loaded after each step.
-This module imports nothing heavy at module level.
+"""``python -m benchmarks.speed imports``: import cost and the first model-based suggestion, each in
+fresh interpreters (``speed worker``). This module imports nothing heavy at module level.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import time
 
 from benchmarks.harness.studies import H6_BOUNDS
 from benchmarks.harness.workers import run_worker
-from benchmarks.speed_timing import Store, make_study, sampler_names
+from benchmarks.speed_timing import make_study, sampler_names, timed_asks
 
 HEAVY_MODULES = (
     "scipy",
@@ -23,20 +21,27 @@ HEAVY_MODULES = (
     "sklearn",
     "pandas",
 )
+MEDIANS = (
+    "import_optuna",
+    "import_optuna_egp_extra",
+    "ask1",
+    "ask1_relative",
+    "ask2",
+    "ask2_relative",
+)
 
 
 def imports_worker(kind: str, n_startup: int) -> dict:
-    """In a fresh interpreter (``worker`` sub-command): the seconds of ``import optuna``, then
-    (unless ``kind == "optuna"``) of ``import optuna_egp``, then (``kind == "first:<sampler>"``)
-    of the sampler's first two model-based suggestions; and the heavy modules loaded after each
-    step."""
+    """In a fresh interpreter: the seconds of ``import optuna``, then (unless ``kind ==
+    "optuna"``) of ``import optuna_egp``, then (``kind == "first:<sampler>"``) of the sampler's
+    first two model-based suggestions; and the heavy modules loaded after each step."""
 
     def mods():
         return [m for m in HEAVY_MODULES if m in sys.modules]
 
     rec: dict = {}
     t0 = time.perf_counter()
-    import optuna
+    import optuna  # noqa: F401
 
     rec["import_optuna"] = time.perf_counter() - t0
     rec["modules_after_optuna"] = mods()
@@ -47,26 +52,19 @@ def imports_worker(kind: str, n_startup: int) -> dict:
         rec["import_optuna_egp_extra"] = time.perf_counter() - t0
         rec["modules_after_optuna_egp"] = mods()
     if kind.startswith("first:"):
-        import numpy as np
-
         from benchmarks.functions import hartmann6
 
-        optuna.logging.set_verbosity(optuna.logging.ERROR)
         rec["modules_before_first_ask"] = mods()
         name = kind[len("first:") :]
         study, probe, dists = make_study(
             name, 0, hartmann6, H6_BOUNDS, n_startup, n_startup_trials=n_startup
         )
         for i in (1, 2):
-            probe.reset()
-            t0 = time.perf_counter()
-            trial = study.ask(dists)
-            rec[f"ask{i}"] = time.perf_counter() - t0
-            rec[f"ask{i}_relative"] = sum(probe.relative_seconds)
-            rec[f"ask{i}_model_asks"] = probe.model_asks
+            ask = timed_asks(study, dists, hartmann6, probe, 1)
+            rec[f"ask{i}"], rec[f"ask{i}_relative"] = ask["seconds"][0], ask["relative_seconds"][0]
+            rec[f"ask{i}_model_asks"] = ask["model_asks"][0]
             # the parameters the model suggested (all or none)
-            rec[f"ask{i}_relative_params"] = len(dists) if probe.model_asks else 0
-            study.tell(trial, hartmann6(np.array([trial.params[f"x{j}"] for j in range(6)])))
+            rec[f"ask{i}_relative_params"] = len(dists) if ask["model_asks"][0] else 0
             rec[f"modules_after_ask{i}"] = mods()
     return rec
 
@@ -77,20 +75,15 @@ def _imports_run(kind: str, n_startup: int) -> dict:
     return {**rec, "process_seconds": time.perf_counter() - t0}
 
 
-def cmd_imports(a) -> None:
-    store = Store(a)
+def cmd_imports(a, store) -> None:
     kinds = [k for k in a.kinds.split(",") if k]
     for k in kinds:
         if k not in ("optuna", "optuna+optuna_egp") and not k.startswith("first:"):
             raise SystemExit(f"unknown kind {k!r}: optuna, optuna+optuna_egp or first:<sampler>")
         if k.startswith("first:"):
             sampler_names(k[len("first:") :])
-    base = {
-        "bench": "imports",
-        "runs": a.runs,
-        "n_startup_trials": a.n_startup,
-        "warm_ups": a.warm_ups,
-    }
+    base = {"bench": "imports", "runs": a.runs, "n_startup_trials": a.n_startup}
+    base["warm_ups"] = a.warm_ups
     todo = [k for k in kinds if not store.is_done({**base, "kind": k})]
     if not todo:
         print("imports: done already", flush=True)
@@ -105,19 +98,7 @@ def cmd_imports(a) -> None:
         print(f"imports: run {i + 1}/{a.runs}", flush=True)
     for k in todo:
         rs = runs[k]
-        fields = [
-            f
-            for f in (
-                "import_optuna",
-                "import_optuna_egp_extra",
-                "ask1",
-                "ask1_relative",
-                "ask2",
-                "ask2_relative",
-                "process_seconds",
-            )
-            if f in rs[0]
-        ]
+        fields = [f for f in (*MEDIANS, "process_seconds") if f in rs[0]]
         median = {f: statistics.median(r[f] for r in rs) for f in fields}
         row = {
             **base,

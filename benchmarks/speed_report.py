@@ -1,6 +1,5 @@
-"""The tables of ``benchmarks.speed`` (``speed_dims``, ``speed_many``, ``speed_imports``,
-``speed_encoding``), for ``benchmarks.report``: each shows the latest row of each cell, GPSampler's
-from the peer cache."""
+"""The tables of ``benchmarks.speed`` for ``benchmarks.report``: the latest row of each cell,
+GPSampler's from the peer cache."""
 
 from __future__ import annotations
 
@@ -9,22 +8,15 @@ import numpy as np
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.results import latest, same_setting
 from benchmarks.harness.samplers import LABELS
-from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
+from benchmarks.speed_timing import label as _label
+from benchmarks.speed_timing import section
 
 SPEED_FUNCTIONS = {"levy": "Levy", "hartmann6": "Hartmann-6"}
-
-
-def _provenance(rows) -> str:
-    return f"{provenance_line(rows)} {threads_line(rows, legacy=1)}".strip()
 
 
 def _speed_samplers(rows) -> list[str]:
     known = [s for s in LABELS if any(r["sampler"] == s for r in rows)]
     return known + sorted({r["sampler"] for r in rows} - set(known))
-
-
-def _label(s: str) -> str:
-    return f"{LABELS[s]} (`{s}`)" if s in LABELS else f"`{s}`"
 
 
 def _problems(rows) -> list[str]:
@@ -73,21 +65,17 @@ def speed_dims_section(records: list[dict], peers: PeerCache) -> list[str]:
         ]
         body.append([str(d), *cells])
     r0 = ours[0]
-    return [
-        "## Seconds per suggestion by dimension",
-        "",
+    intro = (
         f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} on [{r0['bounds'][0]:g}, "
         f"{r0['bounds'][1]:g}]^d, float parameters, {r0['n_complete']} random completed trials "
         f"added with `add_trials`, then {r0['asks']} consecutive `ask(fixed_distributions)` + "
         "`tell`, refits included: mean seconds per ask+tell (first in brackets). Samplers "
         f"{'interleaved ask by ask' if r0['order'] == 'interleaved' else 'one after the other'} "
-        "in one process (GPSampler's rows from the peer cache).",
-        "",
-        *markdown_table(["d", *map(_label, samplers), *(t for t, _ in ratios)], body),
-        _provenance(rows),
-        "",
-        *_problems(rows),
-    ]
+        "in one process (GPSampler's rows from the peer cache)."
+    )
+    header = ["d", *map(_label, samplers), *(t for t, _ in ratios)]
+    title = "## Seconds per suggestion by dimension"
+    return section(title, header, body, rows, intro=intro, after=_problems(rows))
 
 
 def speed_many_section(records: list[dict], peers: PeerCache) -> list[str]:
@@ -143,22 +131,15 @@ def speed_many_section(records: list[dict], peers: PeerCache) -> list[str]:
         "all asks (max)",
         "mean / GPSampler",
     ]
-    return [
-        "## Seconds per ask with many completed trials and concurrent asks",
-        "",
+    intro = (
         f"{SPEED_FUNCTIONS.get(r0['function'], r0['function'])} (d = {r0['d']}), random completed "
         f"trials added with `add_trials`, then {r0['rounds']} rounds of {b} asks before any tell "
         f"(then {b} tells). Ask 1 of a round refits on the new completions; asks 2-{b} have "
         f"1-{b - 1} running trials. Seconds per ask; medians and maxima over the {r0['rounds']} "
-        "rounds (GPSampler's rows from the peer cache).",
-        "",
-        *markdown_table(header, body),
-        _provenance(rows),
-        "",
-        *checks,
-        "",
-        *_problems(rows),
-    ]
+        "rounds (GPSampler's rows from the peer cache)."
+    )
+    title = "## Seconds per ask with many completed trials and concurrent asks"
+    return section(title, header, body, rows, intro=intro, after=[*checks, "", *_problems(rows)])
 
 
 def speed_imports_section(records: list[dict]) -> list[str]:
@@ -167,27 +148,21 @@ def speed_imports_section(records: list[dict]) -> list[str]:
         return []
     rows = {r["kind"]: r for r in latest(records, ("kind",))}
 
-    def mods(ms):
-        return ", ".join(f"`{m}`" for m in ms) or "none"
+    def step(text: str, r: dict, field: str, modules) -> list[str]:
+        names = ", ".join(f"`{m}`" for m in modules) or "none"
+        return [text, f"{r['median'][field]:.3f} ({r['runs']})", names]
 
     body = []
     if "optuna" in rows:
         r = rows["optuna"]
         body.append(
-            [
-                "`import optuna`",
-                f"{r['median']['import_optuna']:.3f} ({r['runs']})",
-                mods(r["modules"]["modules_after_optuna"]),
-            ]
+            step("`import optuna`", r, "import_optuna", r["modules"]["modules_after_optuna"])
         )
     if "optuna+optuna_egp" in rows:
         r = rows["optuna+optuna_egp"]
+        text = "`import optuna_egp` after `import optuna` (extra)"
         body.append(
-            [
-                "`import optuna_egp` after `import optuna` (extra)",
-                f"{r['median']['import_optuna_egp_extra']:.3f} ({r['runs']})",
-                mods(r["modules"]["modules_after_optuna_egp"]),
-            ]
+            step(text, r, "import_optuna_egp_extra", r["modules"]["modules_after_optuna_egp"])
         )
     for kind, r in sorted(rows.items()):
         if not kind.startswith("first:"):
@@ -197,34 +172,23 @@ def speed_imports_section(records: list[dict]) -> list[str]:
         new1 = [x for x in m["modules_after_ask1"] if x not in m["modules_before_first_ask"]]
         new2 = [x for x in m["modules_after_ask2"] if x not in m["modules_after_ask1"]]
         model = all(x.get("ask1_relative_params") == 6 for x in r["raw"])
-        body.append(
-            [
-                f"first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
-                "Hartmann-6)"
-                + ("" if model else " (NOT model-based: the model suggested no parameters)"),
-                f"{r['median']['ask1']:.3f} ({r['runs']})",
-                mods(new1),
-            ]
+        text = f"first model-based suggestion, {_label(s)} ({n} completed trials, ask {n + 1}, "
+        text += "Hartmann-6)" + (
+            "" if model else " (NOT model-based: the model suggested no parameters)"
         )
-        body.append(
-            [
-                f"next suggestion, {_label(s)} (ask {n + 2})",
-                f"{r['median']['ask2']:.3f} ({r['runs']})",
-                mods(new2),
-            ]
-        )
-    return [
-        "## Import cost and first suggestion (fresh processes)",
-        "",
+        body.append(step(text, r, "ask1", new1))
+        body.append(step(f"next suggestion, {_label(s)} (ask {n + 2})", r, "ask2", new2))
+    intro = (
         f"Median over fresh interpreters (runs in brackets; {_warm_ups(rows.values())}). Heavy "
         "modules: "
         "which of scipy, scipy.stats, scipy.optimize, scipy.linalg, torch, sklearn, pandas are "
-        "in `sys.modules` after the step (for a suggestion: the ones it imported).",
-        "",
-        *markdown_table(["step", "seconds (median)", "heavy modules"], body),
-        _provenance(list(rows.values())),
-        "",
-    ]
+        "in `sys.modules` after the step (for a suggestion: the ones it imported)."
+    )
+    title, header = (
+        "## Import cost and first suggestion (fresh processes)",
+        ["step", "seconds (median)", "heavy modules"],
+    )
+    return section(title, header, body, list(rows.values()), intro=intro)
 
 
 def _warm_ups(rows) -> str:
@@ -260,19 +224,14 @@ def speed_encoding_section(records: list[dict]) -> list[str]:
         "decode (ms)",
         "round trip returns the input",
     ]
-    return [
-        "## Search-space encoding",
-        "",
+    intro = (
         f"Encode + decode of {r0['rows']} rows of a {r0['n_params']}-parameter "
         f"`shared_core.SearchSpace` ({k['float']} float: {k['float_log']} log, {k['float_step']} "
         f"with `step`; {k['int']} int: {k['int_log']} log, {k['int_step']} with `step`; "
         f"{k['categorical']} categorical with 3-5 choices of mixed types; {r0['encoded_dim']} "
-        "encoded columns). Median over runs (in brackets) after a warm-up.",
-        "",
-        *markdown_table(header, body),
-        _provenance(rows),
-        "",
-    ]
+        "encoded columns). Median over runs (in brackets) after a warm-up."
+    )
+    return section("## Search-space encoding", header, body, rows, intro=intro)
 
 
 def sections(rows_of, peers: PeerCache) -> list[str]:

@@ -1,136 +1,47 @@
-"""What the sub-commands of ``benchmarks.speed`` share: ``Store`` (where a sub-command's rows go:
-ours to ``--out``, the peers' to the peer cache) and the timed studies (``Timed``: a sampler's
-study with random completed trials and the records of its asks).
-"""
+"""What the timing benchmarks share (``speed``, ``scale``, ``dts_speed``, ``cold_start``,
+``threads``): where their rows go (``Store``), the timed asks of a study (``ask_round``,
+``timed_asks``, ``Timed``), the order of their cells and the sections of the speed page."""
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import ResultsFile
-from benchmarks.harness.samplers import is_peer, make_sampler
+from benchmarks.harness.samplers import LABELS, is_peer, make_sampler
 from benchmarks.harness.studies import random_study
+from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
 # The peer cache's protocol version: bump it when what a cell measures changes.
 PROTOCOL = 1
 
-DEFAULT_SAMPLERS = "egp-auto,bore++,gp"
-# The fields that define a cell of each sub-command (with the sampler, and the commit or the
-# peer version, they key a run).
-CELLS = {
-    "dims": ("bench", "function", "d", "n_complete", "asks", "seed", "machine_key"),
-    "many": ("bench", "function", "n_complete", "rounds", "batch", "seed", "machine_key"),
-    "imports": ("bench", "kind", "runs", "n_startup_trials"),
-    "encoding": ("bench", "api", "rows", "runs", "seed"),
-}
-
 
 class Store:
-    """Where the rows of one sub-command go: ours to ``out``, the peers' to the peer cache."""
+    """Rows of our samplers go to ``out`` (a ``cell`` already there at the current commit is
+    done; ``config``: with the ``config`` of their sampler, ``egp-auto`` for a row of none), the
+    peers' to the peer cache (keyed by ``peer_cell``, default ``cell``)."""
 
-    def __init__(self, a: argparse.Namespace) -> None:
-        self.cell = CELLS[a.command]
-        self.out, self.cache = ResultsFile(a.out), PeerCache(a.cache, protocol=PROTOCOL)
+    def __init__(self, out, cache, cell: tuple, peer_cell=None, config: bool = False) -> None:
+        self.cell, self.peer_cell, self.config = cell, peer_cell or cell, config
+        self.out, self.cache = ResultsFile(out), PeerCache(cache, protocol=PROTOCOL)
         self.ours = self.out.done(("sampler", "commit", *self.cell))
         self.peers = self.cache.done()
 
     def is_done(self, cell: dict) -> bool:
         sampler = cell.get("sampler")
         if sampler is not None and is_peer(sampler):
-            fields = {f: cell.get(f) for f in self.cell}
+            fields = {f: cell.get(f) for f in self.peer_cell}
             return self.cache.key(sampler, **fields) in self.peers
         return (sampler, commit(), *(cell.get(f) for f in self.cell)) in self.ours
 
-    def put(self, row: dict) -> None:
+    def put(self, row: dict) -> dict:
         if row.get("sampler") is not None and is_peer(row["sampler"]):
-            self.cache.put(row, self.cell)
-        else:  # a row of no sampler (encoding, imports) times the default sampler's code
-            self.out.append({"config": {"sampler": row.get("sampler") or "egp-auto"}, **row})
-
-
-# ----------------------------------------------------------------------------- timing
-def make_study(name: str, seed: int, f, bounds, n_complete: int, **options):
-    """A study with ``n_complete`` random completed trials (the same points for every sampler, by
-    seed), the probe on its sampler and its distributions."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    sampler = make_sampler(name, seed=seed, **options)
-    probe = ModelProbe(sampler)
-    study, dists = random_study(sampler, f, bounds, n_complete, seed=seed + 1000)
-    return study, probe, dists
-
-
-class Timed:
-    """One sampler's study and its per-ask records for ``rounds`` rounds of ``batch`` asks."""
-
-    def __init__(self, name: str, seed: int, f, bounds, n_complete: int) -> None:
-        self.name, self.f, self.d = name, f, len(bounds)
-        self.study, self.probe, self.dists = make_study(name, seed, f, bounds, n_complete)
-        self.ask: list = []
-        self.tell: list = []
-        self.relative: list = []
-        self.calls: list = []
-        self.model: list = []
-
-    def round(self, batch: int) -> None:
-        import numpy as np
-
-        asks, relative, calls, model, pending = [], [], [], [], []
-        for _ in range(batch):
-            self.probe.reset()
-            t0 = time.perf_counter()
-            trial = self.study.ask(self.dists)  # sample_relative runs here (first _suggest)
-            asks.append(time.perf_counter() - t0)
-            relative.append(sum(self.probe.relative_seconds))
-            calls.append(self.probe.asks)
-            model.append(self.probe.model_asks)
-            pending.append(trial)
-        tells = []
-        for trial in pending:
-            value = self.f(np.array([trial.params[f"x{i}"] for i in range(self.d)]))  # not timed
-            t0 = time.perf_counter()
-            self.study.tell(trial, value)
-            tells.append(time.perf_counter() - t0)
-        for store, values in (
-            (self.ask, asks),
-            (self.tell, tells),
-            (self.relative, relative),
-            (self.calls, calls),
-            (self.model, model),
-        ):
-            store.append(values)  # one list per round
-
-    def check(self) -> list[str]:
-        problems = []
-        if any(c != 1 for r in self.calls for c in r):
-            problems.append(
-                f"{self.name}: sample_relative calls per ask {self.calls} (expected 1 each)"
-            )
-        if any(m not in (1, None) for r in self.model for m in r):  # None: a peer, unknown
-            problems.append(
-                f"{self.name}: model suggestions per ask {self.model} (expected 1 each): not "
-                "every suggestion came from the model"
-            )
-        return problems
-
-
-def interleave(cells: list[Timed], rounds: int, batch: int, order: str, done) -> None:
-    if order == "interleaved":
-        for _ in range(rounds):
-            for c in cells:
-                c.round(batch)
-        for c in cells:
-            done(c)
-    else:
-        for c in cells:
-            for _ in range(rounds):
-                c.round(batch)
-            done(c)
+            return self.cache.put(row, self.peer_cell)
+        if self.config:  # a row of no sampler (encoding, imports) times the default sampler's code
+            row = {"config": {"sampler": row.get("sampler") or "egp-auto"}, **row}
+        return self.out.append(row)
 
 
 def sampler_names(arg: str) -> list[str]:
@@ -138,3 +49,129 @@ def sampler_names(arg: str) -> list[str]:
     for s in names:  # a bad name fails now, not after minutes of other samplers
         make_sampler(s, seed=0)
     return names
+
+
+def ints(arg: str) -> list[int]:
+    return [int(v) for v in arg.split(",") if v]
+
+
+def alternate(repeats: int, cells: list) -> list[tuple[int, object]]:
+    """``(repeat, cell)``, the cells reversed on every other repeat (A B C C B A ...), so that slow
+    drift of the machine's load hits all cells alike."""
+    return [(r, c) for r in range(repeats) for c in (cells if r % 2 == 0 else cells[::-1])]
+
+
+def quiet() -> None:
+    import warnings
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore")
+
+
+# ----------------------------------------------------------------------------- timed asks
+def ask_round(study, dists, f, probe: ModelProbe, batch: int = 1) -> dict[str, list]:
+    """``batch`` timed asks before any tell, then their timed tells of ``f``'s value (untimed;
+    ``f=None``: told FAIL). Per ask: ``seconds``, ``tell_seconds``, the probe's
+    ``relative_seconds``, ``relative_calls`` and ``model_asks``, and its wall-clock ``windows``."""
+    import numpy as np
+    from optuna.trial import TrialState
+
+    rec: dict[str, list] = {k: [] for k in (*Timed.FIELDS, "windows")}
+    pending = []
+    for _ in range(batch):
+        calls, model, n_relative = probe.asks, probe.model_asks, len(probe.relative_seconds)
+        start, t0 = time.time(), time.perf_counter()
+        pending.append(study.ask(dists))  # sample_relative runs here (first _suggest)
+        rec["seconds"].append(time.perf_counter() - t0)
+        rec["windows"].append([start, start + rec["seconds"][-1]])
+        rec["relative_seconds"].append(sum(probe.relative_seconds[n_relative:]))
+        rec["relative_calls"].append(probe.asks - calls)
+        rec["model_asks"].append(None if model is None else probe.model_asks - model)
+    for trial in pending:
+        if f is None:
+            t0 = time.perf_counter()
+            study.tell(trial, state=TrialState.FAIL)
+        else:
+            value = float(f(np.array([trial.params[k] for k in dists])))  # not timed
+            t0 = time.perf_counter()
+            study.tell(trial, value)
+        rec["tell_seconds"].append(time.perf_counter() - t0)
+    return rec
+
+
+def timed_asks(study, dists, f, probe: ModelProbe, asks: int) -> dict[str, list]:
+    """``asks`` consecutive timed ask + tell (:func:`ask_round` of one ask each), flattened."""
+    rounds = [ask_round(study, dists, f, probe) for _ in range(asks)]
+    return {k: [x for r in rounds for x in r[k]] for k in rounds[0]} if rounds else {}
+
+
+def make_study(name: str, seed: int, f, bounds, n_complete: int, **options):
+    """A study with ``n_complete`` random completed trials (the same points for every sampler, by
+    seed), the probe on its sampler and its distributions."""
+    quiet()
+    sampler = make_sampler(name, seed=seed, **options)
+    probe = ModelProbe(sampler)
+    study, dists = random_study(sampler, f, bounds, n_complete, seed=seed + 1000)
+    return study, probe, dists
+
+
+class Timed:
+    """One sampler's study and its records, one list per round of asks."""
+
+    FIELDS = ("seconds", "tell_seconds", "relative_seconds", "relative_calls", "model_asks")
+
+    def __init__(self, name: str, seed: int, f, bounds, n_complete: int) -> None:
+        self.name, self.f = name, f
+        self.study, self.probe, self.dists = make_study(name, seed, f, bounds, n_complete)
+        self.rounds: dict[str, list] = {k: [] for k in self.FIELDS}
+
+    def round(self, batch: int) -> None:
+        rec = ask_round(self.study, self.dists, self.f, self.probe, batch)
+        for k in self.FIELDS:
+            self.rounds[k].append(rec[k])
+
+    def check(self) -> list[str]:
+        calls, model = self.rounds["relative_calls"], self.rounds["model_asks"]
+        problems = []
+        if any(c != 1 for r in calls for c in r):
+            problems.append(f"{self.name}: sample_relative calls per ask {calls} (expected 1 each)")
+        if any(m not in (1, None) for r in model for m in r):  # None: a peer, unknown
+            problems.append(
+                f"{self.name}: model suggestions per ask {model} (expected 1 each): not "
+                "every suggestion came from the model"
+            )
+        return problems
+
+
+def interleave(studies: list[Timed], rounds: int, batch: int, order: str):
+    """Run ``rounds`` rounds of ``batch`` asks on every study, round by round across the studies
+    (``interleaved``) or one study after the other; yield each study once it is done."""
+    if order == "interleaved":
+        for _ in range(rounds):
+            for t in studies:
+                t.round(batch)
+        yield from studies
+    else:
+        for t in studies:
+            for _ in range(rounds):
+                t.round(batch)
+            yield t
+
+
+# ----------------------------------------------------------------------------- the page
+def label(s: str) -> str:
+    return f"{LABELS[s]} (`{s}`)" if s in LABELS else f"`{s}`"
+
+
+def provenance(rows, note: str = "") -> str:
+    return f"{note} {provenance_line(rows)} {threads_line(rows, legacy=1)}".strip()
+
+
+def section(title: str, header, body, rows, *, intro="", note="", checks=(), after=()):
+    """A section of the speed page: the title, ``intro``, the table, ``checks`` (before the
+    provenance line, which starts with ``note``) and ``after``."""
+    lines = [title, ""] + ([intro, ""] if intro else [])
+    lines += markdown_table(header, body) + list(checks) + ([""] if checks else [])
+    return lines + [provenance(rows, note), "", *after]

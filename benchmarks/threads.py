@@ -1,65 +1,8 @@
-"""Thread oversubscription: seconds per suggestion with several worker processes on few cores.
+"""Thread oversubscription: seconds per suggestion with 1 and 4 worker processes on few cores, with
+and without the samplers' ``max_threads`` limit (what it measures: ``docs/benchmarks/index.md``;
+the worker: ``threads_worker``, the table: ``threads_report``). Run it alone:
 
-NumPy's BLAS starts one thread per core in every process. With more worker processes than cores,
-every process's linear algebra then competes with all the others. ``EGPTSSampler`` and
-``BORESampler`` take ``max_threads`` (default 1: BLAS/OpenMP/PyTorch pools are capped while the
-sampler computes, through ``shared_core.threads.limited_threads``; ``None``: no limit, the old
-behaviour). This script measures both with 1 and with 4 concurrent worker processes.
-
-Full run (about 3.5 minutes on 2 cores; run it alone, not next to other benchmarks):
     python -m benchmarks.threads --out benchmarks/results/threads.jsonl
-which is the same as
-    python -m benchmarks.threads --samplers egp-auto,bore++ --max-threads none,1 --processes 1,4 \
-        --n-egp 800 --n-bore 200 --asks 3 --repeats 3 --seed 0 \
-        --out benchmarks/results/threads.jsonl
-Smoke test (well under a minute):
-    python -m benchmarks.threads --n-egp 30 --n-bore 30 --repeats 1 --out /tmp/threads_smoke.jsonl
-
-Cells: sampler (``egp-auto`` = ``EGPTSSampler(seed=seed, max_threads=m)``, ``bore++`` =
-``BORESampler(seed=seed, max_threads=m)``, from ``harness/samplers.py``) x ``max_threads`` m in
-{None, 1} x processes in {1, 4}. Each of the ``--repeats`` repetitions runs every cell once, one
-cell at a time; the cell order is reversed on every other repetition (A B C ... C B A ...), so slow
-drift of the machine's load hits all cells alike.
-
-One process run (a worker) is a fresh interpreter running ``python -m benchmarks.threads worker``
-(``threads_worker.worker``) with the thread variables removed from its environment
-(``workers.worker_env(threads=None)``), so that its pools have their default sizes (one thread
-per core). Not timed, before the start barrier:
-  1. imports (optuna, optuna_egp, numpy, scipy.optimize, threadpoolctl);
-  2. ``threadpoolctl.threadpool_info()``: the thread pools' sizes before any limit
-     (``blas_threads``);
-  3. a warm-up: one model-based ask on a separate 12-trial study with the same sampler class and
-     options, so that modules imported lazily at the first suggestion are loaded; the model's
-     suggestion (``probes.ModelProbe``) reads ``threadpool_info()`` there, i.e. inside the sampler's
-     thread limit (``threadpools_in_sampler``; with ``max_threads=1`` every pool should say 1), and
-     after the ask the pools must be back to their sizes (``threadpools_after``);
-  4. an in-memory study (minimise Hartmann-6 on [0, 1]^6, float parameters x0..x5) with ``n``
-     random completed trials added with ``study.add_trials`` (the same points in every worker:
-     ``default_rng(seed + 1000)``, as ``speed``), ``n = --n-egp`` (800) for EGP, ``--n-bore``
-     (200) for BORE++, and a fresh sampler, all workers with the same seed (so every worker of a
-     cell does the same work as the single worker of the 1-process cell).
-Then the worker creates its ``ready`` file and waits for the ``go`` file, which the parent creates
-once every worker of the cell is ready, so the workers of a 4-process cell start their timed asks
-together (``go_lag``: seconds from ``go`` to the worker's first ask).
-
-Timed: ``--asks`` K (3) consecutive ``study.ask(fixed_distributions)``, each followed by an untimed
-evaluation and a ``study.tell`` of the true value (timed separately, ``tell_seconds``). Optuna
-computes the relative parameters (``sample_relative``: the model fit and the acquisition) on the
-first ``_suggest`` inside ``ask``, so ``seconds`` holds the whole suggestion; ``probes.ModelProbe``
-checks that ``sample_relative`` ran once per ask and that the model made each suggestion
-(``model_asks``; else the row lists ``problems``). The first ask of the fresh sampler is ``cold``
-(model fitted from scratch on ``n`` trials); the later ones are warm (one new trial since the last
-ask). ``concurrent`` gives, for each ask, how many workers of the cell (itself included) were
-inside their timed asks at its midpoint.
-
-Output: one JSON line per worker and cell run appended to ``--out``: ``bench="threads"``,
-``sampler``, ``max_threads`` (null or 1), ``processes``, ``n_complete``, ``repeat``, ``seconds``
-(per ask), ``cold`` (per ask), the thread pools of the worker, the provenance of
-``harness/provenance.py`` (its ``threads``: the worker's thread variables and torch's count) and
-``run_id`` (the start of this invocation; ``threads_report.summarise`` uses the
-latest run of each sampler and limit). At the end the script prints ``summarise`` of this
-run's rows: median cold and warm seconds with 1 and 4 processes and their ratio. The target: with
-4 processes on 2 cores, the median seconds per suggestion at most 4 times the 1-process median.
 """
 
 from __future__ import annotations
@@ -77,13 +20,13 @@ from benchmarks.harness.provenance import utc_now
 from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.workers import start_worker, worker_env
+from benchmarks.speed_timing import alternate
 from benchmarks.threads_report import median_text, summarise
 from benchmarks.threads_worker import D, worker
 
 SAMPLERS = ("egp-auto", "bore++")
 
 
-# ----------------------------------------------------------------------------- parent: cells
 def _start(spec: dict, index: int, tmp: pathlib.Path) -> tuple[subprocess.Popen, pathlib.Path]:
     log = tmp / f"worker{index}"
     with open(f"{log}.out", "w") as out, open(f"{log}.err", "w") as err:
@@ -112,8 +55,8 @@ def _failure(procs, logs, what: str) -> RuntimeError:
 
 
 def run_cell(spec: dict, processes: int, timeout: float) -> list[dict]:
-    """Start ``processes`` workers, release them together
-    once all are ready, return their records."""
+    """Start ``processes`` workers, release them together once all are ready, return their
+    records."""
     with tempfile.TemporaryDirectory(prefix="threads_bench_") as name:
         tmp = pathlib.Path(name)
         spec = {**spec, "barrier": str(tmp), "timeout": timeout}
@@ -145,8 +88,8 @@ def run_cell(spec: dict, processes: int, timeout: float) -> list[dict]:
 
 
 def _add_concurrency(records: list[dict]) -> None:
-    """``concurrent[k]``: workers (itself included)
-    inside their timed asks at the midpoint of ask k."""
+    """``concurrent[k]``: workers (itself included) inside their timed asks at the midpoint of
+    ask k."""
     spans = [(r["ask_windows"][0][0], r["ask_windows"][-1][1]) for r in records]
     for r in records:
         r["concurrent"] = [
@@ -169,10 +112,6 @@ def _problems(rec: dict, max_threads) -> list[str]:
             f"(before {rec['threadpools']})"
         )
     return out
-
-
-def _cells(a) -> list[tuple[str, int | None, int]]:
-    return [(s, m, p) for s in a.samplers for m in a.max_threads for p in a.processes]
 
 
 def _row(base: dict, rec: dict, cell, repeat: int, n: int, loadavg) -> dict:
@@ -204,26 +143,21 @@ def run(a) -> list[dict]:
         "repeats": a.repeats,
     }
     n_of = {"egp-auto": a.n_egp, "bore++": a.n_bore}
-    cells, rows = _cells(a), []
-    for repeat in range(a.repeats):
-        for cell in cells if repeat % 2 == 0 else cells[::-1]:
-            sampler, max_threads, processes = cell
-            spec = {
-                "sampler": sampler,
-                "max_threads": max_threads,
-                "n_complete": n_of[sampler],
-                "asks": a.asks,
-                "seed": a.seed,
-            }
-            loadavg = list(os.getloadavg())
-            new = []
-            for i, rec in enumerate(run_cell(spec, processes, a.timeout)):
-                # the worker's thread settings, not this process's
-                threads = {**rec["thread_env"], "torch": rec["torch_threads"]}
-                row = _row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
-                new.append(out.append(row, extra={"threads": threads}))
-            rows += new
-            print(_progress(new), flush=True)
+    cells = [(s, m, p) for s in a.samplers for m in a.max_threads for p in a.processes]
+    rows = []
+    for repeat, cell in alternate(a.repeats, cells):
+        sampler, max_threads, processes = cell
+        spec = {"sampler": sampler, "max_threads": max_threads, "n_complete": n_of[sampler]}
+        spec |= {"asks": a.asks, "seed": a.seed}
+        loadavg = list(os.getloadavg())
+        new = []
+        for i, rec in enumerate(run_cell(spec, processes, a.timeout)):
+            # the worker's thread settings, not this process's
+            threads = {**rec["thread_env"], "torch": rec["torch_threads"]}
+            row = _row(base, rec, cell, repeat, n_of[sampler], loadavg) | {"process_index": i}
+            new.append(out.append(row, extra={"threads": threads}))
+        rows += new
+        print(_progress(new), flush=True)
     return rows
 
 
@@ -242,7 +176,6 @@ def _progress(rows: list[dict]) -> str:
     )
 
 
-# ----------------------------------------------------------------------------- main
 def _max_threads(arg: str) -> list[int | None]:
     return [None if v.strip().lower() == "none" else int(v) for v in arg.split(",") if v.strip()]
 
@@ -255,23 +188,13 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.threads",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="python -m benchmarks.threads worker SPEC: one worker process (started by a run)",
     )
-    p.add_argument(
-        "--out",
-        default=str(RESULTS / "threads.jsonl"),
-        help="JSONL file rows are appended to",
-    )
+    p.add_argument("--out", default=str(RESULTS / "threads.jsonl"))
     p.add_argument(
         "--samplers", default=",".join(SAMPLERS), type=lambda s: [x for x in s.split(",") if x]
     )
-    p.add_argument(
-        "--max-threads",
-        default="none,1",
-        type=_max_threads,
-        help="comma-separated; 'none' = no limit",
-    )
+    p.add_argument("--max-threads", default="none,1", type=_max_threads, help="'none': no limit")
     p.add_argument("--processes", default="1,4", type=lambda s: [int(x) for x in s.split(",")])
     p.add_argument("--n-egp", type=int, default=800, help="completed trials for egp-auto")
     p.add_argument("--n-bore", type=int, default=200, help="completed trials for bore++")
@@ -280,12 +203,7 @@ def main(argv=None) -> None:
     )
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=1800.0,
-        help="seconds per cell before its workers are killed",
-    )
+    p.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell")
     a = p.parse_args(argv)
     unknown = [s for s in a.samplers if s not in SAMPLERS]
     if unknown:

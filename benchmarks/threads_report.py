@@ -1,8 +1,5 @@
-"""The table of the thread oversubscription benchmark (``benchmarks.threads``), for
-``benchmarks.report`` and printed at the end of every run: median cold and warm seconds per
-suggestion with the fewest and the most processes and their ratio, per sampler and
-``max_threads``, from the latest run of each; the target: at most ``TARGET_RATIO``.
-"""
+"""The table of ``benchmarks.threads``, for ``benchmarks.report`` and printed at the end of every
+run; the target: the ratio at most ``TARGET_RATIO``."""
 
 from __future__ import annotations
 
@@ -95,27 +92,14 @@ def summarise(rows: list[dict], target: float = TARGET_RATIO) -> list[str]:
 
 
 def _against_no_limit(rows: list[dict], lo: int, hi: int, target: float) -> list[str]:
-    """Each limit's most-process median against the
-    fewest-process median without a limit (the old default)."""
+    """Each limit's most-process median against the fewest-process median without a limit (the
+    old default)."""
     out = []
     for sampler in ordered(r["sampler"] for r in rows):
-        base = [
-            r
-            for r in rows
-            if r["sampler"] == sampler and r["max_threads"] is None and r["processes"] == lo
-        ]
-        for m in sorted(
-            {
-                r["max_threads"]
-                for r in rows
-                if r["sampler"] == sampler and r["max_threads"] is not None
-            }
-        ):
-            g = [
-                r
-                for r in rows
-                if r["sampler"] == sampler and r["max_threads"] == m and r["processes"] == hi
-            ]
+        mine = [r for r in rows if r["sampler"] == sampler]
+        base = [r for r in mine if r["max_threads"] is None and r["processes"] == lo]
+        for m in sorted({r["max_threads"] for r in mine if r["max_threads"] is not None}):
+            g = [r for r in mine if r["max_threads"] == m and r["processes"] == hi]
             for cold in (True, False):
                 a, b = _asks(base, cold), _asks(g, cold)
                 if a and b and hi > lo:

@@ -1,7 +1,5 @@
-"""One worker process of the thread oversubscription benchmark (``python -m benchmarks.threads
-worker SPEC``, started by a run of ``benchmarks.threads``): its set-up (untimed), the barrier, then
-the timed asks; what it does and records: the docstring of ``benchmarks.threads``.
-"""
+"""A worker process of ``benchmarks.threads`` (``python -m benchmarks.threads worker SPEC``): its
+set-up (untimed), the barrier, then the timed asks."""
 
 from __future__ import annotations
 
@@ -16,6 +14,7 @@ from benchmarks.harness.probes import ModelProbe
 from benchmarks.harness.samplers import make_sampler
 from benchmarks.harness.studies import H6_BOUNDS, random_study
 from benchmarks.harness.threads import THREAD_VARS
+from benchmarks.speed_timing import timed_asks
 
 D = 6
 
@@ -35,8 +34,8 @@ def _pools() -> list[dict]:
 
 
 def _pool_strings(pools: list[dict]) -> list[str]:
-    """``internal_api/library file=threads`` per pool
-    (numpy and scipy each ship their own OpenBLAS)."""
+    """``internal_api/library file=threads`` per pool (numpy and scipy each ship their own
+    OpenBLAS)."""
     return sorted(f"{p['internal_api']}/{p['file']}={p['num_threads']}" for p in pools)
 
 
@@ -45,22 +44,15 @@ def _random_study(sampler, n: int, seed: int):
     return random_study(sampler, hartmann6, H6_BOUNDS, n, seed=seed + 1000)
 
 
-def _value(trial) -> float:
-    import numpy as np
-
-    return hartmann6(np.array([trial.params[f"x{i}"] for i in range(D)]))
-
-
 def _warm_up(spec: dict) -> dict:
-    """One model-based ask on a 12-trial study (lazy
-    imports), reading the pools inside the sampler."""
+    """One model-based ask on a 12-trial study (lazy imports), reading the pools inside the
+    sampler."""
     sampler = make_sampler(spec["sampler"], seed=spec["seed"], max_threads=spec["max_threads"])
     seen: list[list[dict]] = []
     # in the model's suggest, i.e. inside the sampler's thread limit
-    ModelProbe(sampler, in_model=lambda: seen.append(_pools()))
+    probe = ModelProbe(sampler, in_model=lambda: seen.append(_pools()))
     study, dists = _random_study(sampler, 12, spec["seed"] + 1)
-    trial = study.ask(dists)
-    study.tell(trial, _value(trial))
+    timed_asks(study, dists, hartmann6, probe, 1)
     return {
         "threadpools_in_sampler": _pool_strings(seen[0]) if seen else None,
         "blas_threads_in_sampler": _blas_threads(seen[0]) if seen else None,
@@ -114,28 +106,7 @@ def worker(spec: dict) -> None:
     (barrier / f"ready.{spec['index']}").touch()
     _wait_for(barrier / "go", spec["timeout"])
     rec["go_lag"] = time.time() - float((barrier / "go").read_text())
-    seconds, tells, relative, calls, model, windows = [], [], [], [], [], []
-    for _ in range(spec["asks"]):
-        probe.reset()
-        start = time.time()
-        t0 = time.perf_counter()
-        trial = study.ask(dists)  # sample_relative runs here (first _suggest)
-        seconds.append(time.perf_counter() - t0)
-        windows.append([start, start + seconds[-1]])
-        relative.append(sum(probe.relative_seconds))
-        calls.append(probe.asks)
-        model.append(probe.model_asks)
-        value = _value(trial)  # not timed
-        t0 = time.perf_counter()
-        study.tell(trial, value)
-        tells.append(time.perf_counter() - t0)
-    rec.update(
-        seconds=seconds,
-        cold=[i == 0 for i in range(len(seconds))],
-        tell_seconds=tells,
-        relative_seconds=relative,
-        relative_calls=calls,
-        model_asks=model,
-        ask_windows=windows,
-    )
+    asks = timed_asks(study, dists, hartmann6, probe, spec["asks"])
+    windows = asks.pop("windows")
+    rec.update(asks, cold=[i == 0 for i in range(spec["asks"])], ask_windows=windows)
     print(json.dumps(rec), flush=True)

@@ -1,18 +1,8 @@
-"""Thread counts of the BLAS, OpenMP and torch pools, in one place.
-
-numpy's BLAS and OpenMP read ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS``
-once, when their pools start (at the first import of numpy, scipy or torch); setting them later
-changes nothing in the running process. So ``benchmarks/__init__.py`` calls :func:`pin_threads`:
-``python -m benchmarks.<module>`` imports the package before the module, hence before numpy, and
-every process started from there (``multiprocessing`` with ``spawn``, ``python -m
-benchmarks.<module> worker``) inherits the variables. torch has its own pool: :func:`pin_torch`
-sets it, and the sampler factory calls it for the samplers that use torch.
-
-Default: one thread per process (the runs go in parallel processes, one per core).
-``EGP_BENCH_THREADS=N`` sets every count to ``N``; ``EGP_BENCH_THREADS=default`` removes the
-variables (the libraries' own defaults, one thread per core); without it, a variable already set
-in the environment is kept (a benchmark that measures threading sets it for its own worker
-processes, see ``workers.worker_env``). This module imports nothing heavy.
+"""Thread counts of the BLAS, OpenMP and torch pools, in one place. Their pools read the variables
+once, at the first import of numpy, scipy or torch, so ``benchmarks/__init__.py`` calls
+:func:`pin_threads` before any of them; processes started from there inherit the variables.
+Default one thread per process; ``EGP_BENCH_THREADS=N`` sets every count, ``=default`` removes
+them (one thread per core); otherwise a variable already set is kept. Imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -26,13 +16,8 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def pin_threads(n: int | None = None) -> None:
-    """Set ``THREAD_VARS`` for this process and its children.
-
-    Args:
-        n: threads per pool; ``None``: ``EGP_BENCH_THREADS`` if set (overriding the variables;
-            ``default`` removes them), else keep each variable already set and set the others
-            to 1.
-    """
+    """Set ``THREAD_VARS`` for this process and its children: ``n`` threads per pool; ``None``:
+    ``EGP_BENCH_THREADS`` if set, else keep each variable already set and set the others to 1."""
     if n is None and os.environ.get("EGP_BENCH_THREADS") == "default":
         for var in THREAD_VARS:
             os.environ.pop(var, None)

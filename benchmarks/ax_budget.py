@@ -20,9 +20,8 @@ import numpy as np
 
 from benchmarks import functions, mixed_hartmann
 from benchmarks.harness.ax import AX_METHODS, ax_client
-from benchmarks.harness.provenance import commit
-from benchmarks.harness.results import RESULTS, ResultsFile, key
-from benchmarks.harness.workers import pool_map
+from benchmarks.harness.results import RESULTS, ResultsFile
+from benchmarks.harness.runner import run_jobs
 
 BENCH = "ax_budget"
 # The fields of a cell: with the sampler and the commit they key a run.
@@ -190,26 +189,18 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the cells the command line asks for that are not done at this commit."""
     a = arguments(argv)
-    out = ResultsFile(a.out)
-    fields = ("sampler", "commit", *CELL)
-    done, code = out.done(fields), commit()
-    todo = [
-        job
-        for job in cells(a)
-        if any(
-            key({**job, "sampler": s, "commit": code}, fields) not in done for s in job["samplers"]
-        )
-    ]
-    print(f"{len(todo)} cells to run into {a.out}", flush=True)
-    for rows in pool_map(run_cell, todo, procs=a.procs):
-        for row in rows:
-            out.append(row)
-            print(
-                f"{row['function']} {row['mode']} seed={row['seed']} {row['sampler']}: regret "
-                f"{row['regret'][-1]:.4g}, {row['seconds_per_trial']:.3f} s/trial "
-                f"({row['cpu_seconds_per_trial']:.3f} CPU)",
-                flush=True,
-            )
+    run_jobs(
+        cells(a),
+        run_cell,
+        out=ResultsFile(a.out),
+        cell=CELL,
+        procs=a.procs,
+        describe=lambda row: (
+            f"{row['function']} {row['mode']} seed={row['seed']} {row['sampler']}: regret "
+            f"{row['regret'][-1]:.4g}, {row['seconds_per_trial']:.3f} s/trial "
+            f"({row['cpu_seconds_per_trial']:.3f} CPU)"
+        ),
+    )
 
 
 if __name__ == "__main__":

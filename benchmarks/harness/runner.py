@@ -22,13 +22,16 @@ def not_done(
     peer_cell: Sequence[str] | None = None,
 ) -> list[dict]:
     """The ``jobs`` (``sampler`` and the ``cell`` fields) whose row is not stored yet: ours at the
-    current commit, the peers' at the current versions (without a ``cache``, all are ours)."""
+    current commit, the peers' at the current versions (without a ``cache``, all are ours); a job
+    of several ``samplers`` run together, until all their rows are."""
     ours_key = ("sampler", "commit", *cell)
     done_ours, code = out.done(ours_key), commit()
     done_peers = cache.done() if cache is not None else set()
     peer_cell = cell if peer_cell is None else peer_cell
 
     def done(job: dict) -> bool:
+        if "samplers" in job:
+            return all(done({**job, "sampler": s}) for s in job["samplers"])
         if cache is not None and is_peer(job["sampler"]):
             return cache.key(job["sampler"], **{f: job.get(f) for f in peer_cell}) in done_peers
         return key({**job, "commit": code}, ours_key) in done_ours
@@ -38,7 +41,7 @@ def not_done(
 
 def run_jobs(
     jobs: Iterable[dict],
-    run_job: Callable[[dict], dict],
+    run_job: Callable[[dict], dict | list[dict]],
     *,
     out: ResultsFile,
     cell: Sequence[str],
@@ -48,14 +51,16 @@ def run_jobs(
     describe: Callable[[dict], str] = str,
 ) -> None:
     """Run the jobs :func:`not_done`, ``procs`` at a time (``run_job``: module-level, for spawned
-    processes), storing each row as it arrives and printing ``describe(row)``."""
+    processes; a row or a list of rows), storing each row as it arrives and printing
+    ``describe(row)``."""
     peer_cell = cell if peer_cell is None else peer_cell
     todo = not_done(jobs, out=out, cell=cell, cache=cache, peer_cell=peer_cell)
     peers = f", peers to {cache.file.path}" if cache is not None else ""
     print(f"{len(todo)} runs to do: ours to {out.path}{peers}", flush=True)
-    for row in pool_map(run_job, todo, procs=procs):
-        if cache is not None and is_peer(row["sampler"]):
-            cache.put(row, tuple(peer_cell))
-        else:
-            out.append(row)
-        print(describe(row), flush=True)
+    for rows in pool_map(run_job, todo, procs=procs):
+        for row in rows if isinstance(rows, list) else [rows]:
+            if cache is not None and is_peer(row["sampler"]):
+                cache.put(row, tuple(peer_cell))
+            else:
+                out.append(row)
+            print(describe(row), flush=True)

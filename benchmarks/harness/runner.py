@@ -29,14 +29,12 @@ def not_done(
     done_peers = cache.done() if cache is not None else set()
     peer_cell = cell if peer_cell is None else peer_cell
 
-    def done(job: dict) -> bool:
-        if "samplers" in job:
-            return all(done({**job, "sampler": s}) for s in job["samplers"])
-        if cache is not None and is_peer(job["sampler"]):
-            return cache.key(job["sampler"], **{f: job.get(f) for f in peer_cell}) in done_peers
-        return key({**job, "commit": code}, ours_key) in done_ours
+    def stored(job: dict, sampler: str) -> bool:
+        if cache is not None and is_peer(sampler):
+            return cache.key(sampler, **{f: job.get(f) for f in peer_cell}) in done_peers
+        return key({**job, "sampler": sampler, "commit": code}, ours_key) in done_ours
 
-    return [job for job in jobs if not done(job)]
+    return [j for j in jobs if not all(stored(j, s) for s in j.get("samplers", [j.get("sampler")]))]
 
 
 def run_jobs(

@@ -65,72 +65,51 @@ BORE_FUNCTIONS = "hartmann6,ackley5,branin,zakharov2"
 AX_QUICK = {"trials": 7, "samplers": "ax-egp-auto"}  # 5 Sobol trials, then 2 of the algorithm's
 
 # benchmarks.run: name: (command, full options, quick options over TINY)
+ROSENBROCK = {"functions": "rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8", "trials": 60}
+BORES = "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore"
 SUITES = {
     "suite_seq": ("suite", {"seeds": 10, "samplers": OURS_SEQ}, {"samplers": "egp-auto,tpe"}),
-    "suite_async4": (
-        "suite",
-        {**ASYNC4, "samplers": OURS_PAR},
-        {**ASYNC2, "samplers": "egp-ts,tpe"},
-    ),
-    "suite_async8": (
-        "suite",
-        {**ASYNC8, "functions": CLASSIC, "samplers": OURS_PAR},
-        {**ASYNC2, "samplers": "egp-ts-nofant"},
-    ),
+    "suite_async4": ("suite", {**ASYNC4, "samplers": OURS_PAR},
+                     {**ASYNC2, "samplers": "egp-ts,tpe"}),
+    "suite_async8": ("suite", {**ASYNC8, "functions": CLASSIC, "samplers": OURS_PAR},
+                     {**ASYNC2, "samplers": "egp-ts-nofant"}),
     **{
-        f"suite_threads{w}": (
-            "suite",
-            {**THREADS, "workers": w, "samplers": "egp-auto,gp,tpe"},
-            {"mode": "threads", "workers": 2, "samplers": quick},
-        )
+        f"suite_threads{w}": ("suite", {**THREADS, "workers": w, "samplers": "egp-auto,gp,tpe"},
+                              {"mode": "threads", "workers": 2, "samplers": quick})
         for w, quick in ((4, "egp-auto"), (8, "egp-ts"))
     },
-    "ablation": (
-        "ablation",
-        {"seeds": 5, "functions": "ackley5,zakharov2,dropwave,eggholder"},
-        {"samplers": "gp-ts-rbf"},
-    ),
+    "ablation": ("ablation", {"seeds": 5, "functions": "ackley5,zakharov2,dropwave,eggholder"},
+                 {"samplers": "gp-ts-rbf"}),
+    # quick: batches of 2, the sixth starts at 10 completed trials
     "bore_rosenbrock": (
-        "suite",
-        {
-            "mode": "batch",
-            "workers": 5,
-            "seeds": 5,
-            "trials": 60,
-            "functions": "rosenbrock2,rosenbrock4,rosenbrock6,rosenbrock8",
-            "samplers": "bore++,bore++-beta0,bore++-sharp1,bore++-beta0-sharp1,bore",
-        },
-        # batches of 2: the sixth starts at 10 completed trials
-        {"mode": "batch", "workers": 2, "functions": "rosenbrock2", "samplers": "bore++"},
-    ),
+        "suite", {"mode": "batch", "workers": 5, "seeds": 5, **ROSENBROCK, "samplers": BORES},
+        {"mode": "batch", "workers": 2, "functions": "rosenbrock2", "samplers": "bore++"}),
     "bore_sharpness_async8": (
-        "suite",
-        {**ASYNC8, "seeds": 3, "samplers": "bore++-sharp1", "functions": BORE_FUNCTIONS},
-        {**ASYNC2, "samplers": "bore++-sharp1"},
-    ),
-}
+        "suite", {**ASYNC8, "seeds": 3, "samplers": "bore++-sharp1", "functions": BORE_FUNCTIONS},
+        {**ASYNC2, "samplers": "bore++-sharp1"}),
+}  # fmt: skip
 # The problem-list benchmarks (benchmarks.problem_runs): prefix: (module, quick function, the
 # settings {name: (full options, quick options)}), writing <prefix>_<name>.jsonl
 PROBLEMS = {
     "constrained": ("constrained", "gramacy", {
         "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto,tpe"}),
         "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++,dts-complete"}),
-        "ax": ({"samplers": AX, "functions": "gramacy,spring", "seeds": 5}, AX_QUICK),
+        "ax": ({"samplers": AX, "functions": "gramacy,spring", "seeds": 5}, AX_QUICK)
     }),
     # Ax's default fits a BoTorch model per objective from its sixth trial on (about a minute
     # per 25-trial run): one problem, three seeds
     "mo": ("multi_objective", "zdt1", {
         "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto"}),
         "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++"}),
-        "ax": ({"samplers": AX, "functions": "branin-currin", "seeds": 3, "trials": 25}, AX_QUICK),
+        "ax": ({"samplers": AX, "functions": "branin-currin", "seeds": 3, "trials": 25}, AX_QUICK)
     }),
     # Ax's default: 5 Sobol trials, then a BoTorch model per trial (5-7 CPU s per suggestion on
     # these spaces): three seeds, each run stopped at 300 s (recorded in the rows and the table)
     "cond": ("conditional", "nested", {
         "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto,tpe-mg"}),
         "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++"}),
-        "ax": ({"samplers": AX, "seeds": 3, "wall_limit": 300}, AX_QUICK),
-    }),
+        "ax": ({"samplers": AX, "seeds": 3, "wall_limit": 300}, AX_QUICK)
+    })
 }  # fmt: skip
 # STO-BNTS's benchmark: three settings into one file; GPSampler's runs stopped at 900 s
 # (recorded). Quick: branin, one seed; 10 random trials, then 2 of the model's, sequential and
@@ -138,27 +117,19 @@ PROBLEMS = {
 STO_BNTS = {
     "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "sto-bnts,tpe"}),
     "async4": (ASYNC4, {**ASYNC2, "samplers": "sto-bnts"}),
-    "async8": (
-        ASYNC8,
-        {"mode": "async", "workers": 3, "trials": 14, "samplers": "sto-bnts-linear"},
-    ),
-}
+    "async8": (ASYNC8, {"mode": "async", "workers": 3, "trials": 14,
+                        "samplers": "sto-bnts-linear"}),
+}  # fmt: skip
 # The defaults ablation (benchmarks.defaults) into one file: the development set, then held-out
-# seeds and functions, and 4 workers (without a quick mode: the runs of defaults_dev elsewhere)
+# seeds and functions, and 4 workers: name: (full options, quick options, why no quick mode)
 HELD_OUT = {"variants": "previous,default", "functions": "all"}
 DEFAULTS = {
     "defaults_dev": ({"seeds": 5}, {"variants": "previous,default", **TINY}, ""),
-    "defaults_heldout": (
-        {**HELD_OUT, "first_seed": 5, "seeds": 5},
-        None,
-        "the runs of defaults_dev on other seeds and functions",
-    ),
-    "defaults_async4": (
-        {**HELD_OUT, "mode": "async", "seeds": 5},
-        None,
-        "the runs of defaults_dev with 4 workers",
-    ),
-}
+    "defaults_heldout": ({**HELD_OUT, "first_seed": 5, "seeds": 5}, None,
+                         "the runs of defaults_dev on other seeds and functions"),
+    "defaults_async4": ({**HELD_OUT, "mode": "async", "seeds": 5}, None,
+                        "the runs of defaults_dev with 4 workers"),
+}  # fmt: skip
 SPEED = {
     "dims": "--dims 2 --n-complete 12 --asks 1 --samplers egp-auto",
     "many": "--n-complete 12 --rounds 1 --batch 2 --samplers egp-auto",
@@ -295,10 +266,6 @@ BENCHMARKS: list[Benchmark] = [
         why="the development runs behind beta's default",
     ),
     runs(
-        "dts_speed",
-        "dts_speed",
-        "",
-        "--n-complete 15 --agents 4 --asks 2 --repeats 1",
-        cache=False,
+        "dts_speed", "dts_speed", "", "--n-complete 15 --agents 4 --asks 2 --repeats 1", cache=False
     ),
 ]

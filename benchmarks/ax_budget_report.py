@@ -1,8 +1,6 @@
-"""The tables of the Ax low-budget benchmark (``benchmarks.ax_budget``), for ``benchmarks.report``:
-per mode, the median regret of each strategy and of Ax's default at 20 and 40 trials (read from
-the same 40-trial runs), their ratio, the seconds per trial of both and their ratio, and whether
-the target is met: median regret at most ``REGRET_RATIO`` times Ax's default at every budget, in
-at most ``TIME_RATIO`` of its time per trial."""
+"""The tables of the Ax low-budget benchmark (``benchmarks.ax_budget``): per mode, each strategy's
+median regret at 20 and 40 trials beside Ax's default's, their seconds per trial, and whether the
+target (``REGRET_RATIO``, ``TIME_RATIO``) is met."""
 
 from __future__ import annotations
 
@@ -16,22 +14,16 @@ from benchmarks.constrained_report import by_cell, median_seconds, quantile, sho
 from benchmarks.harness.regret import TIE_FRACTION
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
 
-__all__ = ["BUDGETS", "budgets", "regret_floor", "rows_of", "summarise"]
-
 BUDGETS = (20, 40)  # trials at which the regret is read (those a run reaches, and its last)
 REGRET_RATIO = 1.5  # target: median regret at most this times Ax's default's, at every budget,
 TIME_RATIO = 0.1  # in at most this fraction of its seconds per trial
-# Regrets below this fraction of the median regret after the initialisation count as that
-# fraction: two strategies that both got there have solved the problem as far as a ratio can
-# tell (the regret tables' tie rule).
+# of the median regret after the initialisation: below it, a regret counts as it (the tie rule)
 FLOOR_FRACTION = TIE_FRACTION
 
 
 def rows_of(rows: list[dict], mode: str) -> list[dict]:
-    """The rows a table of ``mode`` shows: the latest of each cell, per problem those of the
-    setting (workers, trials) of its latest row, of the seeds every strategy of the problem ran
-    (``constrained_report.shown``); regret recomputed from the values with the problem's
-    current minimum."""
+    """The rows a table of ``mode`` shows (``constrained_report.shown``), their regret recomputed
+    with the problem's current minimum."""
     picked = shown([r for r in rows if r["mode"] == mode], [])
     return [
         {**r, "regret": PROBLEMS[r["function"]].regret(r.get("best_values", r.get("values")))}
@@ -40,14 +32,12 @@ def rows_of(rows: list[dict], mode: str) -> list[dict]:
 
 
 def budgets(n_trials: int) -> list[int]:
-    """The trials at which the regret of an ``n_trials`` run is read: ``BUDGETS`` it reaches and
-    ``n_trials``."""
+    """The trials at which an ``n_trials`` run's regret is read."""
     return sorted({b for b in BUDGETS if b <= n_trials} | {n_trials})
 
 
 def regret_floor(runs: list[dict]) -> float:
-    """``FLOOR_FRACTION`` of the median over ``runs`` of the regret after their initialisation
-    trials."""
+    """``FLOOR_FRACTION`` of the median regret of ``runs`` after their initialisation."""
     if any(r["initialization_trials"] < 1 for r in runs):  # e.g. Ax renamed its Sobol node
         raise ValueError("a run records no initialisation trial: the floor is undefined")
     after = [r["regret"][r["initialization_trials"] - 1] for r in runs]
@@ -65,9 +55,7 @@ def _median_at(runs: list[dict], trials: int) -> float:
 
 
 def summarise(rows: list[dict], title: str) -> list[str]:
-    """The table of one mode (``rows`` as :func:`rows_of` gives them): per problem and strategy
-    of ours, the median regret of Ax's default and of the strategy at each budget, their ratio,
-    the median seconds per trial of both, their ratio, and whether the target is met."""
+    """The table of one mode (``rows`` from :func:`rows_of`)."""
     if not rows:
         return []
     cells = by_cell(rows)

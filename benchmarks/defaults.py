@@ -1,23 +1,10 @@
-"""The ablation behind ``EGPTSSampler()``'s defaults: variants of the default sampler (``egp-auto``)
-on the suite, each a change of one or two settings, decided on a development set and confirmed on
-held-out seeds and functions.
-
-Development set: seeds 0-4 of ``DEV_FUNCTIONS`` (classic and ill-conditioned functions of the
-suite). Confirmation: seeds 5-9 of every suite function, including those the development set
-leaves out (``zakharov2``, ``eggholder`` and the two 10-D ellipsoids), and the 4-worker setting.
-
-Each variant is sampler options (as ``EGPTSSampler``'s keywords) and a lengthscale penalty (the
-module constant ``shared_core.models.gp.LENGTHSCALE_PENALTY``, set for the run and restored after
-it: ``None`` keeps the shipped weight).
-Rows go to ``--out`` (default ``results/defaults.jsonl``) keyed by variant, cell and commit; runs
-already done are skipped. ``benchmarks.report`` writes the tables to
-``docs/benchmarks/defaults.md``.
-
-Usage::
+"""The ablation behind ``EGPTSSampler()``'s defaults: ``VARIANTS`` of ``egp-auto`` (sampler options
+and a lengthscale penalty) run on the suite, on a development set and then on held-out seeds and
+functions (docs/benchmarks/defaults.md).
 
     python -m benchmarks.defaults --variants previous,default --seeds 5    # development set
     python -m benchmarks.defaults --variants previous,default --first-seed 5 --seeds 5 \\
-        --functions all                                                    # confirmation
+        --functions all                                                    # held-out
 """
 
 from __future__ import annotations
@@ -31,16 +18,9 @@ from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.runner import run_jobs
 from benchmarks.run import SUITE, default_trials, run_suite
 
-__all__ = ["DEV_FUNCTIONS", "VARIANTS", "Variant", "run_job", "variant_config"]
-
-DEV_FUNCTIONS = (
-    "ackley5",
-    "dropwave",
-    "branin",
-    "hartmann6",
-    "ellipsoid5",
-    "rotellipsoid5",
-    "sharpridge5",
+# the development set's functions; the held-out runs add the suite's others
+DEV_FUNCTIONS = tuple(
+    "ackley5 dropwave branin hartmann6 ellipsoid5 rotellipsoid5 sharpridge5".split()
 )
 # The dictionary of Lu, Polyzos, Li and Giannakis, "Surrogate modeling for Bayesian optimization
 # beyond a single Gaussian process" (2023)
@@ -49,8 +29,7 @@ PAPER_KERNELS = ("rbf", "rbf-ard", "matern32", "matern52")
 
 @dataclass(frozen=True)
 class Variant:
-    """``options`` for ``EGPTSSampler`` and the ``LENGTHSCALE_PENALTY`` of the run (``None``:
-    the shipped one)."""
+    """``options`` of ``EGPTSSampler`` and the run's ``LENGTHSCALE_PENALTY`` (``None``: shipped)."""
 
     description: str
     options: dict[str, Any] = field(default_factory=dict)
@@ -79,8 +58,8 @@ VARIANTS = {
 
 
 def run_job(job: dict) -> dict:
-    """One suite run of ``job["variant"]`` (the pool's entry point; jobs also run in the calling
-    process, so the penalty is restored after the run)."""
+    """One suite run of ``job["variant"]`` (the penalty restored after it: jobs also run in the
+    calling process)."""
     variant = VARIANTS[job["variant"]]
     with lengthscale_penalty(variant.penalty):
         row = run_suite({**job, "options": dict(variant.options)})
@@ -117,11 +96,7 @@ def jobs(a: argparse.Namespace) -> list[dict]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.defaults",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.defaults", description=__doc__)
     p.add_argument("--variants", default=",".join(VARIANTS))
     p.add_argument("--functions", default=",".join(DEV_FUNCTIONS), help="names or 'all'")
     p.add_argument("--seeds", type=int, default=5)

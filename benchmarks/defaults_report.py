@@ -1,7 +1,6 @@
-"""The page of the defaults ablation (``benchmarks.defaults``), for ``benchmarks.report``: per
-setting (development set, held-out seeds, 4 workers), each variant's median final regret per
-function beside GPSampler's and TPE's on the same seeds, how many functions it wins against
-GPSampler and its geometric-mean regret ratio to GPSampler."""
+"""The page of the defaults ablation (``benchmarks.defaults``): per setting, each variant's median
+final regret per function beside GPSampler's and TPE's, its wins against GPSampler and its
+geometric-mean regret ratio to GPSampler."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ import numpy as np
 from benchmarks.defaults import DEV_FUNCTIONS, VARIANTS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.regret import STARTUP_TRIALS, TIE_FRACTION, tie_floors
-from benchmarks.harness.results import latest, read_rows, same_setting
+from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line
-
-__all__ = ["SETTINGS", "page", "ratio_to_peer", "variant_table"]
+from benchmarks.suite_report import per_function_setting
 
 SETTING = ("workers", "n_trials")
 PEERS = ("gp", "tpe")
@@ -82,15 +80,8 @@ def variant_table(
                 floored.append(r)
                 raw.append(ratio_to_peer(ours, peer, 0.0))
         summary = "/".join(map(str, counts)) if floored else ""
-        body.append(
-            [
-                LABELS.get(name, f"`{name}`"),
-                *cells,
-                summary,
-                _geometric_mean(floored),
-                _geometric_mean(raw),
-            ]
-        )
+        means = [_geometric_mean(floored), _geometric_mean(raw)]
+        body.append([LABELS.get(name, f"`{name}`"), *cells, summary, *means])
     return markdown_table(header, body)
 
 
@@ -124,7 +115,8 @@ def page(results) -> list[str]:
     ]
     cache = PeerCache(results / "peers.jsonl")
     for title, mode, seeds, functions in SETTINGS:
-        mine = _latest_setting([r for r in rows if r["mode"] == mode and r["seed"] in seeds])
+        mine = [r for r in rows if r["mode"] == mode and r["seed"] in seeds]
+        mine = per_function_setting(mine, SETTING)
         if not mine:
             continue
         n_trials = {r["function"]: r["n_trials"] for r in mine}
@@ -139,15 +131,6 @@ def page(results) -> list[str]:
         lines += [f"## {title.format(workers=workers)}", "", *table]
         lines += [provenance_line(mine + peers), ""]
     return lines
-
-
-def _latest_setting(rows: list[dict]) -> list[dict]:
-    """Per function, the rows with the workers and trials of its latest row (a file holding runs
-    of two budgets does not mix them in one median)."""
-    by_function: dict = defaultdict(list)
-    for r in rows:
-        by_function[r["function"]].append(r)
-    return [r for fn_rows in by_function.values() for r in same_setting(fn_rows, SETTING)]
 
 
 def _functions_by_trials(rows: list[dict]) -> dict[int, set[str]]:

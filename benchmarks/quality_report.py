@@ -1,33 +1,20 @@
-"""The quality page (``docs/benchmarks/quality.md``) and the README headline, for
-``benchmarks.report``: the suite's regret tables sequential, with asynchronous workers and with
-``study.optimize(n_jobs)`` threads, the ablation, BORE and BORE++ in synchronous batches, and the
-headline table of the default ``EGPTSSampler`` against GPSampler and TPE.
-"""
+"""The quality page (``docs/benchmarks/quality.md``) and the README headline: the suite's regret
+tables (sequential, asynchronous workers, ``n_jobs`` threads), the ablation, BORE and BORE++."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 import numpy as np
 
 from benchmarks.harness.plots import cumulative_regret_plot, regret_plot
-from benchmarks.harness.regret import (
-    STARTUP_TRIALS,
-    TIE_FRACTION,
-    final_regret,
-    median,
-    paired,
-    tie_floors,
-    versus,
-)
-from benchmarks.harness.results import latest, same_setting
+from benchmarks.harness.regret import final_regret, paired, tie_floors
 from benchmarks.harness.samplers import LABELS
-from benchmarks.harness.tables import current_line, fmt, markdown_table, provenance_line
+from benchmarks.harness.tables import current_line, markdown_table, provenance_line
 from benchmarks.suite_report import (
-    RUN_CELL,
-    SETTING,
+    TIE_RULE,
     Context,
+    bold_medians,
     regret_table,
     sequential_ratios,
     spread_table,
@@ -64,7 +51,7 @@ def parallel_section(ctx: Context, seq: list[dict], name: str, label: str) -> li
 def bore_section(ctx: Context) -> list[str]:
     """Fig. E.1 of Oliveira, Tiao and Ramos, "Batch Bayesian optimisation via density-ratio
     estimation with guarantees" (NeurIPS 2022): batch BORE vs BORE++ on Rosenbrock."""
-    rows = latest(same_setting(ctx.rows("bore_rosenbrock.jsonl"), SETTING), RUN_CELL)
+    rows = ctx.latest("bore_rosenbrock.jsonl")
     if not rows:
         return []
     curves: dict = defaultdict(lambda: defaultdict(list))
@@ -117,7 +104,7 @@ def bore_section(ctx: Context) -> list[str]:
 
 def sharpness_section(ctx: Context) -> list[str]:
     """The paper's SVGD target (sharpness 1) against the default (10), same seeds, 8 workers."""
-    sharp = latest(same_setting(ctx.rows("bore_sharpness_async8.jsonl"), SETTING), RUN_CELL)
+    sharp = ctx.latest("bore_sharpness_async8.jsonl")
     if not sharp:
         return []
     cells = {(r["function"], r["seed"]) for r in sharp}
@@ -145,7 +132,7 @@ def quality_page(ctx: Context) -> list[str]:
         ("suite_threads8.jsonl", "study.optimize(n_jobs)"),
     ):
         lines += parallel_section(ctx, seq, name, label)
-    abl = paired(latest(same_setting(ctx.rows("ablation.jsonl"), SETTING), RUN_CELL))
+    abl = paired(ctx.latest("ablation.jsonl"))
     lines += regret_table(abl, "Ablation: EGP-TS against single-kernel GP-TS")
     if abl:
         regret_plot(abl, ctx.img / "ablation.png", "EGP-TS vs single-kernel GP-TS")
@@ -180,11 +167,9 @@ def headline(ctx: Context) -> list[str]:
     for fn in fns:
         row = [fn]
         for i, ((_, _, samplers), table) in enumerate(zip(cols, tables)):
-            meds = [median(table[fn].get(s, [])) for s in samplers]
-            lowest = min((m for m in meds if not math.isnan(m)), default=math.nan)
-            best = [not math.isnan(m) and versus(m, lowest, floors[i][fn]) == 0 for m in meds]
+            cells, best = bold_medians(table[fn], samplers, floors[i][fn])
             won[i] += best[0]
-            row += [f"**{fmt(m)}**" if b else fmt(m) for m, b in zip(meds, best)]
+            row += cells
         body.append(row)
     body.append(
         ["EGPTSSampler best or tied on"]
@@ -202,8 +187,7 @@ def headline(ctx: Context) -> list[str]:
     return [
         "Median final regret (best value found minus the known minimum; lower is better) after "
         f"{_trials_text(shown)}, over the same seeds for every sampler; bold: best of the three "
-        f"in each setting, and those tied with it (final regrets below {TIE_FRACTION:g} of the "
-        f"function's median regret after the {STARTUP_TRIALS} start-up trials tie). "
+        f"in each setting, and those tied with it ({TIE_RULE}). "
         "EGPTSSampler is `EGPTSSampler()` with its defaults. "
         "4 async workers: ask/tell in one process with 4 trials pending, completed in any order.",
         "",

@@ -1,27 +1,8 @@
-"""The benchmark pages, generated from the JSONL results: nothing in them is typed by hand.
+"""The benchmark pages (``PAGES``: title, introduction, section function), their plots and the
+README headline, generated from the JSONL results (docs/benchmarks/index.md says how).
 
     python -m benchmarks.report [--results DIR] [--docs DIR] [--readme FILE | --no-readme]
                                 [--pages quality,constrained,...]
-
-writes ``<docs>/<page>.md`` for each page of ``PAGES`` (quality, speed, robustness, distributed,
-ax, constrained, multi_objective, conditional, defaults, dec_hbo, sto_bnts), their plots
-under ``<docs>/img/`` and the headline table of ``<readme>`` (only the text between
-``HEADLINE_START`` and ``HEADLINE_END`` is replaced). Each table is written to one place only,
-with the commits and dates of the rows it shows under it.
-Defaults: ``benchmarks/results``, ``docs/benchmarks`` and ``README.md`` of this checkout.
-
-Regret tables show the latest row of each cell (function, sampler, seed): our samplers' rows from
-the benchmark's file at the setting (mode, workers, trials) of each function's latest row, the
-peers' from the peer cache (``peers.jsonl``) at the same setting. Wins and ties: a final regret
-below ``TIE_FRACTION`` of the function's start-up regret (``startup_regret``) counts as that
-fraction, so two samplers that both got there tie. A table, the lines under it and its plot use the
-same rows: those of the (function, seed) pairs that every sampler of the table ran (``paired``;
-these rules: ``harness.regret``). Under each table, the commits and dates of its rows, and a note
-when some of our samplers' rows are not current: their configuration's behaviour fingerprint is
-not HEAD's (``tables.current_line``, ``harness.fingerprint``).
-
-This module assembles the pages; their sections come from ``quality_report`` (the quality page and
-the headline), ``pages`` (the other benchmarks' pages) and the benchmarks' report modules.
 """
 
 from __future__ import annotations
@@ -126,15 +107,8 @@ def replace_block(text: str, lines: list[str]) -> str:
     if HEADLINE_START not in text or HEADLINE_END not in text:
         raise ValueError(f"the markers {HEADLINE_START!r} and {HEADLINE_END!r} are missing")
     head, rest = text.split(HEADLINE_START, 1)
-    return (
-        head
-        + HEADLINE_START
-        + "\n"
-        + "\n".join(lines)
-        + "\n"
-        + HEADLINE_END
-        + rest.split(HEADLINE_END, 1)[1]
-    )
+    block = "\n".join([HEADLINE_START, "\n".join(lines), HEADLINE_END])
+    return head + block + rest.split(HEADLINE_END, 1)[1]
 
 
 def write(
@@ -167,11 +141,7 @@ def write(
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.report",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.report", description=__doc__)
     p.add_argument("--results", default=str(ROOT / "benchmarks" / "results"))
     p.add_argument("--docs", default=str(ROOT / "docs" / "benchmarks"))
     p.add_argument("--readme", default=str(ROOT / "README.md"))

@@ -1,27 +1,8 @@
-"""Regret benchmarks: samplers x functions x seeds, sequential or with workers.
+"""Regret runs: samplers x functions x seeds, sequential or with workers (``--mode``: seq, threads,
+async, batch; docs/benchmarks/index.md says what each measures).
 
-Sub-commands:
-    suite     regret on the test functions (``--mode``, ``--workers``)
-    ablation  EGP-TS against GP-TS with each kernel of its dictionary alone (Lu et al., "Surrogate
-              modeling for Bayesian optimization beyond a single Gaussian process", TPAMI 2023,
-              Fig. 1)
-
-Modes: ``seq``; ``threads`` (``study.optimize(n_jobs=workers)``, objectives sleeping 0.05-0.3 s);
-``async`` (ask/tell in one process with ``workers`` trials pending, completion order random);
-``batch`` (synchronous: ask ``workers`` trials, then tell them all). Parallel modes also record
-``pending_spread``: the mean pairwise distance (unit-cube coordinates) between the points pending
-at each ask, averaged over the asks with at least two pending points.
-
-Our samplers' rows go to ``--out``; a cell already there at the current commit is skipped. Peers'
-rows go to the peer cache (``--cache``), where a cell already run at the current versions of the
-peer's packages and at this script's ``PROTOCOL`` is skipped. Our samplers' rows record
-``model_asks``: how many suggestions came from the model (``harness.probes``), not from the
-random start-up. The external peers ``hebo`` and ``smac`` (HEBO, SMAC3) run in modes ``seq`` and
-``async`` only, each cell by a worker in their own environment (``benchmarks.external``; made by
-``python -m benchmarks.external setup``). Example:
-
-    python -m benchmarks.run suite --mode async --workers 4 --seeds 5 \\
-        --out benchmarks/results/suite_async4.jsonl
+    python -m benchmarks.run suite --mode async --workers 4 --seeds 5 --out /tmp/async4.jsonl
+    python -m benchmarks.run ablation --seeds 5 --out /tmp/ablation.jsonl  # EGP-TS vs each kernel
 """
 
 from __future__ import annotations
@@ -53,7 +34,6 @@ DEFAULT_TRIALS = 100
 
 
 def default_trials(function: str) -> int:
-    """The trials of a run on ``function`` when ``--trials`` is not given."""
     return ill_conditioned.N_TRIALS if function in ill_conditioned.FUNCTIONS else DEFAULT_TRIALS
 
 
@@ -148,23 +128,13 @@ def jobs(a: argparse.Namespace, samplers: list[str]) -> list[dict]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.run",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
     p.add_argument("what", choices=["suite", "ablation"])
     p.add_argument("--functions", default=",".join(SUITE))
     p.add_argument("--samplers", default=None, help="comma-separated names (harness.samplers)")
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--first-seed", type=int, default=0, help="seeds: first-seed .. + seeds - 1")
-    p.add_argument(
-        "--trials",
-        type=int,
-        default=None,
-        help=f"trials per run (default: {ill_conditioned.N_TRIALS} on the ill-conditioned "
-        f"functions, else {DEFAULT_TRIALS})",
-    )
+    p.add_argument("--first-seed", type=int, default=0)
+    p.add_argument("--trials", type=int, default=None, help="default: default_trials(function)")
     p.add_argument("--mode", choices=MODES, default="seq")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--procs", type=int, default=2, help="runs in parallel processes")

@@ -1,22 +1,9 @@
-"""Every benchmark, then the report; resumable; ``--quick`` smoke-tests them all in seconds.
+"""Every registered benchmark (``registry.BENCHMARKS``), then the report; resumable (a benchmark
+finished at the current commit is recorded in ``<results>/run_all_state.json`` and skipped).
 
     python -m benchmarks.run_all                 # hours on 2 cores; results in benchmarks/results
-    python -m benchmarks.run_all --quick         # tiny settings, in a temporary folder that is
-                                                 # removed at the end (kept with --results DIR)
+    python -m benchmarks.run_all --quick         # tiny settings, in a temporary folder
     python -m benchmarks.run_all --only suite_seq,ax --list
-
-Each benchmark is a ``Benchmark`` of ``benchmarks.registry``: a module of ``benchmarks`` and its
-arguments for the full run and for ``--quick`` (``{results}`` stands for the results folder). Each
-runs through its module's ``main(argv)`` (the same as ``python -m benchmarks.<module> ...``): one
-after the other in this process, or ``--procs`` at a time in processes of their own (the default
-with ``--quick``: 2; a full run measures timings, so one at a time). ``stress`` has no quick
-mode (it needs a PostgreSQL server). Resuming: a benchmark finished at the current commit is
-recorded in ``<results>/run_all_state.json`` and skipped (``--force`` runs it again); inside a
-benchmark, the scripts skip the cells already in their results file.
-
-The report (``benchmarks.report``) goes to the repository's ``docs/benchmarks`` and README headline
-only when the results are the repository's (``benchmarks/results``); with ``--results DIR`` (and
-with ``--quick``) it goes to ``DIR/docs``.
 """
 
 from __future__ import annotations
@@ -45,9 +32,10 @@ def _state(results: pathlib.Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def run_benchmark(b: Benchmark, results: pathlib.Path, *, quick: bool) -> tuple[str, float, str]:
-    """Run ``b`` in this process (its module's ``main(argv)``).
-    Return (name, seconds, the error if it failed else "")."""
+def run_benchmark(job: tuple[Benchmark, pathlib.Path, bool]) -> tuple[str, float, str]:
+    """Run ``(benchmark, results, quick)`` by its module's ``main(argv)`` (the pool's entry
+    point): (name, seconds, the error or "")."""
+    b, results, quick = job
     t0 = time.perf_counter()
     try:
         importlib.import_module(f"benchmarks.{b.module}").main(b.arguments(results, quick=quick))
@@ -58,8 +46,7 @@ def run_benchmark(b: Benchmark, results: pathlib.Path, *, quick: bool) -> tuple[
 
 
 def chosen(only: str | None) -> list[Benchmark]:
-    """The benchmarks named in ``only`` (comma-separated; ``None``: all); ``SystemExit`` naming
-    the known ones if a name is unknown."""
+    """The benchmarks named in ``only`` (comma-separated; ``None``: all)."""
     if only is None:
         return list(BENCHMARKS)
     names = [n for n in only.split(",") if n]
@@ -70,41 +57,20 @@ def chosen(only: str | None) -> list[Benchmark]:
     return [b for b in BENCHMARKS if b.name in names]
 
 
-def _run_job(job: tuple[Benchmark, pathlib.Path, bool]) -> tuple[str, float, str]:
-    b, results, quick = job
-    return run_benchmark(b, results, quick=quick)
-
-
 def report_targets(results: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path | None]:
-    """(docs folder, README or ``None``) of the report of ``results``: the repository's only for
-    the repository's results."""
+    """(docs folder, README or ``None``): the repository's only for the repository's results."""
     if results.resolve() == RESULTS.resolve():
         return ROOT / "docs" / "benchmarks", ROOT / "README.md"
     return results / "docs", None
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.run_all",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "--quick", action="store_true", help="tiny settings, a temporary folder removed at the end"
-    )
-    p.add_argument(
-        "--results",
-        default=None,
-        help=f"results folder (default {RESULTS}; with --quick a temporary folder)",
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run_all", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="tiny settings, a temporary folder")
+    p.add_argument("--results", default=None, help=f"default {RESULTS}; kept with --quick")
     p.add_argument("--only", default=None, help="comma-separated benchmark names")
-    p.add_argument(
-        "--procs",
-        type=int,
-        default=None,
-        help="benchmarks run at once, each in a process of its own (default: 2 with --quick, "
-        "else 1: timings are measured alone)",
-    )
+    # a full run measures timings: one benchmark at a time
+    p.add_argument("--procs", type=int, default=None, help="at once (default: 2 with --quick, 1)")
     p.add_argument("--force", action="store_true", help="run again benchmarks already finished")
     p.add_argument("--list", action="store_true", help="print the benchmarks and exit")
     p.add_argument("--no-report", action="store_true", help="do not write the report")
@@ -146,9 +112,8 @@ def run(
     report: bool,
     procs: int = 1,
 ) -> list[str]:
-    """Run ``benchmarks`` not yet finished at this commit into ``results`` (``procs`` at once, in
-    spawned processes, when ``procs > 1``), then the report if ``report`` and none failed; return
-    the names of those that failed."""
+    """Run ``benchmarks`` not finished at this commit into ``results``, ``procs`` at once, then the
+    report if ``report`` and none failed; return the names of those that failed."""
     state, code = _state(results), commit()
     todo = [
         b
@@ -158,7 +123,7 @@ def run(
     print(f"{len(todo)} benchmarks to run into {results}", flush=True)
     failed = []
     for name, seconds, error in pool_map(
-        _run_job, [(b, results, quick) for b in todo], procs=procs
+        run_benchmark, [(b, results, quick) for b in todo], procs=procs
     ):
         print(f"{name}: {'FAILED' if error else 'done'} in {seconds:.1f} s", flush=True)
         if error:

@@ -1,12 +1,5 @@
-"""The suite's rows and its regret tables (``python -m benchmarks.run``), for the quality page and
-the README headline (``benchmarks.quality_report``).
-
-``Context`` is where the report reads and writes; ``Context.suite`` gives the latest row of each
-cell of a suite file at the setting (mode, workers, trials) of each function's latest row, and the
-peers' runs of the suite from the peer cache at the same setting. The tables compare the rows of
-the (function, seed) pairs that every sampler of the table ran, with the tie rule of
-``harness.regret``.
-"""
+"""The suite's rows (``Context``) and its regret tables, for the quality page and the README
+headline (``quality_report``); the rules of the comparisons are ``harness.regret``'s."""
 
 from __future__ import annotations
 
@@ -16,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.constrained_report import span
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.regret import (
     STARTUP_TRIALS,
@@ -29,13 +23,7 @@ from benchmarks.harness.regret import (
 )
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import is_peer
-from benchmarks.harness.tables import (
-    earlier_code,
-    fmt,
-    markdown_table,
-    provenance_line,
-    row_commit,
-)
+from benchmarks.harness.tables import earlier_code, fmt, markdown_table, provenance_line, row_commit
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")
@@ -54,17 +42,16 @@ class Context:
     def rows(self, name: str) -> list[dict]:
         return read_rows(self.results / name)
 
+    def latest(self, name: str) -> list[dict]:
+        """The latest row of each cell of ``name`` at the setting of its latest row."""
+        return latest(same_setting(self.rows(name), SETTING), RUN_CELL)
+
     def suite(self, name: str, peers=SUITE_PEERS) -> list[dict]:
         """The latest row of each cell of ``name`` at the setting (mode, workers, trials) of each
         function's latest row (functions run different numbers of trials), plus the peers' runs
         of the suite (``SUITE_BENCH``: not another benchmark's on functions of the same names) at
         that setting on the same functions."""
-        by_function: dict = defaultdict(list)
-        for r in self.rows(name):
-            by_function[r["function"]].append(r)
-        ours = latest(
-            [r for rows in by_function.values() for r in same_setting(rows, SETTING)], RUN_CELL
-        )
+        ours = latest(per_function_setting(self.rows(name), SETTING), RUN_CELL)
         if not ours:
             return []
         trials = {r["function"]: r["n_trials"] for r in ours}
@@ -74,7 +61,31 @@ class Context:
         return ours + [r for r in cached if trials.get(r["function"]) == r["n_trials"]]
 
 
-# ----------------------------------------------------------------------------- regret
+def per_function_setting(rows: list[dict], fields=SETTING) -> list[dict]:
+    """Per function, the rows at the setting ``fields`` of its latest row (functions run
+    different numbers of trials; a file holding runs of two budgets does not mix them)."""
+    by_function: dict = defaultdict(list)
+    for r in rows:
+        by_function[r["function"]].append(r)
+    return [r for fn_rows in by_function.values() for r in same_setting(fn_rows, fields)]
+
+
+def bold_medians(finals: dict, samplers, floor: float) -> tuple[list[str], list[bool]]:
+    """The median of ``finals[sampler]`` for each of ``samplers``, bold where best or tied with the
+    best (``versus`` with the tie ``floor``); and which are."""
+    meds = [median(finals.get(s, [])) for s in samplers]
+    lowest = min((m for m in meds if not np.isnan(m)), default=np.nan)
+    best = [not np.isnan(m) and versus(m, lowest, floor) == 0 for m in meds]
+    return [f"**{fmt(m)}**" if b else fmt(m) for m, b in zip(meds, best)], best
+
+
+# final regrets below the tie floor tie (harness.regret)
+TIE_RULE = (
+    f"final regrets below {TIE_FRACTION:g} of the function's median regret after the "
+    f"{STARTUP_TRIALS} start-up trials tie"
+)
+
+
 def _order(samplers) -> list[str]:
     first = [s for s in OURS_FIRST if s in samplers]
     return (
@@ -94,15 +105,7 @@ def regret_table(rows: list[dict], title: str) -> list[str]:
     seeds = {len(v) for cells in table.values() for v in cells.values()}
     body = []
     for fn in sorted(table):
-        meds = {s: median(table[fn].get(s, [])) for s in samplers}
-        best = np.nanmin(list(meds.values()))
-        body.append(
-            [fn, str(trials[fn])]
-            + [
-                f"**{fmt(v)}**" if versus(v, best, floors[fn]) == 0 else fmt(v)
-                for v in meds.values()
-            ]
-        )
+        body.append([fn, str(trials[fn]), *bold_medians(table[fn], samplers, floors[fn])[0]])
     secs = defaultdict(list)
     for r in rows:
         secs[r["sampler"]].append(r["seconds_per_trial"])
@@ -110,20 +113,14 @@ def regret_table(rows: list[dict], title: str) -> list[str]:
     return [
         f"## {title}",
         "",
-        f"Median final regret after the trials of each function over {_span(seeds)} seeds per "
-        "function (the seeds all samplers ran); bold: best in row, and those tied with it "
-        f"(final regrets below {TIE_FRACTION:g} of the function's median regret after the "
-        f"{STARTUP_TRIALS} start-up trials tie).",
+        f"Median final regret after the trials of each function over {span(sorted(seeds))} seeds "
+        f"per function (the seeds all samplers ran); bold: best in row, and those tied with it "
+        f"({TIE_RULE}).",
         "",
         *markdown_table(["function", "trials", *samplers], body),
         provenance_line(rows),
         "",
     ]
-
-
-def _span(counts) -> str:
-    lo, hi = min(counts), max(counts)
-    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 def wins_lines(rows: list[dict], ours=("egp-auto", "egp-ts", "bore++"), peers=("gp", "tpe")):

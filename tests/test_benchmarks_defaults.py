@@ -57,10 +57,14 @@ def test_table_counts_against_gpsampler_with_the_tie_floor():
 
 
 def test_a_table_takes_each_function_at_its_latest_budget():
-    from benchmarks.defaults_report import _latest_setting
+    from benchmarks.suite_report import per_function_setting
 
     def row(function, n_trials, seed):
         return {"function": function, "n_trials": n_trials, "workers": 1, "seed": seed}
 
     rows = [row("f", 50, 0), row("g", 30, 0), row("f", 20, 1), row("g", 30, 1)]
-    assert _latest_setting(rows) == [row("f", 20, 1), row("g", 30, 0), row("g", 30, 1)]
+    assert per_function_setting(rows, ("workers", "n_trials")) == [
+        row("f", 20, 1),
+        row("g", 30, 0),
+        row("g", 30, 1),
+    ]

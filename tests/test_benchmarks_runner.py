@@ -49,3 +49,17 @@ def test_only_the_runs_not_done_run_and_each_row_goes_where_it_belongs(files, ca
     # a peer's cache cell may leave out fields of ours (the suite keys peers without "bench")
     cell_less = runner.not_done(jobs, out=out, cell=CELL, cache=cache, peer_cell=CELL[1:])
     assert jobs[2] in cell_less  # stored under the full cell, looked up under another one
+
+
+def test_a_job_of_several_samplers_is_done_when_all_their_rows_are(files):
+    out, _ = files
+    job = {"bench": "t", "function": "branin", "seed": 0, "samplers": ["ax-default", "ax-egp-auto"]}
+    runner.run_jobs([job], _rows_of_cell, out=out, cell=CELL)
+    assert [r["sampler"] for r in read_rows(out.path)] == job["samplers"]
+    assert runner.not_done([job], out=out, cell=CELL) == []
+    assert runner.not_done([{**job, "samplers": ["ax-default", "x"]}], out=out, cell=CELL)
+
+
+def _rows_of_cell(job: dict) -> list[dict]:
+    cell = {f: job[f] for f in CELL}
+    return [_row({**cell, "sampler": s}) for s in job["samplers"]]

@@ -8,8 +8,6 @@ from collections import defaultdict
 
 import numpy as np
 
-__all__ = ["cumulative_regret_plot", "pyplot", "regret_plot"]
-
 
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend (files only, no display)."""

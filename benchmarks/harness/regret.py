@@ -1,12 +1,6 @@
-"""The rules of the regret comparisons: which rows a comparison uses and when two final regrets
-tie.
-
-A comparison uses the rows of the (function, seed) pairs that every sampler of it ran
-(``paired``). The samplers' first ``STARTUP_TRIALS`` trials are random; a final regret below
-``TIE_FRACTION`` of the function's median regret after them (``startup_regret``) counts as that
-fraction (``tie_floors``, ``versus``), so two samplers that both got there tie: they have solved
-the function as far as the comparison can tell.
-"""
+"""The rules of the regret comparisons: the rows of the (function, seed) pairs every sampler ran
+(``paired``); a final regret below ``TIE_FRACTION`` of the function's median regret after the
+``STARTUP_TRIALS`` random trials counts as that (``tie_floors``, ``versus``): both got there tie."""
 
 from __future__ import annotations
 
@@ -14,23 +8,9 @@ from collections import defaultdict
 
 import numpy as np
 
-__all__ = [
-    "STARTUP_TRIALS",
-    "TIE_FRACTION",
-    "compare",
-    "final_regret",
-    "median",
-    "paired",
-    "startup_regret",
-    "tie_floors",
-    "versus",
-    "wins",
-]
-
 # the samplers' default n_startup_trials: asks before it are random, not timed in the summaries
 STARTUP_TRIALS = 10
-# Final regrets below this fraction of a function's start-up regret count as ties: two samplers
-# that both reached it have solved the function as far as the comparison can tell.
+# of a function's start-up regret: below it, final regrets tie (both solved it as far as we tell)
 TIE_FRACTION = 1e-3
 
 

@@ -1,8 +1,5 @@
-"""Markdown tables, and the lines under each table saying which rows it shows and whether our
-samplers' rows are current (their configuration's behaviour fingerprint is HEAD's:
-``fingerprint``); the tables of the development runs behind an
-option's default (per value of the option, the median final regret on each problem and the mean
-rank of those medians)."""
+"""Markdown tables, the provenance line under each table (which rows, whether ours are current:
+``fingerprint``), and the tables of an option's development runs."""
 
 from __future__ import annotations
 
@@ -16,20 +13,6 @@ from scipy.stats import rankdata
 
 from benchmarks.harness.fingerprint import Config, head_fingerprints
 from benchmarks.harness.samplers import is_peer
-
-__all__ = [
-    "beta_suffix",
-    "current_line",
-    "earlier_code",
-    "fmt",
-    "markdown_table",
-    "median_ranks",
-    "provenance_line",
-    "row_commit",
-    "seed_text",
-    "threads_line",
-    "value_table",
-]
 
 _BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-beta0.5
 
@@ -48,9 +31,8 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list
 
 
 def row_commit(row: dict) -> tuple[str, str, str]:
-    """``(how, commit, date)``: ``("measured at", ...)`` from the row's own provenance,
-    ``("recorded with", ...)`` from the commit that added it to its file (``results.read_rows``),
-    else ``("unrecorded", "", "")``."""
+    """``(how, commit, date)``: "measured at" (the row's own), "recorded with" (the commit that
+    added it to its file: ``results.read_rows``) or "unrecorded"."""
     if row.get("commit"):
         return "measured at", row["commit"], (row.get("date") or "")[:10]
     if row.get("recorded"):
@@ -60,9 +42,7 @@ def row_commit(row: dict) -> tuple[str, str, str]:
 
 def provenance_line(rows: Sequence[dict]) -> str:
     """``Rows (90): 60 measured at commit `abc1234` (2026-11-26), 30 recorded with commit
-    `def5678` (2026-11-25).`` Dates are UTC; "recorded with": rows without their own commit, named
-    by the commit that added them to their file. Followed by :func:`current_line` when some of
-    our samplers' rows are not current."""
+    `def5678` (2026-11-25).`` (UTC dates), then :func:`current_line`."""
     dates: dict = defaultdict(list)
     for r in rows:
         how, commit, date = row_commit(r)
@@ -84,9 +64,8 @@ Head = Callable[[list[Config]], Mapping[Config, str]]
 
 
 def earlier_code(rows: Iterable[dict], head: Head = head_fingerprints) -> list[str]:
-    """The commits of our samplers' rows (peers left out) that are not current: the row has no
-    fingerprint, or ``head`` (HEAD's fingerprints of configurations) gives its configuration
-    another. HEAD's fingerprints are computed only for rows that carry one."""
+    """The commits of our samplers' rows that are not current: without a fingerprint, or with
+    another than ``head`` (HEAD's, computed only for rows that carry one) gives its config."""
     ours = [r for r in rows if not is_peer(r.get("sampler", ""))]
     configs = [Config.of_row(r) if r.get("fingerprint") else None for r in ours]
     known = head([c for c in configs if c is not None]) if any(configs) else {}
@@ -98,8 +77,7 @@ def earlier_code(rows: Iterable[dict], head: Head = head_fingerprints) -> list[s
 
 
 def current_line(rows: Iterable[dict], head: Head = head_fingerprints) -> str:
-    """The note under a table some of whose rows of our samplers are not current; ``""`` if all
-    are."""
+    """The note under a table some of our samplers' rows of which are not current, or ``""``."""
     commits = earlier_code(rows, head)
     if not commits:
         return ""
@@ -113,9 +91,8 @@ def current_line(rows: Iterable[dict], head: Head = head_fingerprints) -> str:
 
 
 def threads_line(rows: Sequence[dict], *, legacy: int | None = None) -> str:
-    """``Threads per BLAS/OpenMP pool: 1.`` from the rows' thread settings (``provenance``);
-    ``legacy``: the count of rows written before the settings were recorded (the count their
-    script set), else they are left out."""
+    """``Threads per BLAS/OpenMP pool: 1.`` from the rows' thread settings; ``legacy``: the count
+    of rows written before the settings were recorded (else they are left out)."""
     counts = sorted({n for n in map(_threads, rows) if n is not None} | _legacy(rows, legacy))
     if not counts:
         return ""
@@ -145,8 +122,7 @@ def seed_text(seeds: Sequence[int]) -> str:
 
 
 def beta_suffix(sampler: str) -> float | None:
-    """The value of a sampler name's ``-beta<x>`` suffix (``dec-hbo-mf3-beta0.5``: 0.5); ``None``
-    without one."""
+    """The value of a sampler name's ``-beta<x>`` suffix (``dec-hbo-mf3-beta0.5``: 0.5), or None."""
     m = _BETA.search(sampler)
     return float(m.group(1)) if m else None
 
@@ -154,12 +130,10 @@ def beta_suffix(sampler: str) -> float | None:
 def median_ranks(
     finals: dict, samplers: Sequence[str], problems: Sequence[str]
 ) -> tuple[dict[tuple[str, str], str], dict[str, float]]:
-    """``(cells, mean_ranks)`` of the ``samplers`` on the ``problems`` from ``finals``
-    (``{(problem, sampler): {seed: final regret}}``): ``cells[(problem, sampler)]``, the median
-    final regret over the seeds every sampler that ran the problem ran (their number in
-    brackets); ``mean_ranks[sampler]``, the mean over the problems it ran of the rank of its median
-    among the samplers' (1: the lowest; equal medians share their mean rank). A problem without a
-    seed that every sampler ran has no cells."""
+    """``(cells, mean_ranks)`` from ``finals`` (``{(problem, sampler): {seed: final regret}}``):
+    ``cells[(problem, sampler)]``, the median final regret over the seeds every sampler of the
+    problem ran (their number in brackets); ``mean_ranks[sampler]``, the mean over its problems of
+    its median's rank (1: the lowest; ties share the mean rank)."""
     cells: dict = {}
     ranks: dict = defaultdict(list)
     for fn in problems:
@@ -182,8 +156,7 @@ def value_table(
     default: float,
 ) -> list[str]:
     """The table of an option's development runs: a row per sampler of ``values`` (``{sampler:
-    its value of the option}``), ascending by value, the default's marked; a column per problem
-    of ``ranked``'s cells (:func:`median_ranks`), then its mean rank."""
+    its value}``, ascending, the default marked), its cells of ``ranked`` and its mean rank."""
     cells, ranks = ranked
     body = [
         [

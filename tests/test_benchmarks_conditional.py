@@ -84,7 +84,7 @@ def test_ax_accepts_the_hierarchical_parameters(name):
 
 def test_a_run_records_values_active_parameters_and_regret():
     cell = {"bench": "conditional", "function": "nested", "mode": "async", "workers": 2}
-    row = conditional.run_optuna({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
+    row = conditional.run_job({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
 
     space = PROBLEMS["nested"].space
     assert len(row["values"]) == len(row["params"]) == len(row["regret"]) == 13

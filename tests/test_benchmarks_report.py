@@ -246,7 +246,7 @@ def test_each_constrained_problem_attains_its_best_feasible_value(name):
 
 
 def test_best_feasible_value_ignores_infeasible_trials():
-    row = constrained.run_constrained(
+    row = constrained.run_job(
         {**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12}
     )
 
@@ -358,7 +358,7 @@ def test_log10_gaps_fall_to_the_floor_on_the_front():
 
 def test_multi_objective_run_records_values_gaps_and_timing():
     cell = {"bench": "multi_objective", "function": "zdt1", "mode": "async", "workers": 2}
-    row = multi_objective.run_optuna({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
+    row = multi_objective.run_job({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
 
     assert np.array(row["values"]).shape == (13, 2)
     assert row["log10_gap"] == mo_functions.log10_gaps("zdt1", row["values"])

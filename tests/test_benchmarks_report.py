@@ -246,9 +246,7 @@ def test_each_constrained_problem_attains_its_best_feasible_value(name):
 
 
 def test_best_feasible_value_ignores_infeasible_trials():
-    row = constrained.run_job(
-        {**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12}
-    )
+    row = constrained.run_job({**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12})
 
     values, feasible = np.array(row["values"]), np.array(row["feasible"])
     assert 0 < feasible.sum() < len(values) and row["n_feasible"] == feasible.sum()
@@ -284,7 +282,7 @@ def test_a_run_without_a_feasible_trial_ranks_worst():
         *(_constrained_row("gp", s, 2.0 + s) for s in range(3)),
     ]
 
-    lines = constrained_report.summarise(rows, "Sequential")
+    lines = constrained_report.summarise(rows, "Sequential", constrained_report.PAGE)
 
     assert (
         "| gardner | 40 | none feasible (none feasible – none feasible) | **3** (2.5 – 3.5) |"
@@ -393,7 +391,7 @@ def test_multi_objective_table_shows_the_final_gap_quartiles_and_comparisons(mon
     rows = [_mo_row("egp-auto", s, g) for s, g in enumerate((0.1, 0.2, 0.3))] + [
         _mo_row("gp", s, g) for s, g in enumerate((0.0, 0.5, 1.0))
     ]
-    lines = mo_report.summarise(rows, "Sequential")
+    lines = constrained_report.summarise(rows, "Sequential", mo_report.PAGE)
 
     assert "| zdt3 | 60 | **0.2** (0.15 – 0.25) | 0.5 (0.25 – 0.75) |" in lines
     assert "| zdt3 | 60 | 0.1 (0.2) | 0.4 (0.2) |" in lines

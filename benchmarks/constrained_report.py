@@ -86,6 +86,15 @@ def by_cell(rows: list[dict]) -> dict:
     return out
 
 
+def final_regrets(rows: list[dict]) -> dict:
+    """``{(function, sampler): {seed: final regret}}`` (a run stopped early: the regret it
+    reached)."""
+    out: dict = defaultdict(dict)
+    for r in rows:
+        out[(r["function"], r["sampler"])][r["seed"]] = r["regret"][-1]
+    return out
+
+
 def median_seconds(runs: list[dict], field: str = "cpu_seconds_per_suggestion") -> float | None:
     """The median over ``runs`` of ``field`` (CPU or wall seconds per suggestion)."""
     values = [r[field] for r in runs if r.get(field)]

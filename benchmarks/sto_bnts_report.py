@@ -1,20 +1,8 @@
-"""The page of STO-BNTS's benchmark (``benchmarks.sto_bnts``), for ``benchmarks.report``: per
-setting (sequential, 4 and 8 trials pending), the median and quartiles of the final regret per
-problem and sampler and a plot of the regret against trials; then the paper's claims checked on
-the rows: (a) with 4 trials pending, STO-BNTS's median regret within ``RATIO_TARGET`` times its
-sequential median on at least ``RATIO_COUNT`` of the six suite functions; (b) with 8 pending,
-STO-BNTS better than TPE on most problems; (c) its seconds per suggestion at trials 90-100 at
-most ``SECONDS_TARGET``. Then the development runs behind the default ``beta``
-(``sto_bnts_beta_dev.jsonl``, seeds apart from the reported ones): per value, the median final
-regret per problem and the mean rank of those medians over the problems (the medians as they are,
-without the tie floors), and whether the default is the value with the best mean rank.
-
-Rows: the latest of each cell; our samplers' from ``sto_bnts.jsonl``, the peers' (``gp``, ``tpe``)
-from the peer cache, GPSampler's on the six suite functions from the suite benchmark's cached runs
-(:func:`suite_peer_rows`). Each comparison uses the seeds that every sampler (or setting) it
-compares ran on the problem. Above the development runs, medians at or below a problem's tie floor
-(``harness.regret.tie_floors``: a fraction of its median regret after the random start-up) count
-as the floor, so two runs that both solved a problem tie.
+"""STO-BNTS's page (``benchmarks.sto_bnts``; what it shows: ``docs/benchmarks/index.md``): per
+setting, the final regret per problem and sampler and its plot; the paper's claims
+(``sto_bnts_claims``); the development runs behind the default ``beta``. Rows: the latest of each
+cell, ours from ``sto_bnts.jsonl``, the peers' from the peer cache (GPSampler's on the suite
+functions: the suite benchmark's, :func:`suite_peer_rows`).
 """
 
 from __future__ import annotations
@@ -25,6 +13,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from benchmarks.constrained_report import final_regrets
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
@@ -51,17 +40,18 @@ from benchmarks.sto_bnts import (
     PROBLEMS,
     WALL_LIMITED,
 )
-from benchmarks.sto_bnts_claims import ratio_check, seconds_check, tpe_check
-from benchmarks.sto_bnts_rows import (
+from benchmarks.sto_bnts_claims import (
     OURS,
     PEERS,
     RUN_CELL,
-    final_regrets,
+    ratio_check,
     sampler_label,
+    seconds_check,
     setting_order,
     setting_title,
     settings,
     shared_seeds,
+    tpe_check,
 )
 from shared_core import STOBNTSAlgorithm
 

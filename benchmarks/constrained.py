@@ -11,10 +11,15 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
+from benchmarks.constrained_report import ProblemPage, lower_on, n_trials
 from benchmarks.harness.ax import AX_METHODS, ax_client
+from benchmarks.harness.tables import fmt, markdown_table
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
 # The peer cache's protocol version: bump it when what a run measures changes.
@@ -71,6 +76,81 @@ def _describe(row: dict) -> str:
 
 BENCHMARK = ProblemBenchmark(BENCH, __doc__, PROBLEMS, SAMPLERS, PROTOCOL, run_job, _describe)
 main = BENCHMARK.main
+
+
+def regret(row: dict) -> list[float]:
+    """The best feasible value so far minus the problem's (``PROBLEMS``), trial by trial; ``inf``
+    before the first feasible trial (a run that found none ranks worst)."""
+    f_min = PROBLEMS[row["function"]].f_min
+    return [math.inf if b is None else b - f_min for b in row["best"]]
+
+
+def _regret(value: float) -> str:
+    return "none feasible" if math.isinf(value) else fmt(value)
+
+
+def _feasible_table(cells: dict, samplers: list[str], header: list[str]) -> list[str]:
+    body = [
+        [fn, n_trials(cells[fn])]
+        + [
+            f"{np.median([r['feasible_fraction'] for r in runs]):.2f} "
+            f"({sum(r['n_feasible'] == 0 for r in runs)} of {len(runs)})"
+            if (runs := cells[fn].get(s))
+            else "–"
+            for s in samplers
+        ]
+        for fn in sorted(cells, key=list(PROBLEMS).index)
+    ]
+    return [
+        "Fraction of feasible trials (median over runs), and in brackets the runs without any "
+        "feasible trial:",
+        "",
+        *markdown_table(header, body),
+    ]
+
+
+def _versus(peer: str, medians: dict, runs: dict) -> str:
+    """Wins (named) and the runs without a feasible trial where the peer's of the seed had one."""
+    wins = [fn for fn, (a, b) in medians.items() if a < b]
+    missed = sum(
+        r["n_feasible"] == 0 and q["n_feasible"] > 0
+        for ours, theirs in runs.values()
+        for r, q in zip(ours, theirs)
+    )
+    return (
+        lower_on(peer, medians)
+        + (f" ({', '.join(wins)})" if wins else "")
+        + f"; runs without a feasible trial where {peer}'s run of the same seed had one: {missed}"
+    )
+
+
+def _describe(name: str, p: Any) -> str:
+    n = len(p.constraint_names)
+    return (
+        f"({len(p.bounds)}-D, {n} constraint{'s' if n > 1 else ''}, best feasible value "
+        f"{p.f_min:.6g}): {p.source}"
+    )
+
+
+PAGE = ProblemPage(
+    bench=BENCH,
+    problems=PROBLEMS,
+    describe=_describe,
+    peers=("gp", "tpe"),
+    stems=("constrained_seq", "constrained_async4", "constrained_ax"),
+    final=lambda row: regret(row)[-1],
+    measure="Best feasible value after the last trial minus the problem's best feasible value "
+    "(regret; lower is better)",
+    noun="regret",
+    versus=_versus,
+    plot_rows=lambda rows: [{**r, "regret": regret(r)} for r in rows],
+    plot_title="best feasible value minus the best possible",
+    plot_options={"ylabel": "median best feasible regret (IQR)", "linthresh": 1e-6},
+    show=_regret,
+    worst="; a run without a feasible trial counts as the worst (none feasible)",
+    extra_tables=_feasible_table,
+)
+
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,5 @@
-"""The tables of the benchmarks on lists of problems, declared per benchmark (``ProblemPage``;
-``benchmarks.pages`` renders them per setting), and the constrained benchmark's declaration."""
+"""The tables of the benchmarks on lists of problems: each declares its page (``ProblemPage``),
+``summarise`` renders a setting's tables and ``benchmarks.pages.problem_page`` the page."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest
@@ -120,7 +119,7 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         medians = {s: quantile(v, 0.5) for s, v in finals.items()}
         best = min(medians.values())
         body.append(
-            [fn, _trials(cells[fn])]
+            [fn, n_trials(cells[fn])]
             + [
                 _cell(finals[s], page.show, medians[s] <= best + page.tie(fn) and best < math.inf)
                 if s in finals
@@ -151,7 +150,7 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
     ]
 
 
-def _trials(runs: dict) -> int:
+def n_trials(runs: dict) -> int:
     return next(iter(runs.values()))[0]["n_trials"]
 
 
@@ -193,7 +192,7 @@ def speed_table(
             for f in ("cpu_seconds_per_suggestion", "seconds_per_suggestion")
         )
         body.append(
-            [fn, _trials(runs)]
+            [fn, n_trials(runs)]
             + [f"{fmt(cpu[s])} ({fmt(wall[s])})" if s in cpu else "–" for s in samplers]
         )
     pending = f", {workers - 1} other trial{'s' if workers > 2 else ''} pending" * (workers > 1)
@@ -246,78 +245,3 @@ def lower_on(peer: str, medians: dict) -> str:
     """The start of a comparison: on how many problems ours has the lower median."""
     wins = [fn for fn, (a, b) in medians.items() if a < b]
     return f"has a lower median than {peer} on {len(wins)} of {len(medians)} problems"
-
-
-# ----------------------------------------------------------------------------- constrained
-def regret(row: dict) -> list[float]:
-    """The best feasible value so far minus the problem's (``PROBLEMS``), trial by trial; ``inf``
-    before the first feasible trial (a run that found none ranks worst)."""
-    f_min = PROBLEMS[row["function"]].f_min
-    return [math.inf if b is None else b - f_min for b in row["best"]]
-
-
-def _regret(value: float) -> str:
-    return "none feasible" if math.isinf(value) else fmt(value)
-
-
-def _feasible_table(cells: dict, samplers: list[str], header: list[str]) -> list[str]:
-    body = [
-        [fn, _trials(cells[fn])]
-        + [
-            f"{np.median([r['feasible_fraction'] for r in runs]):.2f} "
-            f"({sum(r['n_feasible'] == 0 for r in runs)} of {len(runs)})"
-            if (runs := cells[fn].get(s))
-            else "–"
-            for s in samplers
-        ]
-        for fn in sorted(cells, key=list(PROBLEMS).index)
-    ]
-    return [
-        "Fraction of feasible trials (median over runs), and in brackets the runs without any "
-        "feasible trial:",
-        "",
-        *markdown_table(header, body),
-    ]
-
-
-def _versus(peer: str, medians: dict, runs: dict) -> str:
-    """Wins (named) and the runs without a feasible trial where the peer's of the seed had one."""
-    wins = [fn for fn, (a, b) in medians.items() if a < b]
-    missed = sum(
-        r["n_feasible"] == 0 and q["n_feasible"] > 0
-        for ours, theirs in runs.values()
-        for r, q in zip(ours, theirs)
-    )
-    return (
-        lower_on(peer, medians)
-        + (f" ({', '.join(wins)})" if wins else "")
-        + f"; runs without a feasible trial where {peer}'s run of the same seed had one: {missed}"
-    )
-
-
-def _describe(name: str, p: Any) -> str:
-    n = len(p.constraint_names)
-    return (
-        f"({len(p.bounds)}-D, {n} constraint{'s' if n > 1 else ''}, best feasible value "
-        f"{p.f_min:.6g}): {p.source}"
-    )
-
-
-PAGE = ProblemPage(
-    bench="constrained",
-    problems=PROBLEMS,
-    describe=_describe,
-    peers=("gp", "tpe"),
-    stems=("constrained_seq", "constrained_async4", "constrained_ax"),
-    final=lambda row: regret(row)[-1],
-    measure="Best feasible value after the last trial minus the problem's best feasible value "
-    "(regret; lower is better)",
-    noun="regret",
-    versus=_versus,
-    plot_rows=lambda rows: [{**r, "regret": regret(r)} for r in rows],
-    plot_title="best feasible value minus the best possible",
-    plot_options={"ylabel": "median best feasible regret (IQR)", "linthresh": 1e-6},
-    show=_regret,
-    worst="; a run without a feasible trial counts as the worst (none feasible)",
-    extra_tables=_feasible_table,
-)

@@ -142,21 +142,21 @@ def problem_page(ctx: Context, page) -> list[str]:
 
 
 def constrained_page(ctx: Context) -> list[str]:
-    from benchmarks import constrained_report
+    from benchmarks import constrained
 
-    return problem_page(ctx, constrained_report.PAGE)
+    return problem_page(ctx, constrained.PAGE)
 
 
 def multi_objective_page(ctx: Context) -> list[str]:
-    from benchmarks import mo_report
+    from benchmarks import multi_objective
 
-    return problem_page(ctx, mo_report.PAGE)
+    return problem_page(ctx, multi_objective.PAGE)
 
 
 def conditional_page(ctx: Context) -> list[str]:
-    from benchmarks import conditional_report
+    from benchmarks import conditional
 
-    return problem_page(ctx, conditional_report.PAGE)
+    return problem_page(ctx, conditional.PAGE)
 
 
 def sto_bnts_page(ctx: Context) -> list[str]:

@@ -9,7 +9,7 @@ import numpy as np
 import optuna
 import pytest
 
-from benchmarks import conditional, conditional_report
+from benchmarks import conditional
 from benchmarks.conditional_functions import (
     CV_TIE_TOLERANCE,
     PROBLEMS,
@@ -122,7 +122,7 @@ def test_the_table_counts_differences_below_the_tie_tolerance_as_ties():
         _row("egp-auto", "nested", 0, 0.01),
         _row("tpe", "nested", 0, 0.02),
     ]
-    lines = summarise(rows, "Sequential", conditional_report.PAGE)
+    lines = summarise(rows, "Sequential", conditional.PAGE)
 
     table = next(line for line in lines if line.startswith("| model-choice"))
     assert table.count("**") == 4  # both medians bold

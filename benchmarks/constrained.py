@@ -19,6 +19,7 @@ import numpy as np
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.constrained_report import ProblemPage, lower_on, n_trials
 from benchmarks.harness.ax import AX_METHODS, ax_client
+from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import fmt, markdown_table
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
@@ -89,7 +90,8 @@ def _regret(value: float) -> str:
     return "none feasible" if math.isinf(value) else fmt(value)
 
 
-def _feasible_table(cells: dict, samplers: list[str], header: list[str]) -> list[str]:
+def _feasible_table(cells: dict, samplers: list[str]) -> list[str]:
+    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
     body = [
         [fn, n_trials(cells[fn])]
         + [

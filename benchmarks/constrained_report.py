@@ -41,7 +41,7 @@ class ProblemPage:
     tolerance: Callable[[str], float] | None = None  # ties: differences up to a problem's
     worst: str = ""  # said after "quartiles in brackets"
     suggest: str = "suggest_float"  # the trial methods an ask calls
-    extra_tables: Callable[[dict, list[str], list[str]], list[str]] | None = None
+    extra_tables: Callable[[dict, list[str]], list[str]] | None = None
     extra_plots: Callable[[list[dict], Callable, str, str], list[str]] | None = None
 
     def order(self, problems) -> list[str]:
@@ -49,6 +49,10 @@ class ProblemPage:
 
     def tie(self, fn: str) -> float:
         return self.tolerance(fn) if self.tolerance else 0.0
+
+    def ties(self, fn: str, median: float, best: float) -> bool:
+        """Is ``median`` bold: within the problem's tie tolerance of the ``best`` (finite)."""
+        return median <= best + self.tie(fn) and best < math.inf
 
 
 def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
@@ -112,21 +116,11 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         return []
     cells = by_cell(rows)
     samplers = ordered({r["sampler"] for r in rows})
-    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
-    body = []
-    for fn in page.order(cells):
-        finals = {s: [page.final(r) for r in runs] for s, runs in cells[fn].items() if runs}
-        medians = {s: quantile(v, 0.5) for s, v in finals.items()}
-        best = min(medians.values())
-        body.append(
-            [fn, n_trials(cells[fn])]
-            + [
-                _cell(finals[s], page.show, medians[s] <= best + page.tie(fn) and best < math.inf)
-                if s in finals
-                else "–"
-                for s in samplers
-            ]
-        )
+    finals = {
+        fn: {s: [page.final(r) for r in runs] for s, runs in cells[fn].items() if runs}
+        for fn in page.order(cells)
+    }
+    trials = {fn: n_trials(cells[fn]) for fn in cells}
     seeds = sorted({len(v) for c in cells.values() for v in c.values()})
     bold = "best median"
     if page.tolerance:
@@ -139,8 +133,8 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         f"seeds every sampler ran), quartiles in brackets{page.worst}. Bold: {bold}."
         + _limits(rows, page.noun),
         "",
-        *markdown_table(header, body),
-        *(page.extra_tables(cells, samplers, header) if page.extra_tables else []),
+        *final_table(finals, trials, samplers, page.ties, show=page.show),
+        *(page.extra_tables(cells, samplers) if page.extra_tables else []),
         *speed_table(
             cells, samplers, list(page.problems), rows[0]["workers"], suggest=page.suggest
         ),
@@ -148,6 +142,29 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         provenance_line(rows),
         "",
     ]
+
+
+def final_table(
+    finals: dict, trials: dict, samplers: list[str], ties, *, show=fmt, label=None, seeds=False
+) -> list[str]:
+    """Per problem (``finals``: ``{problem: {sampler: [final values]}}`` on the seeds they all
+    ran): ``median (first quartile – third quartile)`` per sampler, the median bold where
+    ``ties(problem, median, best median)``; ``seeds``: their number in a last column."""
+    label = label or (lambda s: LABELS.get(s, s))
+    body = []
+    for fn, by_sampler in finals.items():
+        medians = {s: quantile(v, 0.5) for s, v in by_sampler.items()}
+        best = min(medians.values())
+        body.append(
+            [fn, trials[fn]]
+            + [
+                _cell(by_sampler[s], show, ties(fn, medians[s], best)) if s in by_sampler else "–"
+                for s in samplers
+            ]
+            + ([str(len(next(iter(by_sampler.values()))))] if seeds else [])
+        )
+    header = ["problem", "trials", *map(label, samplers), *(["seeds"] * seeds)]
+    return markdown_table(header, body)
 
 
 def n_trials(runs: dict) -> int:

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import final_regrets
+from benchmarks.constrained_report import final_regrets, final_table
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
@@ -23,7 +23,6 @@ from benchmarks.harness.samplers import is_sto_bnts, ordered
 from benchmarks.harness.tables import (
     beta_suffix,
     fmt,
-    markdown_table,
     median_ranks,
     provenance_line,
     seed_text,
@@ -67,31 +66,21 @@ def _stem(mode: str, workers: int) -> str:
 
 def regret_table(rows: list[dict], floors: dict[str, float]) -> list[str]:
     """Per problem: each sampler's median final regret and quartiles over the seeds every
-    sampler ran on it (their number in the last column); bold: the lowest median and those tied
-    with it."""
+    sampler ran on it; bold: the lowest median and those tied with it (tie floors)."""
     finals = final_regrets(rows)
     samplers = ordered({r["sampler"] for r in rows}, (*OURS, *PEERS))
-    trials = {r["function"]: r["n_trials"] for r in rows}
-    body = []
+    by_problem = {}
     for fn in PROBLEMS:
         ran = [s for s in samplers if (fn, s) in finals]
         seeds, regrets = shared_seeds(finals, fn, ran)
-        if not seeds:
-            continue
-        medians = {s: float(np.median(v)) for s, v in zip(ran, regrets)}
-        best = min(medians.values())
-        cells = []
-        for s in samplers:
-            if s not in medians:
-                cells.append("–")
-                continue
-            q1, q3 = np.quantile(regrets[ran.index(s)], [0.25, 0.75])
-            median = fmt(medians[s])
-            if versus(medians[s], best, floors.get(fn, 0.0)) == 0:
-                median = f"**{median}**"
-            cells.append(f"{median} [{fmt(float(q1))}, {fmt(float(q3))}]")
-        body.append([fn, str(trials[fn]), *cells, str(len(seeds))])
-    return markdown_table(["problem", "trials", *map(sampler_label, samplers), "seeds"], body)
+        if seeds:
+            by_problem[fn] = dict(zip(ran, regrets))
+    trials = {r["function"]: str(r["n_trials"]) for r in rows}
+
+    def ties(fn: str, median: float, best: float) -> bool:
+        return versus(median, best, floors.get(fn, 0.0)) == 0
+
+    return final_table(by_problem, trials, samplers, ties, label=sampler_label, seeds=True)
 
 
 def _limits(rows: list[dict]) -> list[str]:
@@ -124,8 +113,8 @@ def _setting_section(mode: str, workers: int, rows: list[dict], floors, img) -> 
     return [
         f"## {title}",
         "",
-        "Final regret (the best value found minus the minimum): median [first quartile, third "
-        f"quartile] over the seeds every sampler ran on the problem; bold: the lowest median and "
+        "Final regret (the best value found minus the minimum): median (first quartile – third "
+        f"quartile) over the seeds every sampler ran on the problem; bold: the lowest median and "
         f"those tied with it.{note}",
         "",
         *regret_table(rows, floors),

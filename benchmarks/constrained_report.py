@@ -15,7 +15,14 @@ from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
-from benchmarks.harness.tables import fmt, markdown_table, provenance_line
+from benchmarks.harness.tables import (
+    beta_suffix,
+    fmt,
+    markdown_table,
+    median_ranks,
+    provenance_line,
+    value_table,
+)
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 
@@ -96,6 +103,23 @@ def final_regrets(rows: list[dict]) -> dict:
     for r in rows:
         out[(r["function"], r["sampler"])][r["seed"]] = r["regret"][-1]
     return out
+
+
+def development_table(
+    rows: list[dict], option: str, default: float, problems
+) -> tuple[list[str], dict[str, float]]:
+    """The development runs of an ``option`` (sampler names with a ``-beta<x>`` suffix, none: the
+    ``default``): its ``value_table`` on ``problems`` (those with rows) and the values' mean
+    ranks."""
+    values = {s: option_value(s, default) for s in {r["sampler"] for r in rows}}
+    problems = ordered({r["function"] for r in rows}, problems)
+    ranked = median_ranks(final_regrets(rows), list(values), problems)
+    return value_table(option, values, problems, ranked, default), ranked[1]
+
+
+def option_value(sampler: str, default: float) -> float:
+    value = beta_suffix(sampler)
+    return default if value is None else value
 
 
 def median_seconds(runs: list[dict], field: str = "cpu_seconds_per_suggestion") -> float | None:

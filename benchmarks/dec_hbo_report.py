@@ -11,20 +11,17 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import final_regrets
+from benchmarks.constrained_report import development_table, final_regrets
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import (
-    beta_suffix,
     fmt,
     markdown_table,
-    median_ranks,
     provenance_line,
     seed_text,
-    value_table,
 )
 from optuna_egp import DECHBOSampler
 
@@ -147,25 +144,14 @@ def _limits(rows: list[dict]) -> list[str]:
     ] + ([""] if stopped else [])
 
 
-def _beta_scale(sampler: str) -> float:
-    """The ``beta_scale`` of a ``dec-hbo-mf<k>[-beta<x>]`` name (no suffix: the default)."""
-    value = beta_suffix(sampler)
-    return _default_beta_scale() if value is None else value
-
-
 def _default_beta_scale() -> float:
     return float(inspect.signature(DECHBOSampler).parameters["beta_scale"].default)
 
 
 def beta_table(rows: list[dict]) -> list[str]:
-    """Rows: the ``beta_scale`` values of ``rows``, ascending; cells: per function, the median
-    final regret over the seeds every value ran on it (their number in brackets), then the mean
-    over the functions of the rank of the value's median among the values' (1: the lowest; equal
-    medians share their mean rank)."""
-    values = {s: _beta_scale(s) for s in {r["sampler"] for r in rows}}
-    functions = ordered({r["function"] for r in rows}, PROBLEMS)
-    ranked = median_ranks(final_regrets(rows), list(values), functions)
-    return value_table("beta_scale", values, functions, ranked, _default_beta_scale())
+    """Per ``beta_scale`` value: the median final regret per function over the seeds every value
+    ran and the mean rank of those medians (``constrained_report.development_table``)."""
+    return development_table(rows, "beta_scale", _default_beta_scale(), PROBLEMS)[0]
 
 
 def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:

@@ -13,7 +13,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import final_regrets, final_table
+from benchmarks.constrained_report import (
+    development_table,
+    final_regrets,
+    final_table,
+    option_value,
+)
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
@@ -21,12 +26,9 @@ from benchmarks.harness.regret import STARTUP_TRIALS, tie_floors, versus
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import is_sto_bnts, ordered
 from benchmarks.harness.tables import (
-    beta_suffix,
     fmt,
-    median_ranks,
     provenance_line,
     seed_text,
-    value_table,
 )
 from benchmarks.sto_bnts import (
     BENCH,
@@ -184,12 +186,6 @@ def _default_beta() -> float:
     return float(inspect.signature(STOBNTSAlgorithm).parameters["beta"].default)
 
 
-def _beta(sampler: str) -> float:
-    """The ``beta`` of a ``sto-bnts[-beta<x>]`` name (no suffix: the default)."""
-    value = beta_suffix(sampler)
-    return _default_beta() if value is None else value
-
-
 def _choice(seeds: str, apart: str, mean_ranks: dict[str, float]) -> str:
     """The sentence on the runs' seeds (``seeds``, apart from the reported ``apart``) and the
     choice of the default: the value with the best mean rank, and whether the current default
@@ -202,11 +198,10 @@ def _choice(seeds: str, apart: str, mean_ranks: dict[str, float]) -> str:
     ) + " default `beta` is chosen as the value with the best mean rank"
     if not mean_ranks:
         return f"{head}; no problem has a seed that every value ran yet."
-    best = min(mean_ranks.values())
-    values = sorted(_beta(s) for s, rank in mean_ranks.items() if rank == best)
+    best, default = min(mean_ranks.values()), _default_beta()
+    values = sorted(option_value(s, default) for s, rank in mean_ranks.items() if rank == best)
     names = [f"{v:g}" for v in values]
     named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    default = _default_beta()
     return (
         f"{head}, {named} (mean rank {fmt(best)}): the current default, {default:g}, is "
         + ("" if default in values else "not ")
@@ -226,9 +221,7 @@ def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
             "No results yet: run `python -m benchmarks.run_all --only sto_bnts_beta`.",
             "",
         ]
-    values = {s: _beta(s) for s in {r["sampler"] for r in rows}}
-    problems = ordered({r["function"] for r in rows}, PROBLEMS)
-    ranked = median_ranks(final_regrets(rows), list(values), problems)
+    table, mean_ranks = development_table(rows, "beta", _default_beta(), PROBLEMS)
     seeds = seed_text(sorted({r["seed"] for r in rows}))
     apart = seed_text(sorted({r["seed"] for r in reported}))
     trials = "/".join(str(n) for n in sorted({r["n_trials"] for r in rows}))
@@ -245,9 +238,9 @@ def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
         "the value's median among the values' (1: the lowest; equal medians share their mean "
         "rank).",
         "",
-        _choice(seeds, apart, ranked[1]),
+        _choice(seeds, apart, mean_ranks),
         "",
-        *value_table("beta", values, problems, ranked, _default_beta()),
+        *table,
         provenance_line(rows),
         "",
     ]

@@ -1,5 +1,5 @@
 """Conditional search spaces: the best value against trials on the tree-structured problems of
-``benchmarks.conditional_functions``.
+``benchmarks.conditional_functions`` (``docs/benchmarks/index.md``).
 
     python -m benchmarks.conditional --mode seq --seeds 10 \\
         --out benchmarks/results/cond_seq.jsonl
@@ -7,120 +7,54 @@
         --out benchmarks/results/cond_async4.jsonl
     python -m benchmarks.conditional --samplers ax-default,ax-egp-auto --seeds 10 \\
         --out benchmarks/results/cond_ax.jsonl
-
-Each Optuna trial is define-by-run: ``study.ask()`` and then ``trial.suggest_*`` for the
-parameters of the branch its choices take, and only those (``conditional_functions.suggest``);
-the samplers run with their default settings, ``tpe-mg`` is ``TPESampler(multivariate=True,
-group=True)``. Modes (``harness.asktell``): ``seq``, one trial at a time; ``async``,
-``--workers`` trials pending, completing in a random order (``default_rng(seed + 1000)``).
-``dts-<graph>`` runs one ``DistributedTSSampler`` agent per worker slot, as
-``benchmarks.constrained``. ``ax-default`` and ``ax-<method>`` (``--mode seq`` only): an Ax
-``Client`` on the problem's hierarchical parameters (``conditional_functions.ax_parameters``:
-choice parameters with ``dependent_parameters``), minimising ``loss``, Ax's default generation
-strategy or ours (``harness.ax.ax_client``).
-
-Row per run as made (stored compact, ``harness.compact``: ``best_values``, the running
-minimum of the values, in place of ``values`` and ``regret``, and no ``params``): ``values`` (each
-trial's value, in trial order), ``params`` (each trial's active
-parameters), ``regret`` (best value so far minus the problem's optimum; for ``model-choice``,
-whose optimum is unknown, the best CV error so far), ``optimum``, and the timing fields of
-``harness.asktell`` (``ask_seconds`` and ``ask_cpu_seconds``: ``study.ask()`` with its
-``suggest_*`` calls, not the objective; ``model_at_ask``, ``seconds_per_suggestion``,
-``cpu_seconds_per_suggestion``, ``seconds``, and ``model_asks`` for ours). ``--wall-limit S``
-stops a run that has taken ``S`` seconds (recorded as ``wall_limit``; the row then has fewer
-trials, ``stopped_at``). Our samplers' rows go to ``--out``, keyed by commit; the peers' to the
-peer cache (``--cache``) under this module's ``PROTOCOL``. Runs already done are skipped.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from benchmarks.conditional_functions import PROBLEMS, ax_parameters, suggest
-from benchmarks.distributed_async import make_async_samplers
-from benchmarks.harness.asktell import timed_ask_tell, timing_fields
+from benchmarks.conditional_functions import PROBLEMS, ax_parameters, names, suggest
+from benchmarks.constrained_report import ProblemPage
 from benchmarks.harness.ax import AX_METHODS, ax_client
-from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.samplers import is_peer
-from benchmarks.problem_runs import MODES, ProblemBenchmark
+from benchmarks.harness.regret import compare
+from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
-# The peer cache's protocol version of this benchmark: bump it when what a run measures changes
-# (the problems, the modes, what is timed).
+# The peer cache's protocol version: bump it when what a run measures changes.
 PROTOCOL = 1
 BENCH = "conditional"
 SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,tpe-mg"
 
 
-def run_optuna(job: dict) -> dict:
-    """One Optuna run of ``job["sampler"]`` on a cell (a ``CELL`` dict, ``wall_limit``
-    optional)."""
-    import warnings
-
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+def run_job(job: dict) -> dict:
+    """One run: Optuna define-by-run (a trial asks only for its branch's parameters) or an Ax
+    ``Client`` on the hierarchical parameters, minimising ``loss``. Outcomes: (value, params)."""
     problem = PROBLEMS[job["function"]]
-    if job["mode"] not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {job['mode']!r}")
-    run = timed_ask_tell(
-        make_async_samplers(job["sampler"], job["seed"], job["workers"]),
-        None,
-        lambda trial, params: problem(params),
-        n_trials=job["n_trials"],
-        workers=job["workers"] if job["mode"] == "async" else 1,
-        rng=np.random.default_rng(job["seed"] + 1000),
-        startup=STARTUP_TRIALS,
-        wall_limit=job.get("wall_limit"),
-        suggest=lambda trial: suggest(trial, problem.space),
-    )
-    done = [t for t in run.trials if t.value is not None]
-    timing = (run.ask_seconds, run.ask_cpu_seconds, run.model_at_ask, run.seconds)
-    return _result(job, [t.value for t in done], [t.params for t in done], *timing)
+    if job["sampler"] in AX_METHODS:
+        client = ax_client(
+            job["sampler"], None, job["seed"], parameters=ax_parameters(problem.space)
+        )
 
+        def tell(params: dict) -> tuple[dict, tuple]:
+            value = problem(params)
+            return {"loss": value}, (value, dict(params))
 
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run on the hierarchical parameters, one trial at a time (``seq``):
-    Ax's default strategy or ``ax-<method>`` (``harness.ax.ax_client``). Model-based asks: those of
-    trials not generated by Sobol or at the centre of the search space."""
-    problem = PROBLEMS[job["function"]]
-    client = ax_client(job["sampler"], None, job["seed"], parameters=ax_parameters(problem.space))
-    values: list[float] = []
-    params: list[dict] = []
-    wall: list[float] = []
-    cpu: list[float] = []
-    t_start = time.perf_counter()
-    while len(values) < job["n_trials"]:
-        if job.get("wall_limit") and time.perf_counter() - t_start > job["wall_limit"]:
-            break
-        t0, cpu0 = time.perf_counter(), time.process_time()
-        index, point = next(iter(client.get_next_trials(max_trials=1).items()))
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - cpu0)
-        params.append(dict(point))
-        values.append(problem(point))
-        client.complete_trial(index, raw_data={"loss": values[-1]})
-    seconds = time.perf_counter() - t_start
-    nodes = client.summarize().sort_values("trial_index")["generation_node"]
-    model = [node not in ("Sobol", "CenterOfSearchSpace") for node in nodes]
-    return _result(job, values, params, wall, cpu, model, seconds)
-
-
-def _result(job, values, params, wall, cpu, model_at_ask, seconds: float) -> dict:
-    """The row of a run: each trial's value and active parameters in trial order, the (wall,
-    CPU) seconds of each ask, which asks the model answered, the run's wall seconds."""
-    problem = PROBLEMS[job["function"]]
-    return {
-        **job,
-        "values": [float(v) for v in values],
-        "params": [_plain(p) for p in params],
+        outcomes, timing = ax_run(job, client, tell)
+    else:
+        trials, timing = optuna_run(
+            job,
+            None,
+            lambda trial, params: problem(params),
+            suggest=lambda trial: suggest(trial, problem.space),
+        )
+        outcomes = [(t.value, t.params) for t in trials]
+    values = [float(v) for v, _ in outcomes]
+    fields = {
+        "values": values,
+        "params": [_plain(p) for _, p in outcomes],
         "regret": problem.regret(values),
         "optimum": problem.optimum,
-        **timing_fields(wall, cpu, model_at_ask, seconds, ours=not is_peer(job["sampler"])),
-        **({"stopped_at": len(values)} if len(values) < job["n_trials"] else {}),
     }
+    return row_of(job, fields, timing, len(values))
 
 
 def _plain(params: dict) -> dict:
@@ -128,27 +62,49 @@ def _plain(params: dict) -> dict:
     return {k: v.item() if isinstance(v, np.generic) else v for k, v in params.items()}
 
 
-def run_job(job: dict) -> dict:
-    """The worker entry point of the pool (module-level, so spawned processes can import it)."""
-    return run_ax(job) if job["sampler"] in AX_METHODS else run_optuna(job)
-
-
 def _describe(row: dict) -> str:
-    """The printed summary of a run: its final regret."""
     return f"regret {row['regret'][-1]:.4g}" if row["regret"] else "no trial"
 
 
-BENCHMARK = ProblemBenchmark(
-    bench=BENCH,
-    prog="python -m benchmarks.conditional",
-    doc=__doc__ or "",
-    problems=PROBLEMS,
-    samplers=SAMPLERS,
-    protocol=PROTOCOL,
-    run_job=run_job,
-    describe=_describe,
-)
+BENCHMARK = ProblemBenchmark(BENCH, __doc__, PROBLEMS, SAMPLERS, PROTOCOL, run_job, _describe)
 main = BENCHMARK.main
+
+
+def regret(row: dict) -> list[float]:
+    """The row's regret after each trial, from its ``best_values`` (as stored; ``values`` as made)
+    with the problem's current optimum (the best value itself where the optimum is unknown)."""
+    return PROBLEMS[row["function"]].regret(row.get("best_values", row.get("values")))
+
+
+def _versus(peer: str, medians: dict, runs: dict) -> str:
+    outcome = [compare(a, b, PROBLEMS[fn].tie_tolerance) for fn, (a, b) in medians.items()]
+    lower, tied, higher = (outcome.count(k) for k in (-1, 0, 1))
+    return (
+        f"against {peer}: lower median on {lower}, tied on {tied}, higher on {higher} of "
+        f"{len(medians)} problems; median regret minus {peer}'s: "
+        + ", ".join(f"{fn} {a - b:+.3g}" for fn, (a, b) in medians.items())
+    )
+
+
+PAGE = ProblemPage(
+    bench=BENCH,
+    problems=PROBLEMS,
+    describe=lambda name, p: (
+        f"({len(names(p.space))} parameters, {p.n_trials} trials): {p.description}"
+    ),
+    peers=("gp", "tpe", "tpe-mg"),
+    stems=("cond_seq", "cond_async4", "cond_ax"),
+    final=lambda row: regret(row)[-1],
+    measure="Best value after the last trial minus the problem's minimum (regret; for "
+    "`model-choice`, whose minimum is unknown, the best CV error itself; lower is better)",
+    noun="regret",
+    versus=_versus,
+    plot_rows=lambda rows: [{**r, "regret": regret(r)} for r in rows],
+    plot_title="best value minus the minimum (model-choice: best CV error)",
+    plot_options={"ylabel": "median regret (IQR)", "linthresh": 1e-4},
+    tolerance=lambda fn: PROBLEMS[fn].tie_tolerance,
+    suggest="suggest_*",
+)
 
 
 if __name__ == "__main__":

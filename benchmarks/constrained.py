@@ -1,5 +1,5 @@
 """Constrained optimisation: the best feasible value against trials on the problems of
-``benchmarks.constrained_functions``.
+``benchmarks.constrained_functions`` (``docs/benchmarks/index.md``).
 
     python -m benchmarks.constrained --mode seq --seeds 10 \\
         --out benchmarks/results/constrained_seq.jsonl
@@ -7,158 +7,151 @@
         --out benchmarks/results/constrained_async4.jsonl
     python -m benchmarks.constrained --samplers ax-default,ax-egp-auto --functions gramacy \\
         --seeds 5 --out benchmarks/results/constrained_ax.jsonl
-
-``ax-default`` and ``ax-<method>`` (``--mode seq`` only): an Ax ``Client`` with an outcome
-constraint ``<name> <= 0`` per constraint, Ax's default generation strategy or ours
-(``harness.ax.ax_client``).
-
-Each trial reports its constraint values with ``trial.set_constraint(name, value)`` (Optuna 5),
-feasible when every value is <= 0; Optuna's ``GPSampler`` and ``TPESampler`` read them from the
-trials with their default settings, as ours do. Modes (``benchmarks.run``'s ask/tell loop,
-``harness.asktell``): ``seq``, one trial at a time; ``async``, ``--workers`` trials pending,
-completing in a random order (``default_rng(seed + 1000)``). ``dts-<graph>`` runs one
-``DistributedTSSampler`` agent per worker slot on the graph (``seq``: one agent), as
-``benchmarks.distributed``'s async mode; every other sampler is one object for every slot.
-
-Row per run: ``values`` (objective of each trial, in trial order), ``feasible`` (each trial),
-``best`` (best feasible value so far, ``None`` until a trial is feasible), ``regret`` (``best``
-minus the problem's best feasible value; the tables take ``best`` minus the current ``f_min``),
-``n_feasible``, ``feasible_fraction``,
-``ask_seconds`` and ``ask_cpu_seconds`` (wall and process CPU seconds of each ``study.ask()``
-with its ``suggest_float`` calls: the sampler's work, not the objective's; with one thread per
-pool the CPU seconds do not grow when other processes share the cores), ``model_at_ask`` (did the
-model suggest: ``harness.probes`` for ours, at least ``STARTUP_TRIALS`` completed trials for
-peers), ``seconds_per_suggestion`` and ``cpu_seconds_per_suggestion`` (means over those asks),
-``seconds`` (wall) and, for ours, ``model_asks``. ``--wall-limit S`` stops a
-run that has taken ``S`` seconds (recorded as ``wall_limit``; the row then has fewer trials,
-``stopped_at``). Our samplers' rows go to ``--out``, keyed by commit; the peers' to the peer cache
-(``--cache``) under this module's ``PROTOCOL``. Runs already done are skipped.
 """
 
 from __future__ import annotations
 
-import time
+import math
+from typing import Any
 
 import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
-from benchmarks.distributed_async import make_async_samplers
-from benchmarks.harness.asktell import timed_ask_tell, timing_fields
+from benchmarks.constrained_report import ProblemPage, lower_on, n_trials
 from benchmarks.harness.ax import AX_METHODS, ax_client
-from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.samplers import is_peer
-from benchmarks.problem_runs import MODES, ProblemBenchmark
+from benchmarks.harness.samplers import LABELS
+from benchmarks.harness.tables import fmt, markdown_table
+from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
-# The peer cache's protocol version of this benchmark: bump it when what a run measures changes
-# (the problems, the modes, what is timed).
+# The peer cache's protocol version: bump it when what a run measures changes.
 PROTOCOL = 1
 BENCH = "constrained"
 SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe"
 
 
-def run_constrained(job: dict) -> dict:
-    """One run of ``job["sampler"]`` on a cell (a ``CELL`` dict, ``wall_limit`` optional)."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    problem = PROBLEMS[job["function"]]
-    if job["mode"] not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {job['mode']!r}")
-
-    def evaluate(trial, x: np.ndarray) -> float:
-        for name, value in zip(problem.constraint_names, problem.constraints(x)):
-            trial.set_constraint(name, float(value))
-        return problem.objective(x)
-
-    run = timed_ask_tell(
-        make_async_samplers(job["sampler"], job["seed"], job["workers"]),
-        problem.bounds,
-        evaluate,
-        n_trials=job["n_trials"],
-        workers=job["workers"] if job["mode"] == "async" else 1,
-        rng=np.random.default_rng(job["seed"] + 1000),
-        startup=STARTUP_TRIALS,
-        wall_limit=job.get("wall_limit"),
-    )
-    trials = [t for t in run.trials if t.value is not None]
-    feasible = [all(v <= 0 for v in t.constraints.values()) for t in trials]
-    timing = (run.ask_seconds, run.ask_cpu_seconds)
-    return _result(job, [t.value for t in trials], feasible, timing, run.model_at_ask, run.seconds)
-
-
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run, one trial at a time (``seq``), with an outcome constraint
-    ``<name> <= 0`` per constraint: Ax's default strategy or ``ax-<method>``
-    (``harness.ax.ax_client``). Model-based asks: those of trials not generated by Sobol or at the
-    centre of the search space."""
+def run_job(job: dict) -> dict:
+    """One run: Optuna (each trial reports ``trial.set_constraint``) or an Ax ``Client`` with an
+    outcome constraint ``<name> <= 0`` per constraint. Outcomes: (value, feasible) per trial."""
     problem = PROBLEMS[job["function"]]
     names = problem.constraint_names
-    client = ax_client(job["sampler"], problem.bounds, job["seed"], [f"{n} <= 0" for n in names])
-    values: list[float] = []
-    feasible: list[bool] = []
-    timing: tuple[list[float], list[float]] = ([], [])
-    t_start = time.perf_counter()
-    while len(values) < job["n_trials"]:
-        t0, cpu0 = time.perf_counter(), time.process_time()
-        index, params = next(iter(client.get_next_trials(max_trials=1).items()))
-        timing[0].append(time.perf_counter() - t0)
-        timing[1].append(time.process_time() - cpu0)
-        x = np.array([params[f"x{i}"] for i in range(len(problem.bounds))])
-        c = problem.constraints(x)
-        values.append(problem.objective(x))
-        feasible.append(bool(np.all(c <= 0)))
-        client.complete_trial(
-            index, raw_data={"loss": values[-1], **dict(zip(names, map(float, c)))}
+    if job["sampler"] in AX_METHODS:
+
+        def tell(params: dict) -> tuple[dict, tuple]:
+            x = np.array([params[f"x{i}"] for i in range(len(problem.bounds))])
+            c, value = problem.constraints(x), problem.objective(x)
+            return {"loss": value, **dict(zip(names, map(float, c)))}, (value, bool(np.all(c <= 0)))
+
+        client = ax_client(
+            job["sampler"], problem.bounds, job["seed"], [f"{n} <= 0" for n in names]
         )
-    seconds = time.perf_counter() - t_start
-    nodes = client.summarize().sort_values("trial_index")["generation_node"]
-    model = [node not in ("Sobol", "CenterOfSearchSpace") for node in nodes]
-    return _result(job, values, feasible, timing, model, seconds)
+        outcomes, timing = ax_run(job, client, tell)
+    else:
 
+        def evaluate(trial, x: np.ndarray) -> float:
+            for name, value in zip(names, problem.constraints(x)):
+                trial.set_constraint(name, float(value))
+            return problem.objective(x)
 
-def _result(job, values, feasible, timing, model_at_ask, seconds: float) -> dict:
-    """The row of a run: ``values`` and ``feasible`` of each trial in trial order, ``timing``:
-    (wall, CPU) seconds of each ask, ``model_at_ask``: which asks the model answered."""
-    f_min = PROBLEMS[job["function"]].f_min
-    values, feasible = np.array(values, dtype=float), np.array(feasible, dtype=bool)  # (n,)
+        trials, timing = optuna_run(job, problem.bounds, evaluate)
+        outcomes = [(t.value, all(v <= 0 for v in t.constraints.values())) for t in trials]
+    values = np.array([v for v, _ in outcomes], dtype=float)
+    feasible = np.array([f for _, f in outcomes], dtype=bool)
     best = np.minimum.accumulate(np.where(feasible, values, np.inf))
-    return {
-        **job,
+    fields = {
         "values": values.tolist(),
         "feasible": feasible.tolist(),
         "best": [None if b == np.inf else float(b) for b in best],
-        "regret": [None if b == np.inf else float(b - f_min) for b in best],
+        "regret": [None if b == np.inf else float(b - problem.f_min) for b in best],
         "n_feasible": int(feasible.sum()),
         "feasible_fraction": float(feasible.mean()) if len(values) else 0.0,
-        **timing_fields(*timing, model_at_ask, seconds, ours=not is_peer(job["sampler"])),
-        **({"stopped_at": len(values)} if len(values) < job["n_trials"] else {}),
     }
-
-
-def run_job(job: dict) -> dict:
-    """The worker entry point of the pool (module-level, so spawned processes can import it)."""
-    return run_ax(job) if job["sampler"] in AX_METHODS else run_constrained(job)
+    return row_of(job, fields, timing, len(values))
 
 
 def _describe(row: dict) -> str:
-    """The printed summary of a run: its best feasible value and number of feasible trials."""
     best = row["best"][-1]
     return (
         f"best {'none feasible' if best is None else f'{best:.6g}'}, {row['n_feasible']} feasible"
     )
 
 
-BENCHMARK = ProblemBenchmark(
-    bench=BENCH,
-    prog="python -m benchmarks.constrained",
-    doc=__doc__ or "",
-    problems=PROBLEMS,
-    samplers=SAMPLERS,
-    protocol=PROTOCOL,
-    run_job=run_job,
-    describe=_describe,
-)
+BENCHMARK = ProblemBenchmark(BENCH, __doc__, PROBLEMS, SAMPLERS, PROTOCOL, run_job, _describe)
 main = BENCHMARK.main
+
+
+def regret(row: dict) -> list[float]:
+    """The best feasible value so far minus the problem's (``PROBLEMS``), trial by trial; ``inf``
+    before the first feasible trial (a run that found none ranks worst)."""
+    f_min = PROBLEMS[row["function"]].f_min
+    return [math.inf if b is None else b - f_min for b in row["best"]]
+
+
+def _regret(value: float) -> str:
+    return "none feasible" if math.isinf(value) else fmt(value)
+
+
+def _feasible_table(cells: dict, samplers: list[str]) -> list[str]:
+    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
+    body = [
+        [fn, n_trials(cells[fn])]
+        + [
+            f"{np.median([r['feasible_fraction'] for r in runs]):.2f} "
+            f"({sum(r['n_feasible'] == 0 for r in runs)} of {len(runs)})"
+            if (runs := cells[fn].get(s))
+            else "–"
+            for s in samplers
+        ]
+        for fn in sorted(cells, key=list(PROBLEMS).index)
+    ]
+    return [
+        "Fraction of feasible trials (median over runs), and in brackets the runs without any "
+        "feasible trial:",
+        "",
+        *markdown_table(header, body),
+    ]
+
+
+def _versus(peer: str, medians: dict, runs: dict) -> str:
+    """Wins (named) and the runs without a feasible trial where the peer's of the seed had one."""
+    wins = [fn for fn, (a, b) in medians.items() if a < b]
+    missed = sum(
+        r["n_feasible"] == 0 and q["n_feasible"] > 0
+        for ours, theirs in runs.values()
+        for r, q in zip(ours, theirs)
+    )
+    return (
+        lower_on(peer, medians)
+        + (f" ({', '.join(wins)})" if wins else "")
+        + f"; runs without a feasible trial where {peer}'s run of the same seed had one: {missed}"
+    )
+
+
+def _describe(name: str, p: Any) -> str:
+    n = len(p.constraint_names)
+    return (
+        f"({len(p.bounds)}-D, {n} constraint{'s' if n > 1 else ''}, best feasible value "
+        f"{p.f_min:.6g}): {p.source}"
+    )
+
+
+PAGE = ProblemPage(
+    bench=BENCH,
+    problems=PROBLEMS,
+    describe=_describe,
+    peers=("gp", "tpe"),
+    stems=("constrained_seq", "constrained_async4", "constrained_ax"),
+    final=lambda row: regret(row)[-1],
+    measure="Best feasible value after the last trial minus the problem's best feasible value "
+    "(regret; lower is better)",
+    noun="regret",
+    versus=_versus,
+    plot_rows=lambda rows: [{**r, "regret": regret(r)} for r in rows],
+    plot_title="best feasible value minus the best possible",
+    plot_options={"ylabel": "median best feasible regret (IQR)", "linthresh": 1e-6},
+    show=_regret,
+    worst="; a run without a feasible trial counts as the worst (none feasible)",
+    extra_tables=_feasible_table,
+)
 
 
 if __name__ == "__main__":

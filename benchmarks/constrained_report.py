@@ -1,22 +1,65 @@
-"""The tables of the constrained benchmark (``benchmarks.constrained``), for
-``benchmarks.report``: per mode, the best feasible regret, the fraction of feasible trials, the
-seconds per suggestion and how our samplers compare with the peers."""
+"""The tables of the benchmarks on lists of problems: each declares its page (``ProblemPage``),
+``summarise`` renders a setting's tables and ``benchmarks.pages.problem_page`` the page."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.harness.ax import AX_METHODS
 from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest
 from benchmarks.harness.samplers import LABELS, is_peer, ordered
-from benchmarks.harness.tables import fmt, markdown_table, provenance_line
+from benchmarks.harness.tables import (
+    beta_suffix,
+    fmt,
+    markdown_table,
+    median_ranks,
+    provenance_line,
+    value_table,
+)
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
+
+
+@dataclass(frozen=True)
+class ProblemPage:
+    """A problem benchmark's page: its problems, the settings it shows, each run's final value
+    (lower is better) and the words and extras of its tables and plots."""
+
+    bench: str
+    problems: Mapping[str, Any]
+    describe: Callable[[str, Any], str]  # a problem's line in the list at the top of the page
+    peers: tuple[str, ...]  # the cached peers of the sequential and asynchronous settings
+    stems: tuple[str, str, str]  # results files (no .jsonl): sequential, asynchronous, Ax
+    final: Callable[[dict], float]
+    measure: str  # what a cell of the first table is (the sentence's start)
+    noun: str  # that of a run stopped early: "regret", "gap"
+    versus: Callable[[str, dict, dict], str]  # (peer, medians, runs) -> a comparison's middle
+    plot_rows: Callable[[list[dict]], list[dict]]  # with "regret" for plots.regret_plot
+    plot_title: str
+    plot_options: dict = field(default_factory=dict)
+    show: Callable[[float], str] = fmt  # a cell's number
+    tolerance: Callable[[str], float] | None = None  # ties: differences up to a problem's
+    worst: str = ""  # said after "quartiles in brackets"
+    suggest: str = "suggest_float"  # the trial methods an ask calls
+    extra_tables: Callable[[dict, list[str]], list[str]] | None = None
+    extra_plots: Callable[[list[dict], Callable, str, str], list[str]] | None = None
+
+    def order(self, problems) -> list[str]:
+        return sorted(problems, key=list(self.problems).index)
+
+    def tie(self, fn: str) -> float:
+        return self.tolerance(fn) if self.tolerance else 0.0
+
+    def ties(self, fn: str, median: float, best: float) -> bool:
+        """Is ``median`` bold: within the problem's tie tolerance of the ``best`` (finite)."""
+        return median <= best + self.tie(fn) and best < math.inf
 
 
 def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
@@ -32,17 +75,6 @@ def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
         samplers[r["function"]].add(r["sampler"])
         ran[(r["function"], r["seed"])].add(r["sampler"])
     return [r for r in rows if ran[(r["function"], r["seed"])] == samplers[r["function"]]]
-
-
-def regret(row: dict) -> list[float]:
-    """The best feasible value so far minus the problem's (``PROBLEMS``), trial by trial; ``inf``
-    before the first feasible trial (a run that found none ranks worst)."""
-    f_min = PROBLEMS[row["function"]].f_min
-    return [math.inf if b is None else b - f_min for b in row["best"]]
-
-
-def final_regret(row: dict) -> float:
-    return regret(row)[-1]
 
 
 def quantile(values, q: float) -> float:
@@ -64,69 +96,121 @@ def by_cell(rows: list[dict]) -> dict:
     return out
 
 
-def _regret(value: float) -> str:
-    return "none feasible" if math.isinf(value) else fmt(value)
+def final_regrets(rows: list[dict]) -> dict:
+    """``{(function, sampler): {seed: final regret}}`` (a run stopped early: the regret it
+    reached)."""
+    out: dict = defaultdict(dict)
+    for r in rows:
+        out[(r["function"], r["sampler"])][r["seed"]] = r["regret"][-1]
+    return out
 
 
-def _regret_cell(finals: list[float], *, bold: bool) -> str:
-    """``median (first quartile – third quartile)``, the median bold if ``bold``."""
-    median = _regret(quantile(finals, 0.5))
-    quartiles = f"{_regret(quantile(finals, 0.25))} – {_regret(quantile(finals, 0.75))}"
-    return f"{f'**{median}**' if bold else median} ({quartiles})"
+def development_table(
+    rows: list[dict], option: str, default: float, problems
+) -> tuple[list[str], dict[str, float]]:
+    """The development runs of an ``option`` (sampler names with a ``-beta<x>`` suffix, none: the
+    ``default``): its ``value_table`` on ``problems`` (those with rows) and the values' mean
+    ranks."""
+    values = {s: option_value(s, default) for s in {r["sampler"] for r in rows}}
+    problems = ordered({r["function"] for r in rows}, problems)
+    ranked = median_ranks(final_regrets(rows), list(values), problems)
+    return value_table(option, values, problems, ranked, default), ranked[1]
 
 
-def summarise(rows: list[dict], title: str) -> list[str]:
-    """The tables of one mode: best feasible regret, feasibility, seconds per suggestion, and
-    how each of ours compares with the peers."""
+def option_value(sampler: str, default: float) -> float:
+    value = beta_suffix(sampler)
+    return default if value is None else value
+
+
+def median_seconds(runs: list[dict], field: str = "cpu_seconds_per_suggestion") -> float | None:
+    """The median over ``runs`` of ``field`` (CPU or wall seconds per suggestion)."""
+    values = [r[field] for r in runs if r.get(field)]
+    return float(np.median(values)) if values else None
+
+
+def span(counts) -> str:
+    """``"5"`` or ``"3-5"``: the range of sorted ``counts``."""
+    return str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
+
+
+def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
+    """The tables of one setting: the final values, ``page``'s extra tables, the seconds per
+    suggestion, how each of ours compares with the peers, the provenance line."""
     if not rows:
         return []
     cells = by_cell(rows)
     samplers = ordered({r["sampler"] for r in rows})
-    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
-    regret, feasible = [], []
-    for fn in sorted(cells, key=list(PROBLEMS).index):
-        runs = cells[fn]
-        n_trials = next(iter(runs.values()))[0]["n_trials"]
-        finals = {s: [final_regret(r) for r in runs[s]] for s in samplers if runs.get(s)}
-        medians = {s: quantile(v, 0.5) for s, v in finals.items()}
-        best = min(medians.values())
-        regret.append(
-            [fn, n_trials]
-            + [
-                _regret_cell(finals[s], bold=medians[s] == best < math.inf) if s in finals else "–"
-                for s in samplers
-            ]
-        )
-        feasible.append(
-            [fn, n_trials]
-            + [
-                f"{np.median([r['feasible_fraction'] for r in runs[s]]):.2f} "
-                f"({sum(r['n_feasible'] == 0 for r in runs[s])} of {len(runs[s])})"
-                if runs.get(s)
-                else "–"
-                for s in samplers
-            ]
-        )
+    finals = {
+        fn: {s: [page.final(r) for r in runs] for s, runs in cells[fn].items() if runs}
+        for fn in page.order(cells)
+    }
+    trials = {fn: n_trials(cells[fn]) for fn in cells}
     seeds = sorted({len(v) for c in cells.values() for v in c.values()})
+    bold = "best median"
+    if page.tolerance:
+        tolerances = ", ".join(f"{fn} {fmt(page.tie(fn))}" for fn in page.order(cells))
+        bold = f"the best median and those within the problem's tie tolerance of it ({tolerances})"
     return [
         f"## {title}",
         "",
-        f"Best feasible value after the last trial minus the problem's best feasible value "
-        f"(regret; lower is better): median over {span(seeds)} seed{'s' * (seeds[-1] > 1)} per "
-        "problem (the seeds every "
-        "sampler ran), quartiles in brackets; a run without a feasible trial counts as the worst "
-        "(none feasible). Bold: best median.",
+        f"{page.measure}: median over {span(seeds)} seed{'s' * (seeds[-1] > 1)} per problem (the "
+        f"seeds every sampler ran), quartiles in brackets{page.worst}. Bold: {bold}."
+        + _limits(rows, page.noun),
         "",
-        *markdown_table(header, regret),
-        "Fraction of feasible trials (median over runs), and in brackets the runs without any "
-        "feasible trial:",
-        "",
-        *markdown_table(header, feasible),
-        *speed_table(cells, samplers, list(PROBLEMS), rows[0]["workers"]),
-        *comparisons(cells, samplers),
+        *final_table(finals, trials, samplers, page.ties, show=page.show),
+        *(page.extra_tables(cells, samplers) if page.extra_tables else []),
+        *speed_table(
+            cells, samplers, list(page.problems), rows[0]["workers"], suggest=page.suggest
+        ),
+        *comparisons(cells, samplers, page),
         provenance_line(rows),
         "",
     ]
+
+
+def final_table(
+    finals: dict, trials: dict, samplers: list[str], ties, *, show=fmt, label=None, seeds=False
+) -> list[str]:
+    """Per problem (``finals``: ``{problem: {sampler: [final values]}}`` on the seeds they all
+    ran): ``median (first quartile – third quartile)`` per sampler, the median bold where
+    ``ties(problem, median, best median)``; ``seeds``: their number in a last column."""
+    label = label or (lambda s: LABELS.get(s, s))
+    body = []
+    for fn, by_sampler in finals.items():
+        medians = {s: quantile(v, 0.5) for s, v in by_sampler.items()}
+        best = min(medians.values())
+        body.append(
+            [fn, trials[fn]]
+            + [
+                _cell(by_sampler[s], show, ties(fn, medians[s], best)) if s in by_sampler else "–"
+                for s in samplers
+            ]
+            + ([str(len(next(iter(by_sampler.values()))))] if seeds else [])
+        )
+    header = ["problem", "trials", *map(label, samplers), *(["seeds"] * seeds)]
+    return markdown_table(header, body)
+
+
+def n_trials(runs: dict) -> int:
+    return next(iter(runs.values()))[0]["n_trials"]
+
+
+def _cell(finals: list[float], show: Callable[[float], str], bold: bool) -> str:
+    """``median (first quartile – third quartile)``, the median bold if ``bold``."""
+    median = show(quantile(finals, 0.5))
+    quartiles = f"{show(quantile(finals, 0.25))} – {show(quantile(finals, 0.75))}"
+    return f"{f'**{median}**' if bold else median} ({quartiles})"
+
+
+def _limits(rows: list[dict], noun: str) -> str:
+    limits = sorted({r["wall_limit"] for r in rows if r.get("wall_limit")})
+    if not limits:
+        return ""
+    stopped = sum("stopped_at" in r for r in rows)
+    return (
+        f" Runs were stopped after {', '.join(f'{v:g}' for v in limits)} s of wall time "
+        f"({stopped} of {len(rows)} stopped early; their {noun} is that of the trials they ran)."
+    )
 
 
 def speed_table(
@@ -148,9 +232,8 @@ def speed_table(
             {s: median_seconds(runs[s], f) for s in samplers if runs.get(s)}
             for f in ("cpu_seconds_per_suggestion", "seconds_per_suggestion")
         )
-        n_trials = next(iter(runs.values()))[0]["n_trials"]
         body.append(
-            [fn, n_trials]
+            [fn, n_trials(runs)]
             + [f"{fmt(cpu[s])} ({fmt(wall[s])})" if s in cpu else "–" for s in samplers]
         )
     pending = f", {workers - 1} other trial{'s' if workers > 2 else ''} pending" * (workers > 1)
@@ -170,50 +253,25 @@ def speed_table(
     ]
 
 
-def median_seconds(runs: list[dict], field: str = "cpu_seconds_per_suggestion") -> float | None:
-    """The median over ``runs`` of ``field`` (CPU or wall seconds per suggestion)."""
-    values = [r[field] for r in runs if r.get(field)]
-    return float(np.median(values)) if values else None
-
-
-def span(counts) -> str:
-    """``"5"`` or ``"3-5"``: the range of sorted ``counts``."""
-    return str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
-
-
-def comparisons(cells: dict, samplers: list[str]) -> list[str]:
-    """For each of ours against each peer of ``samplers``: the problems where its median final
-    regret is lower, its runs without a feasible trial where the peer's run of the same seed had
-    one, and its CPU seconds per suggestion over the peer's per problem."""
+def comparisons(cells: dict, samplers: list[str], page: ProblemPage) -> list[str]:
+    """For each of ours against each peer of ``samplers``: ``page.versus`` on the median final
+    values per problem both ran, then its CPU seconds per suggestion over the peer's."""
     out = []
-    peers = [p for p in samplers if is_peer(p)]
     for s in (s for s in samplers if not is_peer(s)):
-        for p in peers:
-            both = [fn for fn in cells if cells[fn].get(s) and cells[fn].get(p)]
+        for p in (p for p in samplers if is_peer(p)):
+            both = [fn for fn in page.order(cells) if cells[fn].get(s) and cells[fn].get(p)]
             if not both:
                 continue
-            wins = [
-                fn
-                for fn in both
-                if quantile([final_regret(r) for r in cells[fn][s]], 0.5)
-                < quantile([final_regret(r) for r in cells[fn][p]], 0.5)
-            ]
-            missed = sum(
-                r["n_feasible"] == 0 and q["n_feasible"] > 0
-                for fn in both
-                for r, q in zip(cells[fn][s], cells[fn][p])
-            )
-            ratios = [
-                median_seconds(cells[fn][s]) / median_seconds(cells[fn][p])
-                for fn in both
-                if median_seconds(cells[fn][s]) and median_seconds(cells[fn][p])
-            ]
-            ours, peer = LABELS.get(s, s), LABELS.get(p, p)
+            runs = {fn: (cells[fn][s], cells[fn][p]) for fn in both}
+            medians = {
+                fn: tuple(quantile([page.final(r) for r in rs], 0.5) for rs in pair)
+                for fn, pair in runs.items()
+            }
+            seconds = [tuple(map(median_seconds, pair)) for pair in runs.values()]
+            ratios = [a / b for a, b in seconds if a and b]
+            peer = LABELS.get(p, p)
             out.append(
-                f"- {ours} has a lower median than {peer} on {len(wins)} of {len(both)} problems"
-                + (f" ({', '.join(sorted(wins, key=list(PROBLEMS).index))})" if wins else "")
-                + f"; runs without a feasible trial where {peer}'s run of the same seed had one: "
-                f"{missed}"
+                f"- {LABELS.get(s, s)} {page.versus(peer, medians, runs)}"
                 + (
                     f"; CPU seconds per suggestion / {peer}'s: "
                     + ", ".join(f"{v:.2f}" for v in ratios)
@@ -224,6 +282,7 @@ def comparisons(cells: dict, samplers: list[str]) -> list[str]:
     return out + [""] if out else []
 
 
-def plot_rows(rows: list[dict]) -> list[dict]:
-    """``rows`` with ``regret`` as :func:`regret` gives it, for ``plots.regret_plot``."""
-    return [{**r, "regret": regret(r)} for r in rows]
+def lower_on(peer: str, medians: dict) -> str:
+    """The start of a comparison: on how many problems ours has the lower median."""
+    wins = [fn for fn, (a, b) in medians.items() if a < b]
+    return f"has a lower median than {peer} on {len(wins)} of {len(medians)} problems"

@@ -1,10 +1,7 @@
-"""The page of DEC-HBO's synthetic benchmark (``benchmarks.dec_hbo``), for ``benchmarks.report``:
-per function and method, the mean and median final regret over the seeds it ran beside the
-paper's Table 1 means, the seconds per suggestion at the end of the runs, the paper's finding (MF3
-better than MF1 and MF2) checked on the paired seeds, and plots of the median regret and of the
-cumulative suggestion time against trials (the paper's Fig. 1). Then the development runs behind
-the default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``): per value, the median final regret per
-function and the mean rank of those medians over the functions."""
+"""DEC-HBO's page (``benchmarks.dec_hbo``; what it shows: ``docs/benchmarks/index.md``): the
+final regrets beside the paper's Table 1 means, MF3 against the others, the regret and cumulative
+suggestion seconds against trials (the paper's Fig. 1), and the development runs behind the
+default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``)."""
 
 from __future__ import annotations
 
@@ -14,19 +11,17 @@ from collections import defaultdict
 
 import numpy as np
 
+from benchmarks.constrained_report import development_table, final_regrets
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import (
-    beta_suffix,
     fmt,
     markdown_table,
-    median_ranks,
     provenance_line,
     seed_text,
-    value_table,
 )
 from optuna_egp import DECHBOSampler
 
@@ -78,14 +73,6 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     ]
 
 
-def _finals(rows: list[dict]) -> dict:
-    """``{(function, sampler): {seed: final regret}}``."""
-    out: dict = defaultdict(dict)
-    for r in rows:
-        out[(r["function"], r["sampler"])][r["seed"]] = r["regret"][-1]
-    return out
-
-
 def _seconds(rows: list[dict]) -> dict:
     """``{(function, sampler): median over runs of the mean of the last asks' wall seconds}``."""
     out: dict = defaultdict(list)
@@ -95,7 +82,7 @@ def _seconds(rows: list[dict]) -> dict:
 
 
 def _table(rows: list[dict]) -> list[str]:
-    finals, seconds = _finals(rows), _seconds(rows)
+    finals, seconds = final_regrets(rows), _seconds(rows)
     samplers = ordered({r["sampler"] for r in rows}, (*reversed(VARIANTS), *PEERS))
     body = []
     for fn in PROBLEMS:
@@ -121,7 +108,7 @@ def _table(rows: list[dict]) -> list[str]:
 def _findings(rows: list[dict]) -> list[str]:
     """MF3 against MF1 and MF2 by mean regret on the seeds both ran (the paper's finding), and
     MF3 against TPE, CMA-ES, GPSampler and EGPTSSampler by median on the seeds both ran."""
-    finals = _finals(rows)
+    finals = final_regrets(rows)
     lines = []
     for fn in PROBLEMS:
         mf3 = finals.get((fn, "dec-hbo-mf3"), {})
@@ -157,25 +144,14 @@ def _limits(rows: list[dict]) -> list[str]:
     ] + ([""] if stopped else [])
 
 
-def _beta_scale(sampler: str) -> float:
-    """The ``beta_scale`` of a ``dec-hbo-mf<k>[-beta<x>]`` name (no suffix: the default)."""
-    value = beta_suffix(sampler)
-    return _default_beta_scale() if value is None else value
-
-
 def _default_beta_scale() -> float:
     return float(inspect.signature(DECHBOSampler).parameters["beta_scale"].default)
 
 
 def beta_table(rows: list[dict]) -> list[str]:
-    """Rows: the ``beta_scale`` values of ``rows``, ascending; cells: per function, the median
-    final regret over the seeds every value ran on it (their number in brackets), then the mean
-    over the functions of the rank of the value's median among the values' (1: the lowest; equal
-    medians share their mean rank)."""
-    values = {s: _beta_scale(s) for s in {r["sampler"] for r in rows}}
-    functions = ordered({r["function"] for r in rows}, PROBLEMS)
-    ranked = median_ranks(_finals(rows), list(values), functions)
-    return value_table("beta_scale", values, functions, ranked, _default_beta_scale())
+    """Per ``beta_scale`` value: the median final regret per function over the seeds every value
+    ran and the mean rank of those medians (``constrained_report.development_table``)."""
+    return development_table(rows, "beta_scale", _default_beta_scale(), PROBLEMS)[0]
 
 
 def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:

@@ -1,5 +1,5 @@
 """Several objectives: the hypervolume gap to the Pareto front against trials on the problems of
-``benchmarks.mo_functions``.
+``benchmarks.mo_functions`` (``docs/benchmarks/index.md``).
 
     python -m benchmarks.multi_objective --mode seq --seeds 10 \\
         --out benchmarks/results/mo_seq.jsonl
@@ -7,133 +7,156 @@
         --out benchmarks/results/mo_async4.jsonl
     python -m benchmarks.multi_objective --samplers ax-default,ax-egp-auto \\
         --functions branin-currin,zdt3 --seeds 5 --trials 40 --out benchmarks/results/mo_ax.jsonl
-
-Each trial reports every objective (``study.tell(trial, [f0, f1, ...])``, every direction
-``minimize``); the samplers run with their default settings, NSGA-II with the population of
-``harness.samplers.NSGA2_POPULATION``. Modes (``harness.asktell``): ``seq``, one trial at a
-time; ``async``, ``--workers`` trials pending, completing in a random order
-(``default_rng(seed + 1000)``). ``dts-<graph>`` runs one ``DistributedTSSampler`` agent per worker
-slot, as ``benchmarks.constrained``. ``ax-default`` and ``ax-<method>`` (``--mode seq`` only): an
-Ax ``Client`` minimising metrics ``f0 .. f{m-1}`` with the problem's reference point as their
-objective thresholds (``harness.ax.ax_client``), Ax's default generation strategy or ours.
-
-Row per run: ``values`` (the objective vector of each trial, in trial order), ``log10_gap``
-(``mo_functions.log10_gaps``: log10 of HV* minus the hypervolume of the trials so far, floored at
-``mo_functions.GAP_FLOOR`` x HV*; the problems have no constraints, so every trial counts),
-``max_hypervolume`` (HV*), and the timing fields of ``harness.asktell`` (``ask_seconds``,
-``ask_cpu_seconds``, ``model_at_ask``, ``seconds_per_suggestion``, ``cpu_seconds_per_suggestion``,
-``seconds``, and ``model_asks`` for ours). ``--wall-limit S`` stops a run that has taken ``S``
-seconds (recorded as ``wall_limit``; the row then has fewer trials, ``stopped_at``). Our samplers'
-rows go to ``--out``, keyed by commit; the peers' to the peer cache (``--cache``) under this
-module's ``PROTOCOL``. Runs already done are skipped.
 """
 
 from __future__ import annotations
 
-import time
+import functools
+import pathlib
 
 import numpy as np
 
-from benchmarks.distributed_async import make_async_samplers
-from benchmarks.harness.asktell import timed_ask_tell, timing_fields
+from benchmarks.constrained_report import ProblemPage, lower_on
 from benchmarks.harness.ax import AX_METHODS, ax_client
-from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.samplers import is_peer
-from benchmarks.mo_functions import PROBLEMS, log10_gaps, max_hypervolume
-from benchmarks.problem_runs import MODES, ProblemBenchmark
+from benchmarks.harness.plots import pyplot
+from benchmarks.harness.samplers import LABELS, ordered
+from benchmarks.mo_functions import GAP_FLOOR, PROBLEMS, log10_gaps, max_hypervolume
+from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
+from shared_core.pareto import non_dominated
 
-# The peer cache's protocol version of this benchmark: bump it when what a run measures changes
-# (the problems, the modes, what is timed, NSGA-II's population).
+# The peer cache's protocol version: bump it when what a run measures changes (NSGA-II's
+# population too).
 PROTOCOL = 1
 BENCH = "multi_objective"
 SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,nsga2"
 
 
-def run_optuna(job: dict) -> dict:
-    """One Optuna run of ``job["sampler"]`` on a cell (a ``CELL`` dict, ``wall_limit``
-    optional)."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+def run_job(job: dict) -> dict:
+    """One run: Optuna (every objective minimised) or an Ax ``Client`` minimising ``f0 ..
+    f{m-1}`` with the reference point as objective thresholds."""
     problem = PROBLEMS[job["function"]]
-    if job["mode"] not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {job['mode']!r}")
-    run = timed_ask_tell(
-        make_async_samplers(job["sampler"], job["seed"], job["workers"]),
-        problem.bounds,
-        lambda trial, x: problem(x),
-        n_trials=job["n_trials"],
-        workers=job["workers"] if job["mode"] == "async" else 1,
-        rng=np.random.default_rng(job["seed"] + 1000),
-        startup=STARTUP_TRIALS,
-        wall_limit=job.get("wall_limit"),
-        directions=["minimize"] * problem.n_objectives,
-    )
-    values = [t.values for t in run.trials if t.values is not None]
-    timing = (run.ask_seconds, run.ask_cpu_seconds, run.model_at_ask, run.seconds)
-    return _result(job, values, *timing)
+    if job["sampler"] in AX_METHODS:
+        names = tuple(f"f{i}" for i in range(problem.n_objectives))
+        thresholds = [f"{n} <= {r!r}" for n, r in zip(names, problem.reference_point)]
+        client = ax_client(
+            job["sampler"], problem.bounds, job["seed"], thresholds, objectives=names
+        )
 
+        def tell(params: dict) -> tuple[dict, list]:
+            y = problem(np.array([params[f"x{i}"] for i in range(len(problem.bounds))]))
+            return dict(zip(names, y)), y
 
-def run_ax(job: dict) -> dict:
-    """One Ax ``Client`` run, one trial at a time (``seq``), minimising ``f0 .. f{m-1}`` with
-    the reference point as objective thresholds: Ax's default strategy or ``ax-<method>``
-    (``harness.ax.ax_client``). Model-based asks: those of trials not generated by Sobol or at the
-    centre of the search space."""
-    problem = PROBLEMS[job["function"]]
-    names = tuple(f"f{i}" for i in range(problem.n_objectives))
-    thresholds = [f"{n} <= {r!r}" for n, r in zip(names, problem.reference_point)]
-    client = ax_client(job["sampler"], problem.bounds, job["seed"], thresholds, objectives=names)
-    values: list[list[float]] = []
-    wall: list[float] = []
-    cpu: list[float] = []
-    t_start = time.perf_counter()
-    while len(values) < job["n_trials"]:
-        t0, cpu0 = time.perf_counter(), time.process_time()
-        index, params = next(iter(client.get_next_trials(max_trials=1).items()))
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - cpu0)
-        values.append(problem(np.array([params[f"x{i}"] for i in range(len(problem.bounds))])))
-        client.complete_trial(index, raw_data=dict(zip(names, values[-1])))
-    seconds = time.perf_counter() - t_start
-    nodes = client.summarize().sort_values("trial_index")["generation_node"]
-    model = [node not in ("Sobol", "CenterOfSearchSpace") for node in nodes]
-    return _result(job, values, wall, cpu, model, seconds)
-
-
-def _result(job, values, wall, cpu, model_at_ask, seconds: float) -> dict:
-    """The row of a run: ``values`` ``(n, m)`` in trial order, the (wall, CPU) seconds of each
-    ask, which asks the model answered, the run's wall seconds."""
-    return {
-        **job,
+        values, timing = ax_run(job, client, tell)
+    else:
+        directions = ["minimize"] * problem.n_objectives
+        evaluate = lambda trial, x: problem(x)  # noqa: E731
+        trials, timing = optuna_run(job, problem.bounds, evaluate, directions=directions)
+        values = [t.values for t in trials]
+    fields = {
         "values": [list(map(float, v)) for v in values],
         "log10_gap": log10_gaps(job["function"], values),
         "max_hypervolume": max_hypervolume(job["function"]),
-        **timing_fields(wall, cpu, model_at_ask, seconds, ours=not is_peer(job["sampler"])),
-        **({"stopped_at": len(values)} if len(values) < job["n_trials"] else {}),
     }
-
-
-def run_job(job: dict) -> dict:
-    """The worker entry point of the pool (module-level, so spawned processes can import it)."""
-    return run_ax(job) if job["sampler"] in AX_METHODS else run_optuna(job)
+    return row_of(job, fields, timing, len(values))
 
 
 def _describe(row: dict) -> str:
-    """The printed summary of a run: its final log10 hypervolume gap."""
     return f"log10 gap {row['log10_gap'][-1]:.3f}"
 
 
-BENCHMARK = ProblemBenchmark(
-    bench=BENCH,
-    prog="python -m benchmarks.multi_objective",
-    doc=__doc__ or "",
-    problems=PROBLEMS,
-    samplers=SAMPLERS,
-    protocol=PROTOCOL,
-    run_job=run_job,
-    describe=_describe,
-)
+BENCHMARK = ProblemBenchmark(BENCH, __doc__, PROBLEMS, SAMPLERS, PROTOCOL, run_job, _describe)
 main = BENCHMARK.main
+
+
+def gaps(row: dict) -> list[float]:
+    """The row's log10 hypervolume gap after each trial, computed from its ``values`` with the
+    current HV* and floor (the row's own ``log10_gap`` holds those of when it was written)."""
+    return _gaps(row["function"], tuple(map(tuple, row["values"])))
+
+
+@functools.lru_cache(maxsize=4096)
+def _gaps(function: str, values: tuple) -> list[float]:
+    return log10_gaps(function, values)
+
+
+def _versus(peer: str, medians: dict, runs: dict) -> str:
+    return (
+        lower_on(peer, medians)
+        + f"; median log10 gap minus {peer}'s: "
+        + ", ".join(f"{fn} {a - b:+.2f}" for fn, (a, b) in medians.items())
+    )
+
+
+def front_plot(rows: list[dict], path: pathlib.Path, title: str) -> bool:
+    """The non-dominated points found by each sampler in one run (the lowest seed that every
+    sampler ran) on each two-objective problem, over the Pareto front (HV*'s sample); ``False``
+    (nothing drawn) if no two-objective problem has rows."""
+    fns = [fn for fn in PROBLEMS if PROBLEMS[fn].n_objectives == 2]
+    fns = [fn for fn in fns if any(r["function"] == fn for r in rows)]
+    if not fns:
+        return False
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(fns), figsize=(4.5 * len(fns), 3.6), squeeze=False)
+    for ax, fn in zip(axes[0], fns):
+        runs = [r for r in rows if r["function"] == fn]
+        seed = min(r["seed"] for r in runs)
+        front = PROBLEMS[fn].front()  # (k, 2)
+        r = np.asarray(PROBLEMS[fn].reference_point)
+        ax.plot(*front.T, ".", color="0.7", markersize=1, label="Pareto front")
+        shown = [front]
+        for s in ordered({r["sampler"] for r in runs}):
+            Y = np.array(next(r for r in runs if r["sampler"] == s and r["seed"] == seed)["values"])
+            Y = Y[non_dominated(Y) & np.all(Y < r, axis=1)]  # (k, 2): the front inside the box
+            Y = Y[np.argsort(Y[:, 0])]
+            ax.plot(*Y.T, "o-", markersize=3, linewidth=0.8, label=LABELS.get(s, s))
+            shown.append(Y)
+        low, high = np.concatenate(shown).min(axis=0), np.concatenate(shown).max(axis=0)
+        pad = 0.05 * (high - low)
+        ax.set_xlim(low[0] - pad[0], high[0] + pad[0])
+        ax.set_ylim(low[1] - pad[1], high[1] + pad[1])
+        ax.set_title(f"{fn}, seed {seed}")
+        ax.set_xlabel("f0")
+        ax.set_ylabel("f1")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def _fronts(rows: list[dict], img, title: str, stem: str) -> list[str]:
+    if not front_plot(rows, img(f"{stem}_fronts.png"), f"{title}: fronts found"):
+        return []
+    return [
+        "The non-dominated trials of one run per sampler (the same seed for all), over the "
+        "Pareto front:",
+        "",
+        f"![{title}: fronts](img/{stem}_fronts.png)",
+        "",
+    ]
+
+
+PAGE = ProblemPage(
+    bench=BENCH,
+    problems=PROBLEMS,
+    describe=lambda name, p: (
+        f"({len(p.bounds)}-D, {p.n_objectives} objectives, reference point "
+        f"({', '.join(f'{v:g}' for v in p.reference_point)})): {p.source}"
+    ),
+    peers=("gp", "tpe", "nsga2"),
+    stems=("mo_seq", "mo_async4", "mo_ax"),
+    final=lambda row: gaps(row)[-1],
+    measure="log10 of the hypervolume gap after the last trial (HV* minus the hypervolume of the "
+    f"trials; lower is better, floor log10({GAP_FLOOR:g} HV*))",
+    noun="gap",
+    versus=_versus,
+    plot_rows=lambda rows: [{**r, "regret": [10.0**g for g in gaps(r)]} for r in rows],
+    plot_title="hypervolume gap",
+    plot_options={"ylabel": "median HV* - HV (IQR)", "yscale": "log"},
+    extra_plots=_fronts,
+)
 
 
 if __name__ == "__main__":

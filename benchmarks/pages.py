@@ -101,17 +101,17 @@ def distributed_page(ctx: Context) -> list[str]:
     return lines
 
 
-def settings(ctx: Context, bench: str, files) -> Iterator[tuple[list[dict], str, str]]:
-    """``(rows, title, stem)`` of each setting of a problem benchmark that has rows: ``files``,
-    ``(mode, results file, peers)`` per setting (sequential, asynchronous, Ax ``Client``); the
-    rows: ``constrained_report.shown`` of our samplers' rows and the peers' cached rows of
-    ``bench`` in that mode; ``stem``: the results file's name without ``.jsonl`` (its plots')."""
+def settings(ctx: Context, page) -> Iterator[tuple[list[dict], str, str]]:
+    """``(rows, title, stem)`` of each setting of a problem benchmark (``ProblemPage``) that has
+    rows: sequential, asynchronous, Ax ``Client``; the rows: ``constrained_report.shown`` of our
+    samplers' rows and the peers' cached rows of that setting; ``stem``: its results file's."""
     from benchmarks import constrained_report
 
     cache = PeerCache(ctx.results / "peers.jsonl")
-    for mode, name, peers in files:
-        cached = cache.rows(samplers=peers, bench=bench, mode=mode)
-        rows = constrained_report.shown(ctx.rows(name), cached)
+    modes = (("seq", page.peers), ("async", page.peers), ("seq", ("ax-default",)))
+    for (mode, peers), stem in zip(modes, page.stems):
+        cached = cache.rows(samplers=peers, bench=page.bench, mode=mode)
+        rows = constrained_report.shown(ctx.rows(f"{stem}.jsonl"), cached)
         if not rows:
             continue
         title = (
@@ -121,110 +121,42 @@ def settings(ctx: Context, bench: str, files) -> Iterator[tuple[list[dict], str,
             if mode == "seq"
             else f"Asynchronous ask/tell, {rows[0]['workers']} workers"
         )
-        yield rows, title, name.removesuffix(".jsonl")
+        yield rows, title, stem
+
+
+def problem_page(ctx: Context, page) -> list[str]:
+    """A problem benchmark's page: its problems, then per setting the tables of
+    ``constrained_report.summarise`` and the plots, our samplers' rows with the cached peers'."""
+    from benchmarks.constrained_report import summarise
+
+    lines = [f"- `{name}` {page.describe(name, p)}" for name, p in page.problems.items()] + [""]
+    shown = False
+    for rows, title, stem in settings(ctx, page):
+        shown = True
+        plot = _img(ctx, f"{stem}.png")
+        regret_plot(page.plot_rows(rows), plot, f"{title}: {page.plot_title}", **page.plot_options)
+        lines += summarise(rows, title, page) + [f"![{title}](img/{stem}.png)", ""]
+        if page.extra_plots:
+            lines += page.extra_plots(rows, lambda name: _img(ctx, name), title, stem)
+    return lines if shown else []
 
 
 def constrained_page(ctx: Context) -> list[str]:
-    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
-    ``constrained_report.summarise`` and the best feasible regret against trials, our samplers'
-    rows with the cached peers' of the same setting."""
-    from benchmarks import constrained, constrained_report
-    from benchmarks.constrained_functions import PROBLEMS
+    from benchmarks import constrained
 
-    lines = [
-        f"- `{name}` ({len(p.bounds)}-D, {len(p.constraint_names)} constraint"
-        f"{'s' if len(p.constraint_names) > 1 else ''}, best feasible value {p.f_min:.6g}): "
-        f"{p.source}"
-        for name, p in PROBLEMS.items()
-    ] + [""]
-    shown = False
-    files = (
-        ("seq", "constrained_seq.jsonl", ("gp", "tpe")),
-        ("async", "constrained_async4.jsonl", ("gp", "tpe")),
-        ("seq", "constrained_ax.jsonl", ("ax-default",)),
-    )
-    for rows, title, stem in settings(ctx, constrained.BENCH, files):
-        shown = True
-        regret_plot(
-            constrained_report.plot_rows(rows),
-            _img(ctx, f"{stem}.png"),
-            f"{title}: best feasible value minus the best possible",
-            ylabel="median best feasible regret (IQR)",
-            linthresh=1e-6,
-        )
-        lines += constrained_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
-    return lines if shown else []
+    return problem_page(ctx, constrained.PAGE)
 
 
 def multi_objective_page(ctx: Context) -> list[str]:
-    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of ``mo_report.summarise``,
-    the hypervolume gap against trials and the fronts found on the two-objective problems, our
-    samplers' rows with the cached peers' of the same setting."""
-    from benchmarks import mo_report, multi_objective
-    from benchmarks.mo_functions import PROBLEMS
+    from benchmarks import multi_objective
 
-    lines = [
-        f"- `{name}` ({len(p.bounds)}-D, {p.n_objectives} objectives, reference point "
-        f"({', '.join(f'{v:g}' for v in p.reference_point)})): {p.source}"
-        for name, p in PROBLEMS.items()
-    ] + [""]
-    shown = False
-    peers = ("gp", "tpe", "nsga2")
-    files = (
-        ("seq", "mo_seq.jsonl", peers),
-        ("async", "mo_async4.jsonl", peers),
-        ("seq", "mo_ax.jsonl", ("ax-default",)),
-    )
-    for rows, title, stem in settings(ctx, multi_objective.BENCH, files):
-        shown = True
-        regret_plot(
-            mo_report.plot_rows(rows),
-            _img(ctx, f"{stem}.png"),
-            f"{title}: hypervolume gap",
-            ylabel="median HV* - HV (IQR)",
-            yscale="log",
-        )
-        lines += mo_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
-        if mo_report.front_plot(rows, _img(ctx, f"{stem}_fronts.png"), f"{title}: fronts found"):
-            lines += [
-                "The non-dominated trials of one run per sampler (the same seed for all), over "
-                "the Pareto front:",
-                "",
-                f"![{title}: fronts](img/{stem}_fronts.png)",
-                "",
-            ]
-    return lines if shown else []
+    return problem_page(ctx, multi_objective.PAGE)
 
 
 def conditional_page(ctx: Context) -> list[str]:
-    """Per setting (sequential, asynchronous, Ax ``Client``): the tables of
-    ``conditional_report.summarise`` and the regret against trials, our samplers' rows with the
-    cached peers' of the same setting."""
-    from benchmarks import conditional, conditional_report
-    from benchmarks.conditional_functions import PROBLEMS, names
+    from benchmarks import conditional
 
-    lines = [
-        f"- `{name}` ({len(names(p.space))} parameters, {p.n_trials} trials): {p.description}"
-        for name, p in PROBLEMS.items()
-    ] + [""]
-    shown = False
-    peers = ("gp", "tpe", "tpe-mg")
-    files = (
-        ("seq", "cond_seq.jsonl", peers),
-        ("async", "cond_async4.jsonl", peers),
-        ("seq", "cond_ax.jsonl", ("ax-default",)),
-    )
-    for rows, title, stem in settings(ctx, conditional.BENCH, files):
-        shown = True
-        regret_plot(
-            conditional_report.plot_rows(rows),
-            _img(ctx, f"{stem}.png"),
-            f"{title}: best value minus the minimum (model-choice: best CV error)",
-            ylabel="median regret (IQR)",
-            linthresh=1e-4,
-        )
-        lines += conditional_report.summarise(rows, title) + [f"![{title}](img/{stem}.png)", ""]
-    return lines if shown else []
+    return problem_page(ctx, conditional.PAGE)
 
 
 def sto_bnts_page(ctx: Context) -> list[str]:

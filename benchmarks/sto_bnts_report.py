@@ -1,20 +1,8 @@
-"""The page of STO-BNTS's benchmark (``benchmarks.sto_bnts``), for ``benchmarks.report``: per
-setting (sequential, 4 and 8 trials pending), the median and quartiles of the final regret per
-problem and sampler and a plot of the regret against trials; then the paper's claims checked on
-the rows: (a) with 4 trials pending, STO-BNTS's median regret within ``RATIO_TARGET`` times its
-sequential median on at least ``RATIO_COUNT`` of the six suite functions; (b) with 8 pending,
-STO-BNTS better than TPE on most problems; (c) its seconds per suggestion at trials 90-100 at
-most ``SECONDS_TARGET``. Then the development runs behind the default ``beta``
-(``sto_bnts_beta_dev.jsonl``, seeds apart from the reported ones): per value, the median final
-regret per problem and the mean rank of those medians over the problems (the medians as they are,
-without the tie floors), and whether the default is the value with the best mean rank.
-
-Rows: the latest of each cell; our samplers' from ``sto_bnts.jsonl``, the peers' (``gp``, ``tpe``)
-from the peer cache, GPSampler's on the six suite functions from the suite benchmark's cached runs
-(:func:`suite_peer_rows`). Each comparison uses the seeds that every sampler (or setting) it
-compares ran on the problem. Above the development runs, medians at or below a problem's tie floor
-(``harness.regret.tie_floors``: a fraction of its median regret after the random start-up) count
-as the floor, so two runs that both solved a problem tie.
+"""STO-BNTS's page (``benchmarks.sto_bnts``; what it shows: ``docs/benchmarks/index.md``): per
+setting, the final regret per problem and sampler and its plot; the paper's claims
+(``sto_bnts_claims``); the development runs behind the default ``beta``. Rows: the latest of each
+cell, ours from ``sto_bnts.jsonl``, the peers' from the peer cache (GPSampler's on the suite
+functions: the suite benchmark's, :func:`suite_peer_rows`).
 """
 
 from __future__ import annotations
@@ -25,6 +13,12 @@ from collections import defaultdict
 
 import numpy as np
 
+from benchmarks.constrained_report import (
+    development_table,
+    final_regrets,
+    final_table,
+    option_value,
+)
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
@@ -32,13 +26,9 @@ from benchmarks.harness.regret import STARTUP_TRIALS, tie_floors, versus
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import is_sto_bnts, ordered
 from benchmarks.harness.tables import (
-    beta_suffix,
     fmt,
-    markdown_table,
-    median_ranks,
     provenance_line,
     seed_text,
-    value_table,
 )
 from benchmarks.sto_bnts import (
     BENCH,
@@ -51,17 +41,18 @@ from benchmarks.sto_bnts import (
     PROBLEMS,
     WALL_LIMITED,
 )
-from benchmarks.sto_bnts_claims import ratio_check, seconds_check, tpe_check
-from benchmarks.sto_bnts_rows import (
+from benchmarks.sto_bnts_claims import (
     OURS,
     PEERS,
     RUN_CELL,
-    final_regrets,
+    ratio_check,
     sampler_label,
+    seconds_check,
     setting_order,
     setting_title,
     settings,
     shared_seeds,
+    tpe_check,
 )
 from shared_core import STOBNTSAlgorithm
 
@@ -77,31 +68,21 @@ def _stem(mode: str, workers: int) -> str:
 
 def regret_table(rows: list[dict], floors: dict[str, float]) -> list[str]:
     """Per problem: each sampler's median final regret and quartiles over the seeds every
-    sampler ran on it (their number in the last column); bold: the lowest median and those tied
-    with it."""
+    sampler ran on it; bold: the lowest median and those tied with it (tie floors)."""
     finals = final_regrets(rows)
     samplers = ordered({r["sampler"] for r in rows}, (*OURS, *PEERS))
-    trials = {r["function"]: r["n_trials"] for r in rows}
-    body = []
+    by_problem = {}
     for fn in PROBLEMS:
         ran = [s for s in samplers if (fn, s) in finals]
         seeds, regrets = shared_seeds(finals, fn, ran)
-        if not seeds:
-            continue
-        medians = {s: float(np.median(v)) for s, v in zip(ran, regrets)}
-        best = min(medians.values())
-        cells = []
-        for s in samplers:
-            if s not in medians:
-                cells.append("–")
-                continue
-            q1, q3 = np.quantile(regrets[ran.index(s)], [0.25, 0.75])
-            median = fmt(medians[s])
-            if versus(medians[s], best, floors.get(fn, 0.0)) == 0:
-                median = f"**{median}**"
-            cells.append(f"{median} [{fmt(float(q1))}, {fmt(float(q3))}]")
-        body.append([fn, str(trials[fn]), *cells, str(len(seeds))])
-    return markdown_table(["problem", "trials", *map(sampler_label, samplers), "seeds"], body)
+        if seeds:
+            by_problem[fn] = dict(zip(ran, regrets))
+    trials = {r["function"]: str(r["n_trials"]) for r in rows}
+
+    def ties(fn: str, median: float, best: float) -> bool:
+        return versus(median, best, floors.get(fn, 0.0)) == 0
+
+    return final_table(by_problem, trials, samplers, ties, label=sampler_label, seeds=True)
 
 
 def _limits(rows: list[dict]) -> list[str]:
@@ -134,8 +115,8 @@ def _setting_section(mode: str, workers: int, rows: list[dict], floors, img) -> 
     return [
         f"## {title}",
         "",
-        "Final regret (the best value found minus the minimum): median [first quartile, third "
-        f"quartile] over the seeds every sampler ran on the problem; bold: the lowest median and "
+        "Final regret (the best value found minus the minimum): median (first quartile – third "
+        f"quartile) over the seeds every sampler ran on the problem; bold: the lowest median and "
         f"those tied with it.{note}",
         "",
         *regret_table(rows, floors),
@@ -205,12 +186,6 @@ def _default_beta() -> float:
     return float(inspect.signature(STOBNTSAlgorithm).parameters["beta"].default)
 
 
-def _beta(sampler: str) -> float:
-    """The ``beta`` of a ``sto-bnts[-beta<x>]`` name (no suffix: the default)."""
-    value = beta_suffix(sampler)
-    return _default_beta() if value is None else value
-
-
 def _choice(seeds: str, apart: str, mean_ranks: dict[str, float]) -> str:
     """The sentence on the runs' seeds (``seeds``, apart from the reported ``apart``) and the
     choice of the default: the value with the best mean rank, and whether the current default
@@ -223,11 +198,10 @@ def _choice(seeds: str, apart: str, mean_ranks: dict[str, float]) -> str:
     ) + " default `beta` is chosen as the value with the best mean rank"
     if not mean_ranks:
         return f"{head}; no problem has a seed that every value ran yet."
-    best = min(mean_ranks.values())
-    values = sorted(_beta(s) for s, rank in mean_ranks.items() if rank == best)
+    best, default = min(mean_ranks.values()), _default_beta()
+    values = sorted(option_value(s, default) for s, rank in mean_ranks.items() if rank == best)
     names = [f"{v:g}" for v in values]
     named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    default = _default_beta()
     return (
         f"{head}, {named} (mean rank {fmt(best)}): the current default, {default:g}, is "
         + ("" if default in values else "not ")
@@ -247,9 +221,7 @@ def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
             "No results yet: run `python -m benchmarks.run_all --only sto_bnts_beta`.",
             "",
         ]
-    values = {s: _beta(s) for s in {r["sampler"] for r in rows}}
-    problems = ordered({r["function"] for r in rows}, PROBLEMS)
-    ranked = median_ranks(final_regrets(rows), list(values), problems)
+    table, mean_ranks = development_table(rows, "beta", _default_beta(), PROBLEMS)
     seeds = seed_text(sorted({r["seed"] for r in rows}))
     apart = seed_text(sorted({r["seed"] for r in reported}))
     trials = "/".join(str(n) for n in sorted({r["n_trials"] for r in rows}))
@@ -266,9 +238,9 @@ def beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
         "the value's median among the values' (1: the lowest; equal medians share their mean "
         "rank).",
         "",
-        _choice(seeds, apart, ranked[1]),
+        _choice(seeds, apart, mean_ranks),
         "",
-        *value_table("beta", values, problems, ranked, _default_beta()),
+        *table,
         provenance_line(rows),
         "",
     ]

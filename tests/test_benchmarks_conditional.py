@@ -9,7 +9,7 @@ import numpy as np
 import optuna
 import pytest
 
-from benchmarks import conditional, conditional_report
+from benchmarks import conditional
 from benchmarks.conditional_functions import (
     CV_TIE_TOLERANCE,
     PROBLEMS,
@@ -20,6 +20,8 @@ from benchmarks.conditional_functions import (
     names,
     suggest,
 )
+from benchmarks.constrained_report import summarise
+from benchmarks.harness.regret import compare
 
 SYNTHETIC = [name for name, p in PROBLEMS.items() if p.optimum is not None]
 
@@ -84,7 +86,7 @@ def test_ax_accepts_the_hierarchical_parameters(name):
 
 def test_a_run_records_values_active_parameters_and_regret():
     cell = {"bench": "conditional", "function": "nested", "mode": "async", "workers": 2}
-    row = conditional.run_optuna({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
+    row = conditional.run_job({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
 
     space = PROBLEMS["nested"].space
     assert len(row["values"]) == len(row["params"]) == len(row["regret"]) == 13
@@ -120,7 +122,7 @@ def test_the_table_counts_differences_below_the_tie_tolerance_as_ties():
         _row("egp-auto", "nested", 0, 0.01),
         _row("tpe", "nested", 0, 0.02),
     ]
-    lines = conditional_report.summarise(rows, "Sequential")
+    lines = summarise(rows, "Sequential", conditional.PAGE)
 
     table = next(line for line in lines if line.startswith("| model-choice"))
     assert table.count("**") == 4  # both medians bold
@@ -128,4 +130,4 @@ def test_the_table_counts_differences_below_the_tie_tolerance_as_ties():
         line.startswith("- EGPTSSampler against TPE: lower median on 1, tied on 1, higher on 0")
         for line in lines
     )
-    assert conditional_report.compare(0.03, 0.03 + 2 * CV_TIE_TOLERANCE, CV_TIE_TOLERANCE) == -1
+    assert compare(0.03, 0.03 + 2 * CV_TIE_TOLERANCE, CV_TIE_TOLERANCE) == -1

@@ -18,7 +18,6 @@ from benchmarks import (
     constrained_report,
     dec_hbo_report,
     mo_functions,
-    mo_report,
     multi_objective,
     quality_report,
     run_all,
@@ -246,9 +245,7 @@ def test_each_constrained_problem_attains_its_best_feasible_value(name):
 
 
 def test_best_feasible_value_ignores_infeasible_trials():
-    row = constrained.run_constrained(
-        {**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12}
-    )
+    row = constrained.run_job({**_CELL, "function": "gardner", "sampler": "random", "n_trials": 12})
 
     values, feasible = np.array(row["values"]), np.array(row["feasible"])
     assert 0 < feasible.sum() < len(values) and row["n_feasible"] == feasible.sum()
@@ -284,7 +281,7 @@ def test_a_run_without_a_feasible_trial_ranks_worst():
         *(_constrained_row("gp", s, 2.0 + s) for s in range(3)),
     ]
 
-    lines = constrained_report.summarise(rows, "Sequential")
+    lines = constrained_report.summarise(rows, "Sequential", constrained.PAGE)
 
     assert (
         "| gardner | 40 | none feasible (none feasible – none feasible) | **3** (2.5 – 3.5) |"
@@ -358,7 +355,7 @@ def test_log10_gaps_fall_to_the_floor_on_the_front():
 
 def test_multi_objective_run_records_values_gaps_and_timing():
     cell = {"bench": "multi_objective", "function": "zdt1", "mode": "async", "workers": 2}
-    row = multi_objective.run_optuna({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
+    row = multi_objective.run_job({**cell, "seed": 0, "sampler": "random", "n_trials": 13})
 
     assert np.array(row["values"]).shape == (13, 2)
     assert row["log10_gap"] == mo_functions.log10_gaps("zdt1", row["values"])
@@ -388,12 +385,12 @@ def _mo_row(sampler, seed, gap, **extra):
 
 def test_multi_objective_table_shows_the_final_gap_quartiles_and_comparisons(monkeypatch):
     recorded = _mo_row("gp", 0, 9.0)  # the gaps come from the values, not the recorded ones
-    assert mo_report.gaps(recorded) == mo_functions.log10_gaps("zdt3", recorded["values"])
-    monkeypatch.setattr(mo_report, "gaps", lambda row: row["log10_gap"])
+    assert multi_objective.gaps(recorded) == mo_functions.log10_gaps("zdt3", recorded["values"])
+    monkeypatch.setattr(multi_objective, "gaps", lambda row: row["log10_gap"])
     rows = [_mo_row("egp-auto", s, g) for s, g in enumerate((0.1, 0.2, 0.3))] + [
         _mo_row("gp", s, g) for s, g in enumerate((0.0, 0.5, 1.0))
     ]
-    lines = mo_report.summarise(rows, "Sequential")
+    lines = constrained_report.summarise(rows, "Sequential", multi_objective.PAGE)
 
     assert "| zdt3 | 60 | **0.2** (0.15 – 0.25) | 0.5 (0.25 – 0.75) |" in lines
     assert "| zdt3 | 60 | 0.1 (0.2) | 0.4 (0.2) |" in lines

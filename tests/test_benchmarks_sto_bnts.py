@@ -10,7 +10,7 @@ import numpy as np
 import optuna
 import pytest
 
-from benchmarks import sto_bnts, sto_bnts_claims, sto_bnts_report, sto_bnts_rows
+from benchmarks import sto_bnts, sto_bnts_claims, sto_bnts_report
 from benchmarks.functions import FUNCTIONS, SUITE
 from benchmarks.harness.samplers import make_sto_bnts_sampler
 
@@ -114,7 +114,7 @@ def test_ratio_check_counts_the_functions_within_the_target():
         for i, fn in enumerate(SUITE)
         for s in range(2)
     ]
-    by_setting = sto_bnts_rows.settings(seq + pending)
+    by_setting = sto_bnts_claims.settings(seq + pending)
     lines = sto_bnts_claims.ratio_check(by_setting, {fn: 1e-3 for fn in SUITE})
     assert "**4 of 6** suite functions (target: at least 4 of 6): met" in lines[0]
     first = SUITE[0]
@@ -124,7 +124,7 @@ def test_ratio_check_counts_the_functions_within_the_target():
 def test_ratio_check_raises_solved_functions_to_their_floor():
     fn = SUITE[0]
     rows = [_row("sto-bnts", fn, 0, 1e-9), _row("sto-bnts", fn, 0, 1e-6, "async", 4)]
-    lines = sto_bnts_claims.ratio_check(sto_bnts_rows.settings(rows), {fn: 1e-3})
+    lines = sto_bnts_claims.ratio_check(sto_bnts_claims.settings(rows), {fn: 1e-3})
     assert f"| {fn} | 0.001 / 0.001 (1) | 1.00 | – | – |" in lines
     assert "undecided (rows missing)" in lines[0]
 
@@ -137,7 +137,7 @@ def test_tpe_check_with_8_pending_counts_lower_medians_and_ties():
         rows += [_row("sto-bnts", fn, 0, ours, "async", 8), _row("tpe", fn, 0, 0.1, "async", 8)]
     rows[11]["regret"][-1] = 1e-6  # tpe on problems[5]: also below the floor
     floors = {fn: 1e-3 for fn in problems}
-    lines = sto_bnts_claims.tpe_check(sto_bnts_rows.settings(rows), floors)
+    lines = sto_bnts_claims.tpe_check(sto_bnts_claims.settings(rows), floors)
     assert (
         "lower on **5 of 8** problems, tied on 1 (target: lower on most of the 8): met" in lines[0]
     )
@@ -147,7 +147,7 @@ def test_seconds_check_takes_the_asks_of_trials_90_to_100():
     rows = [_row("sto-bnts", "branin", s, 0.1, seconds=1.5) for s in range(3)]
     rows += [_row("sto-bnts", "levy12", s, 0.1, seconds=3.0) for s in range(2)]
     rows += [_row("tpe", "branin", 0, 0.1, seconds=0.02)]
-    lines = sto_bnts_claims.seconds_check(sto_bnts_rows.settings(rows))
+    lines = sto_bnts_claims.seconds_check(sto_bnts_claims.settings(rows))
     assert "sequential 1.5 s (met)" in lines[0]
     assert "| STOBNTSSampler | 1.5 (0.75) |" in lines and "| TPE | 0.02 (0.01) |" in lines
     assert "| levy12 | 3 (1.5) |" in lines

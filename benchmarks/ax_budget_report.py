@@ -10,9 +10,9 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.ax_budget import DEFAULT, PROBLEMS
-from benchmarks.constrained_report import by_cell, median_seconds, quantile, shown, span
 from benchmarks.harness.regret import TIE_FRACTION
 from benchmarks.harness.tables import fmt, markdown_table, provenance_line, threads_line
+from benchmarks.problem_report import by_cell, median_seconds, quantile, shown, span
 
 BUDGETS = (20, 40)  # trials at which the regret is read (those a run reaches, and its last)
 REGRET_RATIO = 1.5  # target: median regret at most this times Ax's default's, at every budget,
@@ -22,7 +22,7 @@ FLOOR_FRACTION = TIE_FRACTION
 
 
 def rows_of(rows: list[dict], mode: str) -> list[dict]:
-    """The rows a table of ``mode`` shows (``constrained_report.shown``), their regret recomputed
+    """The rows a table of ``mode`` shows (``problem_report.shown``), their regret recomputed
     with the problem's current minimum."""
     picked = shown([r for r in rows if r["mode"] == mode], [])
     return [

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.conditional_functions import PROBLEMS, ax_parameters, names, suggest
-from benchmarks.constrained_report import ProblemPage
 from benchmarks.harness.ax import AX_METHODS, ax_client
 from benchmarks.harness.regret import compare
+from benchmarks.problem_report import ProblemPage
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
 # The peer cache's protocol version: bump it when what a run measures changes.

@@ -35,19 +35,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "CV_TIE_TOLERANCE",
-    "PROBLEMS",
-    "Choice",
-    "Float",
-    "Int",
-    "Problem",
-    "active",
-    "ax_parameters",
-    "names",
-    "suggest",
-]
-
 
 @dataclass(frozen=True)
 class Float:

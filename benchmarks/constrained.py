@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
-from benchmarks.constrained_report import ProblemPage, lower_on, n_trials
 from benchmarks.harness.ax import AX_METHODS, ax_client
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import fmt, markdown_table
+from benchmarks.problem_report import ProblemPage, lower_on, n_trials
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
 # The peer cache's protocol version: bump it when what a run measures changes.

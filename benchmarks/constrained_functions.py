@@ -20,8 +20,6 @@ import numpy as np
 
 from benchmarks.functions import hartmann6
 
-__all__ = ["PROBLEMS", "Problem", "best_feasible"]
-
 
 @dataclass(frozen=True)
 class Problem:

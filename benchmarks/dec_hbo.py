@@ -13,10 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.functions import hartmann6
-from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.problem_runs import ProblemBenchmark, RegretProblem, regret_run
-
-__all__ = ["BENCH", "PAPER_MEANS", "PROBLEMS", "STARTUP_TRIALS", "main", "run_job"]
 
 # The peer cache's protocol version: bump it when what a run measures changes.
 PROTOCOL = 1

@@ -11,7 +11,6 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import development_table, final_regrets
 from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
@@ -23,9 +22,8 @@ from benchmarks.harness.tables import (
     provenance_line,
     seed_text,
 )
+from benchmarks.problem_report import development_table, final_regrets
 from optuna_egp import DECHBOSampler
-
-__all__ = ["beta_table", "page"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
@@ -150,7 +148,7 @@ def _default_beta_scale() -> float:
 
 def beta_table(rows: list[dict]) -> list[str]:
     """Per ``beta_scale`` value: the median final regret per function over the seeds every value
-    ran and the mean rank of those medians (``constrained_report.development_table``)."""
+    ran and the mean rank of those medians (``problem_report.development_table``)."""
     return development_table(rows, "beta_scale", _default_beta_scale(), PROBLEMS)[0]
 
 

@@ -20,18 +20,6 @@ import functools
 
 import numpy as np
 
-__all__ = [
-    "FUNCTIONS",
-    "N_TRIALS",
-    "OPTIMUM_SEED",
-    "ROTATION_SEED",
-    "SUITE",
-    "ellipsoid",
-    "optimum",
-    "rotation",
-    "sharp_ridge",
-]
-
 N_TRIALS = 50
 OPTIMUM_SEED = 2026_1127
 ROTATION_SEED = 2026_1128

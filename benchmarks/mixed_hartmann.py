@@ -25,18 +25,6 @@ from scipy.stats import qmc
 
 from benchmarks.functions import _H6_A, _H6_ALPHA, _H6_P, hartmann6
 
-__all__ = [
-    "INT_STEPS",
-    "LEVELS",
-    "PARAMETER_CONSTRAINTS",
-    "SUM_BOUND",
-    "evaluate",
-    "minimise",
-    "optimum",
-    "parameters",
-    "to_unit",
-]
-
 INT_STEPS = 20  # x5 in 0 .. INT_STEPS, Hartmann's x5 / INT_STEPS
 # x6: a choice whose values name these levels of Hartmann's sixth coordinate.
 LEVELS = {"a": 0.15, "b": 0.4, "c": 0.65, "d": 0.9}

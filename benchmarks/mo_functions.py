@@ -23,17 +23,6 @@ import numpy as np
 
 from shared_core.pareto import hypervolume
 
-__all__ = [
-    "PROBLEMS",
-    "Problem",
-    "branin_currin",
-    "dtlz2",
-    "log10_gaps",
-    "max_hypervolume",
-    "zdt1",
-    "zdt3",
-]
-
 # Hypervolume gaps below this fraction of HV* count as this fraction (the floor of the log10
 # gap). It keeps the logarithm finite where a run reaches a sampled HV*, which lies below the
 # front's true hypervolume (branin-currin's by about 4e-4 of it); runs of 60 trials stay far

@@ -16,11 +16,11 @@ import pathlib
 
 import numpy as np
 
-from benchmarks.constrained_report import ProblemPage, lower_on
 from benchmarks.harness.ax import AX_METHODS, ax_client
 from benchmarks.harness.plots import pyplot
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.mo_functions import GAP_FLOOR, PROBLEMS, log10_gaps, max_hypervolume
+from benchmarks.problem_report import ProblemPage, lower_on
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 from shared_core.pareto import non_dominated
 

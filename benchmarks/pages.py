@@ -103,15 +103,15 @@ def distributed_page(ctx: Context) -> list[str]:
 
 def settings(ctx: Context, page) -> Iterator[tuple[list[dict], str, str]]:
     """``(rows, title, stem)`` of each setting of a problem benchmark (``ProblemPage``) that has
-    rows: sequential, asynchronous, Ax ``Client``; the rows: ``constrained_report.shown`` of our
+    rows: sequential, asynchronous, Ax ``Client``; the rows: ``problem_report.shown`` of our
     samplers' rows and the peers' cached rows of that setting; ``stem``: its results file's."""
-    from benchmarks import constrained_report
+    from benchmarks import problem_report
 
     cache = PeerCache(ctx.results / "peers.jsonl")
     modes = (("seq", page.peers), ("async", page.peers), ("seq", ("ax-default",)))
     for (mode, peers), stem in zip(modes, page.stems):
         cached = cache.rows(samplers=peers, bench=page.bench, mode=mode)
-        rows = constrained_report.shown(ctx.rows(f"{stem}.jsonl"), cached)
+        rows = problem_report.shown(ctx.rows(f"{stem}.jsonl"), cached)
         if not rows:
             continue
         title = (
@@ -126,8 +126,8 @@ def settings(ctx: Context, page) -> Iterator[tuple[list[dict], str, str]]:
 
 def problem_page(ctx: Context, page) -> list[str]:
     """A problem benchmark's page: its problems, then per setting the tables of
-    ``constrained_report.summarise`` and the plots, our samplers' rows with the cached peers'."""
-    from benchmarks.constrained_report import summarise
+    ``problem_report.summarise`` and the plots, our samplers' rows with the cached peers'."""
+    from benchmarks.problem_report import summarise
 
     lines = [f"- `{name}` {page.describe(name, p)}" for name, p in page.problems.items()] + [""]
     shown = False

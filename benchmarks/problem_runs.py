@@ -23,17 +23,6 @@ from benchmarks.harness.results import RESULTS, ResultsFile
 from benchmarks.harness.runner import run_jobs
 from benchmarks.harness.samplers import is_peer
 
-__all__ = [
-    "CELL",
-    "MODES",
-    "ProblemBenchmark",
-    "RegretProblem",
-    "ax_run",
-    "optuna_run",
-    "regret_run",
-    "row_of",
-]
-
 # The fields of a cell: with the sampler (and the commit or the peer version) they key a run.
 CELL = ("bench", "function", "seed", "mode", "workers", "n_trials")
 MODES = ("seq", "async")

@@ -22,8 +22,6 @@ from benchmarks.functions import FUNCTIONS, SUITE, levy
 from benchmarks.harness.samplers import is_sto_bnts, make_sto_bnts_sampler
 from benchmarks.problem_runs import ProblemBenchmark, RegretProblem, regret_run
 
-__all__ = ["BENCH", "LEVELS", "PROBLEMS", "SAMPLERS", "WALL_LIMITED", "main", "run_job"]
-
 # The peer cache's protocol version: bump it when what a run measures changes.
 PROTOCOL = 1
 BENCH = "sto_bnts"

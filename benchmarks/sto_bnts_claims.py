@@ -11,14 +11,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import final_regrets
 from benchmarks.functions import SUITE
 from benchmarks.harness.regret import STARTUP_TRIALS, TIE_FRACTION, versus
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import fmt, markdown_table, threads_line
+from benchmarks.problem_report import final_regrets
 from benchmarks.sto_bnts import LATE, PROBLEMS
-
-__all__ = ["ratio_check", "seconds_check", "settings", "tpe_check"]
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 OURS = ("sto-bnts", "sto-bnts-linear", "egp-auto")

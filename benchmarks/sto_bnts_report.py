@@ -13,12 +13,6 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.constrained_report import (
-    development_table,
-    final_regrets,
-    final_table,
-    option_value,
-)
 from benchmarks.functions import SUITE
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import regret_plot
@@ -29,6 +23,12 @@ from benchmarks.harness.tables import (
     fmt,
     provenance_line,
     seed_text,
+)
+from benchmarks.problem_report import (
+    development_table,
+    final_regrets,
+    final_table,
+    option_value,
 )
 from benchmarks.sto_bnts import (
     BENCH,
@@ -55,8 +55,6 @@ from benchmarks.sto_bnts_claims import (
     tpe_check,
 )
 from shared_core import STOBNTSAlgorithm
-
-__all__ = ["beta_section", "page", "suite_peer_rows"]
 
 BETA_RESULTS = "sto_bnts_beta_dev.jsonl"  # written by run_all's sto_bnts_beta
 SUITE_PEERS = ("gp",)  # peers whose suite runs stand for this benchmark's on the suite functions

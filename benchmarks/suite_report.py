@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.constrained_report import span
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.regret import (
     STARTUP_TRIALS,
@@ -24,6 +23,7 @@ from benchmarks.harness.regret import (
 from benchmarks.harness.results import latest, read_rows, same_setting
 from benchmarks.harness.samplers import is_peer
 from benchmarks.harness.tables import earlier_code, fmt, markdown_table, provenance_line, row_commit
+from benchmarks.problem_report import span
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")

@@ -20,8 +20,8 @@ from benchmarks.conditional_functions import (
     names,
     suggest,
 )
-from benchmarks.constrained_report import summarise
 from benchmarks.harness.regret import compare
+from benchmarks.problem_report import summarise
 
 SYNTHETIC = [name for name, p in PROBLEMS.items() if p.optimum is not None]
 

@@ -15,10 +15,10 @@ import pytest
 
 from benchmarks import (
     constrained,
-    constrained_report,
     dec_hbo_report,
     mo_functions,
     multi_objective,
+    problem_report,
     quality_report,
     run_all,
     suite_report,
@@ -281,7 +281,7 @@ def test_a_run_without_a_feasible_trial_ranks_worst():
         *(_constrained_row("gp", s, 2.0 + s) for s in range(3)),
     ]
 
-    lines = constrained_report.summarise(rows, "Sequential", constrained.PAGE)
+    lines = problem_report.summarise(rows, "Sequential", constrained.PAGE)
 
     assert (
         "| gardner | 40 | none feasible (none feasible – none feasible) | **3** (2.5 – 3.5) |"
@@ -293,8 +293,8 @@ def test_a_run_without_a_feasible_trial_ranks_worst():
         "feasible trial where GPSampler's run of the same seed had one: 2; CPU seconds per "
         "suggestion / GPSampler's: 0.25" in lines
     )
-    assert constrained_report.quantile([1.0, 2.0, math.inf], 0.5) == 2.0
-    assert constrained_report.quantile([1.0, math.inf], 0.5) == math.inf
+    assert problem_report.quantile([1.0, 2.0, math.inf], 0.5) == 2.0
+    assert problem_report.quantile([1.0, math.inf], 0.5) == math.inf
 
 
 def test_constrained_tables_pair_seeds_per_problem():
@@ -305,7 +305,7 @@ def test_constrained_tables_pair_seeds_per_problem():
     ]
     ours, peers = rows[:2], rows[2:]
 
-    shown = constrained_report.shown(ours, peers)
+    shown = problem_report.shown(ours, peers)
 
     assert sorted((r["function"], r["sampler"], r["seed"]) for r in shown) == [
         ("gardner", "egp-auto", 0),
@@ -390,7 +390,7 @@ def test_multi_objective_table_shows_the_final_gap_quartiles_and_comparisons(mon
     rows = [_mo_row("egp-auto", s, g) for s, g in enumerate((0.1, 0.2, 0.3))] + [
         _mo_row("gp", s, g) for s, g in enumerate((0.0, 0.5, 1.0))
     ]
-    lines = constrained_report.summarise(rows, "Sequential", multi_objective.PAGE)
+    lines = problem_report.summarise(rows, "Sequential", multi_objective.PAGE)
 
     assert "| zdt3 | 60 | **0.2** (0.15 – 0.25) | 0.5 (0.25 – 0.75) |" in lines
     assert "| zdt3 | 60 | 0.1 (0.2) | 0.4 (0.2) |" in lines

@@ -38,26 +38,21 @@ module              role
 
 Writing a benchmark ``benchmarks/<name>.py``:
 
-1. Keep only what it measures: take samplers from ``samplers.make_sampler``, problems from
-   ``benchmarks.functions``, never set thread variables (``benchmarks/__init__`` did; a worker
-   process that needs other counts gets them through ``workers.worker_env(threads=...)``).
-2. Give it ``main(argv=None)`` with ``--out`` (a JSONL file) and, for ``run_all --quick``, settings
-   small enough to finish in a few seconds yet past the samplers' random start-up (record
-   ``model_asks`` from ``probes.ModelProbe``). Register it in ``benchmarks/registry.py``
-   (``BENCHMARKS``: the full command and the quick command).
-3. Run the jobs (dicts of a cell and a ``sampler``) with ``runner.run_jobs(jobs, run_job, out=,
-   cell=, cache=)``: it skips what is done, runs the rest in parallel and stores each row as it
-   arrives. Our rows go to ``ResultsFile(out)`` (``append`` adds provenance and the fingerprint of
-   the row's ``config``, or of its ``sampler`` name alone); runs of peers (``is_peer(name)``) to
-   ``PeerCache(path, protocol=PROTOCOL)``, so that a change of our code does not run them again;
-   the module's ``PROTOCOL`` goes up when what it measures changes, and a timing benchmark puts
-   ``machine_key()`` in its peers' cells. A benchmark with another loop (the timing ones) calls
-   ``ResultsFile.append`` and ``ResultsFile.done`` itself.
-4. Worker processes run module-level functions: ``pool_map`` for a pool, or a ``worker``
-   sub-command started with ``run_worker`` (never Python code kept in strings).
-5. Give ``benchmarks.report`` a section function ``rows -> list[str]`` (Markdown lines, built
-   with ``tables``; ties by ``regret``), in the benchmark's module or in a report module of its
-   own (``<name>_report.py``), and put it on the page where it belongs (``PAGES``, or a page of
-   ``benchmarks.pages``). Imports go one way: the harness, then the benchmarks and their report
-   modules, then the pages and ``benchmarks.report``.
+1. Keep only what it measures: samplers from ``samplers.make_sampler``, problems from a problem
+   module; never set thread variables (a worker process that needs other counts gets them from
+   ``workers.worker_env(threads=...)``). A benchmark on a list of problems is a
+   ``problem_runs.ProblemBenchmark`` (its runs) and a ``problem_report.ProblemPage`` (its page).
+2. Give it ``main(argv=None)`` with ``--out`` and declare it in ``benchmarks/registry.py``: its
+   options for the full run and for ``run_all --quick`` (small enough to finish in seconds, yet
+   past the samplers' random start-up: record ``model_asks`` from ``probes.ModelProbe``).
+3. Run its jobs (dicts of a cell and a ``sampler``) with ``runner.run_jobs``: it skips what is
+   done, runs the rest in parallel and stores each row as it arrives, ours in ``ResultsFile(out)``
+   (provenance and the configuration's fingerprint added), peers' in ``PeerCache(path,
+   protocol=PROTOCOL)``; ``PROTOCOL`` goes up when what the benchmark measures changes, and a
+   timing benchmark puts ``cache.machine_key()`` in its peers' cells.
+4. Worker processes run module-level functions: ``pool_map``, or a ``worker`` sub-command
+   started with ``run_worker`` (never Python code kept in strings).
+5. Give ``benchmarks.report`` a section ``rows -> list[str]`` built with ``tables`` (ties by
+   ``regret``) and put it on its page (``report.PAGES`` or ``benchmarks.pages``). Imports go one
+   way: the harness, the benchmarks and their report modules, the pages, ``benchmarks.report``.
 """

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["THREAD_VARS", "pin_threads", "pin_torch", "thread_settings", "threads"]
-
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 

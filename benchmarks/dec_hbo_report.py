@@ -11,9 +11,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS, STARTUP_TRIALS
+from benchmarks.dec_hbo import BENCH, PAPER_MEANS, PROBLEMS
 from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
+from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest, read_rows
 from benchmarks.harness.samplers import LABELS, ordered
 from benchmarks.harness.tables import (

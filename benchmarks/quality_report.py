@@ -12,6 +12,7 @@ from benchmarks.harness.regret import final_regret, paired, tie_floors
 from benchmarks.harness.samplers import LABELS
 from benchmarks.harness.tables import current_line, markdown_table, provenance_line
 from benchmarks.suite_report import (
+    EXTERNAL_PEERS,
     TIE_RULE,
     Context,
     bold_medians,
@@ -118,6 +119,18 @@ def sharpness_section(ctx: Context) -> list[str]:
     ) + spread_table(peers + sharp)
 
 
+def external_section(ctx: Context) -> list[str]:
+    """Ours against HEBO and SMAC3 (``benchmarks.external``), GPSampler and TPE, on the (function,
+    seed) pairs the external peers ran: sequential and with 8 workers."""
+    lines = []
+    for name, label in (("suite_seq.jsonl", "Sequential"), ("suite_async8.jsonl", "8 workers")):
+        rows = paired(ctx.suite(name, peers=("gp", "tpe", *EXTERNAL_PEERS)))
+        if {r["sampler"] for r in rows} & set(EXTERNAL_PEERS):
+            lines += regret_table(rows, f"{label}: against HEBO and SMAC3")
+            lines += wins_lines(rows, ours=("egp-auto", "bore++"), peers=EXTERNAL_PEERS)
+    return lines
+
+
 def quality_page(ctx: Context) -> list[str]:
     seq = ctx.suite("suite_seq.jsonl")
     table = paired(seq)
@@ -132,6 +145,7 @@ def quality_page(ctx: Context) -> list[str]:
         ("suite_threads8.jsonl", "study.optimize(n_jobs)"),
     ):
         lines += parallel_section(ctx, seq, name, label)
+    lines += external_section(ctx)
     abl = paired(ctx.latest("ablation.jsonl"))
     lines += regret_table(abl, "Ablation: EGP-TS against single-kernel GP-TS")
     if abl:

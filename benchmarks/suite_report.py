@@ -28,7 +28,9 @@ from benchmarks.problem_report import span
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 SETTING = ("mode", "workers", "n_trials")
 OURS_FIRST = ("egp-auto", "egp-ts", "egp-ei", "egp-ts-nofant", "bore++", "bore")
-SUITE_PEERS = ("gp", "tpe", "cmaes", "random", "hebo", "smac")  # hebo, smac: benchmarks.external
+SUITE_PEERS = ("gp", "tpe", "cmaes", "random")
+# The peers of benchmarks.external, minutes per run: a table of their own, on the pairs they ran
+EXTERNAL_PEERS = ("hebo", "smac")
 SUITE_BENCH = "suite"  # the "bench" of the suite's rows (python -m benchmarks.run suite)
 
 

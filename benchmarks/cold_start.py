@@ -47,7 +47,8 @@ def _objective(t) -> float:
 
 def worker(url: str, seed: int, share: bool, asks: int) -> dict:
     """A fresh worker process joining the study at ``url``: imports and a warm-up first, then its
-    first read of the trials and ``asks`` timed asks (see the module docstring)."""
+    first read of the trials and ``asks`` timed asks (docs/benchmarks/index.md, "Timing
+    benchmarks")."""
     # imported here: excluded from the timings
     import scipy.linalg
     import scipy.optimize

@@ -126,7 +126,7 @@ def _versus(peer: str, medians: dict, runs: dict) -> str:
     )
 
 
-def _describe(name: str, p: Any) -> str:
+def _problem_line(name: str, p: Any) -> str:
     n = len(p.constraint_names)
     return (
         f"({len(p.bounds)}-D, {n} constraint{'s' if n > 1 else ''}, best feasible value "
@@ -137,7 +137,7 @@ def _describe(name: str, p: Any) -> str:
 PAGE = ProblemPage(
     bench=BENCH,
     problems=PROBLEMS,
-    describe=_describe,
+    describe=_problem_line,
     peers=("gp", "tpe"),
     stems=("constrained_seq", "constrained_async4", "constrained_ax"),
     final=lambda row: regret(row)[-1],

@@ -33,10 +33,13 @@ AGENTS = 16
 CELL = ("bench", "n", "d", "asks")
 CONFIGURATION = ("sampler", "n", "d")  # the report shows the latest row of each
 PEER_CELL = (*CELL, "machine_key")  # a peer's seconds hold on the machine that measured them
+# The peer cache's protocol version: bump it when what a configuration measures changes.
+PROTOCOL = 1
 
 
 def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
-    """Run one configuration in this process and return its row (see the module docstring)."""
+    """Run one configuration in this process and return its row (docs/benchmarks/index.md,
+    "Timing benchmarks")."""
     quiet()
     low, high, f = (0.0, 1.0, hartmann6) if d == 6 else (-10.0, 10.0, levy)
     sampler = make_sampler(sampler_name, seed=0, agent=0, n_agents=AGENTS)
@@ -61,7 +64,8 @@ def measure(sampler_name: str, n: int, d: int, asks: int) -> dict:
 
 
 def run(a: argparse.Namespace) -> None:
-    store, here = Store(a.out, a.cache, CELL, peer_cell=PEER_CELL), machine_key()
+    store = Store(a.out, a.cache, CELL, peer_cell=PEER_CELL, protocol=PROTOCOL)
+    here = machine_key()
     cached = {
         (r["sampler"], r["n"], r["d"], r["asks"]): r
         for r in store.cache.rows(bench="scale", machine_key=here)

@@ -1,6 +1,8 @@
 """What the timing benchmarks share (``speed``, ``scale``, ``dts_speed``, ``cold_start``,
 ``threads``): where their rows go (``Store``), the timed asks of a study (``ask_round``,
-``timed_asks``, ``Timed``), the order of their cells and the sections of the speed page."""
+``timed_asks``, ``Timed``), the order of their cells and the sections of the speed page. It
+imports nothing heavy at module level (no scipy, optuna or torch), so that the worker of
+``speed imports`` times the imports from a clean start."""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from benchmarks.harness.provenance import commit
 from benchmarks.harness.results import ResultsFile
 from benchmarks.harness.samplers import LABELS, is_peer, make_sampler
 from benchmarks.harness.studies import random_study
-from benchmarks.harness.tables import markdown_table, provenance_line, threads_line
 
 # The peer cache's protocol version: bump it when what a cell measures changes.
 PROTOCOL = 1
@@ -23,9 +24,11 @@ class Store:
     done; ``config``: with the ``config`` of their sampler, ``egp-auto`` for a row of none), the
     peers' to the peer cache (keyed by ``peer_cell``, default ``cell``)."""
 
-    def __init__(self, out, cache, cell: tuple, peer_cell=None, config: bool = False) -> None:
+    def __init__(
+        self, out, cache, cell: tuple, peer_cell=None, config: bool = False, protocol=PROTOCOL
+    ) -> None:
         self.cell, self.peer_cell, self.config = cell, peer_cell or cell, config
-        self.out, self.cache = ResultsFile(out), PeerCache(cache, protocol=PROTOCOL)
+        self.out, self.cache = ResultsFile(out), PeerCache(cache, protocol=protocol)
         self.ours = self.out.done(("sampler", "commit", *self.cell))
         self.peers = self.cache.done()
 
@@ -67,7 +70,7 @@ def quiet() -> None:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.filterwarnings("ignore")
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 
 # ----------------------------------------------------------------------------- timed asks
@@ -166,12 +169,16 @@ def label(s: str) -> str:
 
 
 def provenance(rows, note: str = "") -> str:
+    from benchmarks.harness.tables import provenance_line, threads_line  # scipy: not at import
+
     return f"{note} {provenance_line(rows)} {threads_line(rows, legacy=1)}".strip()
 
 
 def section(title: str, header, body, rows, *, intro="", note="", checks=(), after=()):
     """A section of the speed page: the title, ``intro``, the table, ``checks`` (before the
     provenance line, which starts with ``note``) and ``after``."""
+    from benchmarks.harness.tables import markdown_table
+
     lines = [title, ""] + ([intro, ""] if intro else [])
     lines += markdown_table(header, body) + list(checks) + ([""] if checks else [])
     return lines + [provenance(rows, note), "", *after]

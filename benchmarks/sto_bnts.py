@@ -49,11 +49,11 @@ def suggest_mixed16(trial: Any) -> np.ndarray:
 
 PROBLEMS = {
     **{
-        name: RegretProblem(FUNCTIONS[name][1], FUNCTIONS[name][2], FUNCTIONS[name][0])
+        name: RegretProblem(*FUNCTIONS[name][1:], FUNCTIONS[name][0], n_trials=N_TRIALS)
         for name in SUITE
     },
-    "levy12": RegretProblem(levy, 0.0, np.array([[-10.0, 10.0]] * 12)),
-    "mixed16": RegretProblem(levy, 0.0, suggest=suggest_mixed16),
+    "levy12": RegretProblem(levy, 0.0, np.array([[-10.0, 10.0]] * 12), n_trials=N_TRIALS),
+    "mixed16": RegretProblem(levy, 0.0, suggest=suggest_mixed16, n_trials=N_TRIALS),
 }
 
 

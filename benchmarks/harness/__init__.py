@@ -41,7 +41,9 @@ Writing a benchmark ``benchmarks/<name>.py``:
 1. Keep only what it measures: samplers from ``samplers.make_sampler``, problems from a problem
    module; never set thread variables (a worker process that needs other counts gets them from
    ``workers.worker_env(threads=...)``). A benchmark on a list of problems is a
-   ``problem_runs.ProblemBenchmark`` (its runs) and a ``problem_report.ProblemPage`` (its page).
+   ``problem_runs.ProblemBenchmark`` (its runs) and, if its page is the problem pages' form, a
+   ``problem_report.ProblemPage``; a timing benchmark stores its rows through
+   ``speed_timing.Store``.
 2. Give it ``main(argv=None)`` with ``--out`` and declare it in ``benchmarks/registry.py``: its
    options for the full run and for ``run_all --quick`` (small enough to finish in seconds, yet
    past the samplers' random start-up: record ``model_asks`` from ``probes.ModelProbe``).

@@ -3,7 +3,8 @@
 value in ``envs.jsonl`` (:data:`ENV_FIELDS`), leaves out traces no report reads (:data:`TRACES`,
 :data:`DERIVED`), keeps :data:`RUNNING_MINIMUM` benchmarks' running minima only, rounds what only
 plots draw (:data:`EXACT_ENTRIES`, :data:`PLOT_DIGITS`) and run-length encodes; :func:`expand`
-(``read_rows``) undoes it. No number a table reads is rounded.
+(``read_rows``) undoes it. No number a table reads is rounded but the objective values, kept
+to :data:`VALUE_DIGITS` significant digits.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@ minimised, constraint values by name, each trial's source), running trials -> pe
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial
@@ -11,7 +13,7 @@ from optuna_egp import _agents
 from optuna_egp._constraints import CompletedTrialConstraints
 from shared_core.interface import Algorithm, Observations
 
-__all__ = ["minimised_values", "observations"]
+__all__ = ["minimised_values", "observations", "partly_encoded"]
 
 
 def observations(
@@ -22,10 +24,12 @@ def observations(
     X_pending: np.ndarray,
     pending_trials: list[FrozenTrial],
     constraints: CompletedTrialConstraints,
+    encoded: Collection[str],
 ) -> Observations:
     """The ``complete`` trials' encoded points ``X`` ``(n, d)`` with their values
     (:func:`minimised_values`), constraint values ``(n, k)`` and sources, and the pending points
-    ``X_pending`` ``(p, d)`` of ``pending_trials`` with theirs."""
+    ``X_pending`` ``(p, d)`` of ``pending_trials`` with theirs; ``encoded``: the parameters ``X``
+    encodes (a trial with others may be repeated at its encoded point: :func:`partly_encoded`)."""
     names, values = constraints.matrix(study, complete)
     return Observations(
         X=X,
@@ -35,6 +39,16 @@ def observations(
         pending_source=_agents.sources(algorithm, pending_trials),
         constraints=values,
         constraint_names=names,
+        repeatable=np.array([partly_encoded(t, encoded) for t in complete], dtype=bool),
+    )
+
+
+def partly_encoded(trial: FrozenTrial, encoded: Collection[str]) -> bool:
+    """Whether ``trial`` set a parameter of more than one value outside ``encoded``: its encoded
+    point then stands for many configurations (e.g. every point of a conditional branch whose
+    parameters are not modelled yet), so a new trial may take it again."""
+    return any(
+        name not in encoded and not dist.single() for name, dist in trial.distributions.items()
     )
 
 

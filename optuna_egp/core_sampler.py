@@ -279,6 +279,7 @@ class CoreSampler(BaseSampler):
                     X_pending,
                     pending_trials,
                     self._constraints,
+                    space.distributions,
                 )
                 if self._share_model:
                     self._records.offer_recorded(self._algorithm, study, space)

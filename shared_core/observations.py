@@ -16,6 +16,10 @@ Conventions:
       ``constraint_names``; a point is feasible when every value it has is ``<= 0`` (Optuna's
       rule, so a point with no constraint values is feasible); NaN means the point has no value
       for that constraint.
+    * ``repeatable``: ``(n,)`` flags of completed points that a new trial may take again: the
+      trial set parameters the encoding leaves out (e.g. those of a branch of a conditional space
+      too rare to be modelled yet), so a new trial at the same encoded point is another
+      configuration. Algorithms avoid the others, :attr:`Observations.X_seen`.
     * ``source``, ``pending_source``: ``(n,)`` and ``(p,)`` integer labels of where each row came
       from (for distributed Thompson sampling: the agent that ran the trial); ``-1``
       (:data:`UNKNOWN_SOURCE`) where unknown.
@@ -62,6 +66,7 @@ class Observations:
     constraints: np.ndarray | None = None  # (n, k), NaN where a point has no value
     constraint_names: tuple[str, ...] = ()  # (k,)
     reference_point: np.ndarray | None = None  # (m,) minimised scale, NaN where not given
+    repeatable: np.ndarray | None = None  # (n,) bool, default all False
 
     def __post_init__(self) -> None:
         y = _objective_values(self.y)
@@ -92,6 +97,18 @@ class Observations:
         object.__setattr__(
             self, "reference_point", _reference_point(self.reference_point, self.n_objectives)
         )
+        repeatable = np.zeros(len(y), dtype=bool) if self.repeatable is None else self.repeatable
+        repeatable = np.asarray(repeatable, dtype=bool).reshape(-1)
+        if len(repeatable) != len(y):
+            raise ValueError(f"repeatable has {len(repeatable)} flags but y has {len(y)} values")
+        object.__setattr__(self, "repeatable", repeatable)
+
+    @property
+    def X_seen(self) -> np.ndarray:
+        """``(n', d)``: the completed points a suggestion should not repeat (not
+        :attr:`repeatable`)."""
+        assert self.repeatable is not None  # __post_init__ fills it
+        return cast(np.ndarray, self.X[~self.repeatable])
 
     @property
     def Y(self) -> np.ndarray:
@@ -139,12 +156,14 @@ class Observations:
         """The completed rows selected by ``rows`` (a
         boolean mask or indices), pending points kept."""
         assert self.source is not None and self.constraints is not None  # __post_init__ fills them
+        assert self.repeatable is not None
         return replace(
             self,
             X=self.X[rows],
             y=self.y[rows],
             source=self.source[rows],
             constraints=self.constraints[rows],
+            repeatable=self.repeatable[rows],
         )
 
     def cleaned(self) -> Observations:

@@ -203,6 +203,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         rng: np.random.Generator,
     ) -> np.ndarray:
         X, pending = obs.X, obs.X_pending
+        known = np.vstack([obs.X_seen, pending])  # points not to suggest again
         z, key = context
         synchronous = self.batch_size is not None and self.batch_size > 1
         if synchronous:
@@ -214,7 +215,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
                 )
                 self._queue_key = key
             x = self._queue.pop(0)
-            if space.feasible(x[None])[0] and not matches_any(x[None], np.vstack([X, pending]))[0]:
+            if space.feasible(x[None])[0] and not matches_any(x[None], known)[0]:
                 return x
         clf = self.classifier.given_pending(pending)  # BORE++: sigma also counts the running trials
         # the best good points (with one objective the good class is a prefix of best_first)
@@ -227,12 +228,12 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             X_best=X_best,
             n_raw=self.n_raw,
             n_starts=self.n_starts,
-            avoid=np.vstack([pending, X]),
+            avoid=known,
         )
         # one particle, companions frozen
         if not synchronous and len(pending) and space.continuous_columns.size:
             x = self._move(clf, space, x_max[None], pending)[0]
-            if not matches_any(x[None], np.vstack([X, pending]))[0]:
+            if not matches_any(x[None], known)[0]:
                 return cast(np.ndarray, x)
         # the sequential step, a particle that snapped onto
         # a known point, or a rejected queued particle

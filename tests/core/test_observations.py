@@ -138,3 +138,13 @@ def test_constraint_values_follow_their_rows_and_infinities_keep_their_sign():
 def test_bad_constraint_values_are_refused_naming_the_argument(constraints, names, match):
     with pytest.raises(ValueError, match=match):
         Observations(np.zeros((3, 1)), np.zeros(3), constraints=constraints, constraint_names=names)
+
+
+def test_repeatable_points_are_left_out_of_the_points_not_to_repeat():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    obs = Observations(X=X, y=np.array([1.0, 2.0, 3.0]), repeatable=np.array([False, True, False]))
+    np.testing.assert_array_equal(obs.X_seen, X[[0, 2]])
+    np.testing.assert_array_equal(obs.subset(np.array([1, 2])).repeatable, [True, False])
+    assert Observations(X=X, y=np.zeros(3)).X_seen.shape == (3, 2)  # by default none repeatable
+    with pytest.raises(ValueError, match="repeatable has 2 flags"):
+        Observations(X=X, y=np.zeros(3), repeatable=np.array([True, False]))

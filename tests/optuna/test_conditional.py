@@ -239,3 +239,43 @@ def test_every_algorithm_runs_a_conditional_study_with_running_trials_constraint
     assert len(complete) == 18
     assert all(set(t.params) in BRANCH_PARAMS for t in complete)
     assert not np.isnan([t.values for t in complete]).any()
+
+
+def _rare_best_branch_study(sampler):
+    """One trial in branch ``a`` (its parameters too rare to be modelled), the best of the study,
+    and nine in branch ``b``, all worse."""
+    dists = {
+        "model": CategoricalDistribution(["a", "b"]),
+        "n": IntDistribution(1, 10),
+        "x": UNIT,
+        "c": CategoricalDistribution(["p", "q", "r"]),
+    }
+    study = optuna.create_study(sampler=sampler)
+    study.add_trial(_trial({"model": "a", "n": 4}, dists, value=0.0))
+    rng = np.random.default_rng(0)
+    for _ in range(9):
+        x, c = float(rng.random()), str(rng.choice(["p", "q", "r"]))
+        study.add_trial(_trial({"model": "b", "x": x, "c": c}, dists, value=0.5 + x))
+    return study
+
+
+def _branch_of_next_trial(study):
+    trial = study.ask()
+    branch = trial.suggest_categorical("model", ["a", "b"])
+    if branch == "a":
+        trial.suggest_int("n", 1, 10)
+    else:
+        trial.suggest_float("x", 0.0, 1.0)
+        trial.suggest_categorical("c", ["p", "q", "r"])
+    study.tell(trial, 0.0 if branch == "a" else 0.5)
+    return branch
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_rare_branch_the_model_favours_is_suggested_again(seed):
+    # Branch a's parameters are in 1 trial of 10 (fewer than MIN_TRIALS): not modelled, so every
+    # point of branch a encodes as that trial's point. It is still a new configuration, and the
+    # best one: the model must be free to choose branch a again (it once avoided it as "observed").
+    study = _rare_best_branch_study(EGPTSSampler(seed=seed, acquisition="ts"))
+    assert sum(1 for t in study.trials if t.params["model"] == "a") < MIN_TRIALS
+    assert "a" in {_branch_of_next_trial(study) for _ in range(3)}

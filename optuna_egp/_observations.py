@@ -24,12 +24,12 @@ def observations(
     X_pending: np.ndarray,
     pending_trials: list[FrozenTrial],
     constraints: CompletedTrialConstraints,
-    encoded: Collection[str],
+    repeatable: np.ndarray,
 ) -> Observations:
     """The ``complete`` trials' encoded points ``X`` ``(n, d)`` with their values
     (:func:`minimised_values`), constraint values ``(n, k)`` and sources, and the pending points
-    ``X_pending`` ``(p, d)`` of ``pending_trials`` with theirs; ``encoded``: the parameters ``X``
-    encodes (a trial with others may be repeated at its encoded point: :func:`partly_encoded`)."""
+    ``X_pending`` ``(p, d)`` of ``pending_trials`` with theirs; ``repeatable`` ``(n,)``: the
+    trials whose encoded point a new trial may take again (:func:`partly_encoded`)."""
     names, values = constraints.matrix(study, complete)
     return Observations(
         X=X,
@@ -39,16 +39,17 @@ def observations(
         pending_source=_agents.sources(algorithm, pending_trials),
         constraints=values,
         constraint_names=names,
-        repeatable=np.array([partly_encoded(t, encoded) for t in complete], dtype=bool),
+        repeatable=repeatable,
     )
 
 
-def partly_encoded(trial: FrozenTrial, encoded: Collection[str]) -> bool:
-    """Whether ``trial`` set a parameter of more than one value outside ``encoded``: its encoded
-    point then stands for many configurations (e.g. every point of a conditional branch whose
-    parameters are not modelled yet), so a new trial may take it again."""
+def partly_encoded(trial: FrozenTrial, modelled: Collection[str]) -> bool:
+    """Whether ``trial`` set a parameter of more than one value that is not ``modelled``: its
+    encoded point then stands for many configurations (e.g. every point of a conditional branch
+    whose parameters are not modelled yet, drawn independently), so a new trial may take it
+    again."""
     return any(
-        name not in encoded and not dist.single() for name, dist in trial.distributions.items()
+        name not in modelled and not dist.single() for name, dist in trial.distributions.items()
     )
 
 

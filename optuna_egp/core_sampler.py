@@ -36,7 +36,7 @@ from optuna_egp._constraints import (
 )
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._independent import independent_value
-from optuna_egp._observations import observations
+from optuna_egp._observations import observations, partly_encoded
 from optuna_egp._pending import UnwrittenSuggestions, pending_points
 from optuna_egp._records import MODEL_KEY, VIEW_KEY, WEIGHTS_KEY, ModelRecords, record_view
 from optuna_egp._refusals import Refusals
@@ -258,6 +258,11 @@ class CoreSampler(BaseSampler):
                 return {}
             space = self._presence.relative_space(study, search_space, complete)
             complete, X = self._encodings.encode(study, space, complete)  # X: (n, d)
+            # trials whose encoded point stands for many configurations (a rare branch): a new
+            # trial may take it again; judged on what the sampler models, not on ``search_space``
+            # (a wrapper such as PartialFixedSampler leaves its fixed parameters out of it)
+            modelled = self._search_space.calculate(study, complete)
+            repeatable = np.array([partly_encoded(t, modelled) for t in complete], dtype=bool)
             in_startup = len(complete) < max(self._n_startup_trials, 1)
             if in_startup:
                 self._startup_trials.add(key)
@@ -279,7 +284,7 @@ class CoreSampler(BaseSampler):
                     X_pending,
                     pending_trials,
                     self._constraints,
-                    space.distributions,
+                    repeatable,
                 )
                 if self._share_model:
                     self._records.offer_recorded(self._algorithm, study, space)
@@ -292,7 +297,9 @@ class CoreSampler(BaseSampler):
             avoid: np.ndarray | None = claim.taken  # (k, d), none yet
             while avoid is not None:
                 data = obs if claim.algorithm_draws else None  # None: a random point
-                x = _suggestion(self._algorithm, self._rng, space.core, data, X_pending, X, avoid)
+                x = _suggestion(
+                    self._algorithm, self._rng, space.core, data, X_pending, X[~repeatable], avoid
+                )
                 avoid = claim.stake(x)
             # 4. Records of the suggestion, and its parameters.
             self._unwritten.add(study.study_name, trial.number, space, x)
@@ -369,7 +376,8 @@ def _suggestion(
 ) -> np.ndarray:
     """The ``(d,)`` encoding of a valid point: ``algorithm``'s suggestion given ``obs``, with the
     ``(k, d)`` points to ``avoid`` counted as pending too; without ``obs``, a random point that is
-    neither pending ``(p, d)``, to avoid, nor (if possible) observed ``(n, d)``."""
+    neither pending ``(p, d)``, to avoid, nor (if possible) an evaluated configuration ``X``
+    ``(n, d)`` (``Observations.X_seen``)."""
     if obs is None:
         x = random_new_point(space, rng, np.vstack([X_pending, avoid]), X)
     else:

@@ -54,8 +54,10 @@ class Observations:
     distributed Thompson sampling: the agent that ran the trial); ``-1`` (:data:`UNKNOWN_SOURCE`)
     means unknown, and is the default. ``constraints`` ``(n, k)`` holds the value of constraint
     ``constraint_names[j]`` in column ``j`` (NaN: the point has no value for it); feasible means
-    every value a point has is ``<= 0``. Every filtering step (:meth:`cleaned`, :meth:`subset`,
-    :meth:`with_pending`) keeps sources and constraint values aligned with their rows.
+    every value a point has is ``<= 0``. ``repeatable`` ``(n,)`` flags the completed points a new
+    suggestion may take again (:attr:`X_seen`: the others). Every filtering step (:meth:`cleaned`,
+    :meth:`subset`, :meth:`with_pending`) keeps sources, constraint values and flags aligned with
+    their rows.
     """
 
     X: np.ndarray  # (n, d)

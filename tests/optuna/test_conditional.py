@@ -10,7 +10,13 @@ import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.trial import TrialState, create_trial
 
-from optuna_egp import BORESampler, CoreSampler, DistributedTSSampler, EGPTSSampler
+from optuna_egp import (
+    BORESampler,
+    CoreSampler,
+    DECHBOSampler,
+    DistributedTSSampler,
+    EGPTSSampler,
+)
 from optuna_egp._conditional import (
     MIN_TRIALS,
     infer_conditions,
@@ -271,11 +277,33 @@ def _branch_of_next_trial(study):
     return branch
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_rare_branch_the_model_favours_is_suggested_again(seed):
+RARE_BRANCH_SAMPLERS = {
+    "egp-ts": lambda seed: EGPTSSampler(seed=seed, acquisition="ts"),
+    "bore": lambda seed: BORESampler(seed=seed, variant="bore"),
+    "dec-hbo": lambda seed: DECHBOSampler(seed=seed),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", RARE_BRANCH_SAMPLERS)
+def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
     # Branch a's parameters are in 1 trial of 10 (fewer than MIN_TRIALS): not modelled, so every
     # point of branch a encodes as that trial's point. It is still a new configuration, and the
     # best one: the model must be free to choose branch a again (it once avoided it as "observed").
-    study = _rare_best_branch_study(EGPTSSampler(seed=seed, acquisition="ts"))
+    study = _rare_best_branch_study(RARE_BRANCH_SAMPLERS[name](seed))
     assert sum(1 for t in study.trials if t.params["model"] == "a") < MIN_TRIALS
     assert "a" in {_branch_of_next_trial(study) for _ in range(3)}
+
+
+def test_parameters_a_wrapper_fixes_do_not_make_evaluated_points_repeatable():
+    # PartialFixedSampler leaves y out of the search space it passes on; y is modelled all the
+    # same (and fixed), so a point of x and z already evaluated is a repeat and is avoided.
+    def objective(trial):
+        x, z = trial.suggest_int("x", 0, 9), trial.suggest_int("z", 0, 9)
+        return (x - 3) ** 2 + (z - 6) ** 2 + trial.suggest_float("y", 0.0, 1.0)
+
+    sampler = EGPTSSampler(seed=0, n_startup_trials=5)
+    study = optuna.create_study(sampler=optuna.samplers.PartialFixedSampler({"y": 0.5}, sampler))
+    study.optimize(objective, n_trials=20)
+    points = [(t.params["x"], t.params["z"]) for t in study.trials]
+    assert len(set(points)) == len(points)

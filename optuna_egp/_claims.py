@@ -64,6 +64,8 @@ class Claim:
         visible: filters the trials the algorithm may learn from (e.g. an agent: its
             neighbourhood's).
         warn: ``warn(topic, message)`` warns once.
+        shared: ``(r, d)`` points several trials may share: each stands for many configurations
+            (``Observations.repeatable``), so a trial there conflicts with no other.
     """
 
     def __init__(
@@ -74,9 +76,11 @@ class Claim:
         known: set[int],
         visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
         warn: Callable[[str, str], None],
+        shared: np.ndarray | None = None,
     ) -> None:
         self.study, self.trial, self.space, self.known = study, trial, space, known
         self.visible, self.warn = visible, warn
+        self.shared = np.zeros((0, space.core.dim)) if shared is None else shared  # (r, d)
         self.taken = np.zeros((0, space.core.dim))  # (k, d) points known to be taken
         self.n_draws = 0  # points staked so far
 
@@ -103,6 +107,8 @@ class Claim:
                 f"writing {CLAIM_KEY} to trial {trial.number} failed: {err!r}; "
                 "concurrent trials are not checked for a shared point",
             )
+            return None
+        if matches_any(x[None], self.shared)[0]:
             return None
         deadline = time.monotonic() + CLAIM_WAIT_SECONDS
         while True:

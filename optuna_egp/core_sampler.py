@@ -293,7 +293,9 @@ class CoreSampler(BaseSampler):
             # the claimed point is this trial's. The algorithm suggests (in the start-up phase, and
             # for a claim's last draws: a random point that nobody has taken).
             known = {t.number for t in trials} - {t.number for t in alive}
-            claim = Claim(study, trial, space, known, self._visible, self._warnings.warn)
+            claim = Claim(
+                study, trial, space, known, self._visible, self._warnings.warn, X[repeatable]
+            )
             avoid: np.ndarray | None = claim.taken  # (k, d), none yet
             while avoid is not None:
                 data = obs if claim.algorithm_draws else None  # None: a random point

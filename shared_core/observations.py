@@ -113,6 +113,16 @@ class Observations:
         return cast(np.ndarray, self.X[~self.repeatable])
 
     @property
+    def X_avoid(self) -> np.ndarray:
+        """``(k, d)``: the points a suggestion keeps off, :attr:`X_seen` and the pending points but
+        those at a repeatable point (a running trial there is one of its many configurations)."""
+        assert self.repeatable is not None  # __post_init__ fills it
+        repeatable = {row.tobytes() for row in np.round(self.X[self.repeatable], 9) + 0.0}
+        pending = self.X_pending.reshape(-1, self.X.shape[1])  # (p, d)
+        kept = [row.tobytes() not in repeatable for row in np.round(pending, 9) + 0.0]
+        return np.vstack([pending[np.array(kept, dtype=bool)], self.X_seen])
+
+    @property
     def Y(self) -> np.ndarray:
         """``(n, m)`` objective values (minimised), also for one objective (``m = 1``)."""
         return self.y if self.y.ndim == 2 else self.y[:, None]

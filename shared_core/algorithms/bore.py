@@ -203,7 +203,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         rng: np.random.Generator,
     ) -> np.ndarray:
         X, pending = obs.X, obs.X_pending
-        known = np.vstack([obs.X_seen, pending])  # points not to suggest again
+        known = obs.X_avoid  # points not to suggest again
         z, key = context
         synchronous = self.batch_size is not None and self.batch_size > 1
         if synchronous:

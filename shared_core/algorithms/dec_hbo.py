@@ -235,7 +235,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         beta = self.beta_scale * paper_beta(log_domain, len(factors), t, self.delta)
         acq = AdditiveUCB(terms, math.sqrt(beta))
         x_grid = self._max_sum_point(acq, term_params, grids, space, rng)
-        avoid = np.vstack([obs.X_pending, obs.X_seen])
+        avoid = obs.X_avoid
         x_polished = maximize_acquisition(
             acq,
             space,

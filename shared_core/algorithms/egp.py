@@ -190,7 +190,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             order = obs.best_first()
         X_best = obs.X[order[:N_LOCAL_CENTRES]]
         # never repeat a running or an evaluated point if avoidable
-        avoid = np.vstack([obs.X_pending, obs.X_seen])
+        avoid = obs.X_avoid
         return maximize_acquisition(
             acq,
             space,

@@ -166,7 +166,7 @@ class STOBNTSAlgorithm(OneAtATimeAlgorithm):
             X_best=incumbents,
             n_raw=self.n_raw,
             n_starts=self.n_starts,
-            avoid=np.vstack([obs.X_pending.reshape(-1, X.shape[1]), obs.X_seen]),
+            avoid=obs.X_avoid,
         )
 
     def network(self, n_inputs: int) -> NTKNetwork:

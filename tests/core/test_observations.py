@@ -148,3 +148,12 @@ def test_repeatable_points_are_left_out_of_the_points_not_to_repeat():
     assert Observations(X=X, y=np.zeros(3)).X_seen.shape == (3, 2)  # by default none repeatable
     with pytest.raises(ValueError, match="repeatable has 2 flags"):
         Observations(X=X, y=np.zeros(3), repeatable=np.array([True, False]))
+
+
+def test_a_pending_point_at_a_repeatable_point_is_not_avoided():
+    X = np.array([[0.0, 1.0], [1.0, 0.0]])
+    pending = np.array([[1.0, 0.0], [0.5, 0.5]])
+    obs = Observations(X=X, y=np.zeros(2), X_pending=pending, repeatable=np.array([False, True]))
+    np.testing.assert_array_equal(obs.X_avoid, [[0.5, 0.5], [0.0, 1.0]])
+    plain = Observations(X=X, y=np.zeros(2), X_pending=pending)
+    assert len(plain.X_avoid) == 4  # without flags: every pending and evaluated point

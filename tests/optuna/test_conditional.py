@@ -307,3 +307,15 @@ def test_parameters_a_wrapper_fixes_do_not_make_evaluated_points_repeatable():
     study.optimize(objective, n_trials=20)
     points = [(t.params["x"], t.params["z"]) for t in study.trials]
     assert len(set(points)) == len(points)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_running_trials_of_a_rare_branch_leave_it_open_to_the_next_asks(seed):
+    # Three trials asked before any is told: the ones after the first may join it in branch a,
+    # the best, since each draws branch a's unmodelled parameters afresh (no claim conflict).
+    study = _rare_best_branch_study(EGPTSSampler(seed=seed, acquisition="ts"))
+    branches = []
+    for _ in range(3):
+        trial = study.ask()
+        branches.append(trial.suggest_categorical("model", ["a", "b"]))
+    assert branches.count("a") >= 2

@@ -260,8 +260,10 @@ class CoreSampler(BaseSampler):
             complete, X = self._encodings.encode(study, space, complete)  # X: (n, d)
             # trials whose encoded point stands for many configurations (a rare branch): a new
             # trial may take it again; judged on what the sampler models, not on ``search_space``
-            # (a wrapper such as PartialFixedSampler leaves its fixed parameters out of it)
-            modelled = self._search_space.calculate(study, complete)
+            # (a wrapper such as PartialFixedSampler leaves its fixed parameters out of it), on
+            # every completed trial as infer_relative_search_space (its cached tally)
+            every = [t for t in trials if t.state == TrialState.COMPLETE]
+            modelled = self._search_space.calculate(study, every)
             repeatable = np.array([partly_encoded(t, modelled) for t in complete], dtype=bool)
             in_startup = len(complete) < max(self._n_startup_trials, 1)
             if in_startup:

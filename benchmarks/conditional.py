@@ -22,7 +22,7 @@ from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 # The peer cache's protocol version: bump it when what a run measures changes.
 PROTOCOL = 1
 BENCH = "conditional"
-SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,tpe-mg"
+SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,tpe-mg,random"
 
 
 def run_job(job: dict) -> dict:
@@ -92,7 +92,7 @@ PAGE = ProblemPage(
     describe=lambda name, p: (
         f"({len(names(p.space))} parameters, {p.n_trials} trials): {p.description}"
     ),
-    peers=("gp", "tpe", "tpe-mg"),
+    peers=("gp", "tpe", "tpe-mg", "random"),
     stems=("cond_seq", "cond_async4", "cond_ax"),
     final=lambda row: regret(row)[-1],
     measure="Best value after the last trial minus the problem's minimum (regret; for "

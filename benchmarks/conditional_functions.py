@@ -23,6 +23,9 @@ Problems:
   parameter; known minimum 0. The branch holding the minimum has the worst average value.
 - ``wide``: a synthetic function of 16 parameters (a choice of three branches of 4-5 parameters
   each, two shared ones); known minimum 0.
+- ``two-branch-a`` and ``two-branch-b``: a choice of two small branches (``a``: an integer and a
+  log-scaled float; ``b``: a float and a 3-way choice), the better branch's minimum 0 and the
+  other's 0.5; in ``two-branch-a`` branch ``a`` holds the minimum, in ``two-branch-b`` branch ``b``.
 """
 
 from __future__ import annotations
@@ -329,6 +332,39 @@ def wide(p: dict[str, Any]) -> float:
     return value + 0.05 + 0.8 * float(t @ t)
 
 
+# ----------------------------------------------------------------------------- two-branch
+TWO_BRANCH: Space = (
+    Choice(
+        "model",
+        {
+            "a": (Int("n", 1, 10), Float("lr", 1e-4, 1e-1, log=True)),
+            "b": (Float("u", 0.0, 1.0), Choice("kind", {"p": (), "q": (), "r": ()})),
+        },
+    ),
+)
+
+
+def two_branch(better: str) -> Callable[[dict[str, Any]], float]:
+    """The two-branch function whose branch ``better`` holds the minimum 0; the other branch's
+    minimum is 0.5. ``a``: a bowl in ``n`` (best 4) and ``log10(lr)`` (best -2.5); ``b``: a
+    parabola in ``u`` (best 0.3) plus 0.1 unless ``kind`` is ``q``."""
+
+    def evaluate(p: dict[str, Any]) -> float:
+        if p["model"] == "a":
+            value = 0.05 * (p["n"] - 4) ** 2 + 0.2 * (math.log10(p["lr"]) + 2.5) ** 2
+        else:
+            value = (p["u"] - 0.3) ** 2 + (0.0 if p["kind"] == "q" else 0.1)
+        return value + (0.0 if p["model"] == better else 0.5)
+
+    return evaluate
+
+
+_TWO_BRANCH_BEST = {
+    "a": {"model": "a", "n": 4, "lr": 10**-2.5},
+    "b": {"model": "b", "u": 0.3, "kind": "q"},
+}
+
+
 PROBLEMS: dict[str, Problem] = {
     "model-choice": Problem(
         space=MODEL_CHOICE,
@@ -364,4 +400,16 @@ PROBLEMS: dict[str, Problem] = {
         description="synthetic: a choice of 3 branches of 4-5 parameters each "
         "and 2 shared parameters",
     ),
+    **{
+        f"two-branch-{better}": Problem(
+            space=TWO_BRANCH,
+            evaluate=two_branch(better),
+            n_trials=40,
+            optimum=0.0,
+            best_point=_TWO_BRANCH_BEST[better],
+            description=f"synthetic: a choice of 2 branches of 2 parameters each; branch "
+            f"{better} holds the minimum 0, the other branch's minimum is 0.5",
+        )
+        for better in ("a", "b")
+    },
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.functions import hartmann6
+from benchmarks.functions import hartmann6, shekel4
 from benchmarks.problem_runs import ProblemBenchmark, RegretProblem, regret_run
 
 # The peer cache's protocol version: bump it when what a run measures changes.
@@ -26,22 +26,6 @@ PAPER_MEANS = {
     "dec-hbo-mf3": {"hartmann6": 0.7904, "shekel4": 1.4295, "michalewicz10": 1.2367},
     "dec-hbo-mf1": {"hartmann6": 1.7898, "shekel4": 3.8338, "michalewicz10": 2.9870},
 }
-
-
-# Shekel-4 with m = 10 terms (Appendix F; minimum -10.536443 near x = 4)
-_SHEKEL_BETA = 0.1 * np.array([1, 2, 2, 4, 4, 6, 3, 7, 5, 5])
-_SHEKEL_C = np.array(
-    [
-        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
-        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
-        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
-        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
-    ]
-)
-
-
-def shekel4(x: np.ndarray) -> float:
-    return float(-np.sum(1.0 / (np.sum((x[:, None] - _SHEKEL_C) ** 2, axis=0) + _SHEKEL_BETA)))
 
 
 def michalewicz(x: np.ndarray, m: int = 10) -> float:

@@ -71,6 +71,23 @@ def hartmann6(x):
     return float(-np.sum(_H6_ALPHA * np.exp(-np.sum(_H6_A * (x - _H6_P) ** 2, axis=1))))
 
 
+# Shekel-4 with m = 10 terms (Hoang, Hoang, Ouyang & Low, AAAI 2018, Appendix F): minimum
+# -10.536443 near x = 4; its next-best local minima lie 5.36 and 5.41 above it
+_SHEKEL_BETA = 0.1 * np.array([1, 2, 2, 4, 4, 6, 3, 7, 5, 5])
+_SHEKEL_C = np.array(
+    [
+        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
+        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
+        [4, 1, 8, 6, 3, 2, 5, 8, 6, 7],
+        [4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6],
+    ]
+)
+
+
+def shekel4(x: np.ndarray) -> float:
+    return float(-np.sum(1.0 / (np.sum((x[:, None] - _SHEKEL_C) ** 2, axis=0) + _SHEKEL_BETA)))
+
+
 def levy(x):
     w = 1 + (x - 1) / 4
     return float(
@@ -92,6 +109,7 @@ FUNCTIONS = {
     "branin": (np.array([[-5.0, 10.0], [0.0, 15.0]]), branin, 0.397887),
     "hartmann6": (np.array([[0.0, 1.0]] * 6), hartmann6, -3.32237),
     "levy6": (np.array([[-10.0, 10.0]] * 6), levy, 0.0),
+    "shekel4": (np.array([[0.0, 10.0]] * 4), shekel4, -10.536443),
     # BORE++ (Oliveira, Tiao, Ramos, NeurIPS 2022),
     # Fig. E.1 (dimensions 2-8; the usual [-5, 10] box)
     **{f"rosenbrock{d}": (np.array([[-5.0, 10.0]] * d), rosenbrock, 0.0) for d in (2, 4, 6, 8)},

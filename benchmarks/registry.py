@@ -111,6 +111,30 @@ PROBLEMS = {
         "ax": ({"samplers": AX, "seeds": 3, "wall_limit": 300}, AX_QUICK)
     })
 }  # fmt: skip
+# The basins page (benchmarks.basins_report) reads the rows above and these: Hartmann-6 and
+# Shekel-4 on 20 seeds into files of their own; the two-branch problems on 20 seeds into the
+# conditional files; the peers the other benchmarks leave out on ZDT and Gardner (cache only).
+# name: (module, command, results file, full options, quick options over TINY or None)
+BASIN_SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,tpe-mg,cmaes,random"
+BASIN_SUITE = {"seeds": 20, "functions": "hartmann6,shekel4", "samplers": BASIN_SAMPLERS}
+TWO_BRANCH = {"seeds": 20, "functions": "two-branch-a,two-branch-b"}
+BASIN_PEERS = {"seeds": 10, "samplers": "tpe-mg,random"}
+BASINS = {
+    "basins_suite_seq": ("run", "suite", "basins_suite_seq", {"mode": "seq", **BASIN_SUITE},
+                         {"functions": "shekel4", "samplers": "egp-auto,random"}),
+    "basins_suite_async4": ("run", "suite", "basins_suite_async4", {**ASYNC4, **BASIN_SUITE},
+                            {**ASYNC2, "functions": "shekel4", "samplers": "egp-auto"}),
+    **{
+        f"{prefix}_basins_{name}": (module, "", f"{prefix}_{name}",
+                                    {**setting, **extra}, None)
+        for prefix, module, extra in (
+            ("cond", "conditional", TWO_BRANCH),
+            ("mo", "multi_objective", {**BASIN_PEERS, "functions": "zdt1,zdt3"}),
+            ("constrained", "constrained", {**BASIN_PEERS, "functions": "gardner"}),
+        )
+        for name, setting in (("seq", {"mode": "seq"}), ("async4", ASYNC4))
+    },
+}  # fmt: skip
 # STO-BNTS's benchmark: three settings into one file; GPSampler's runs stopped at 900 s
 # (recorded). Quick: branin, one seed; 10 random trials, then 2 of the model's, sequential and
 # pending (2 and 3 workers: cells apart, as they share the file)
@@ -214,6 +238,18 @@ BENCHMARKS: list[Benchmark] = [
         runs(f"{prefix}_{name}", module, full, {**quick, "seeds": 1, "functions": function})
         for prefix, (module, function, settings) in PROBLEMS.items()
         for name, (full, quick) in settings.items()
+    ),
+    *(
+        runs(
+            name,
+            module,
+            full,
+            quick and {**TINY, **quick},
+            out=out,
+            command=command,
+            why="" if quick else "the quick runs of its problems' benchmark cover it",
+        )
+        for name, (module, command, out, full, quick) in BASINS.items()
     ),
     # DEC-HBO's synthetic table: GPSampler's runs stopped at 900 s (recorded). Quick: 10 random
     # trials, then 2 of MF2's

@@ -11,7 +11,7 @@ import argparse
 import pathlib
 from collections.abc import Callable, Iterable
 
-from benchmarks import dec_hbo_report, defaults_report
+from benchmarks import basins_report, dec_hbo_report, defaults_report
 from benchmarks.harness.provenance import ROOT
 from benchmarks.pages import (
     ax_page,
@@ -74,6 +74,15 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "branch; every sampler runs with its default settings "
         "(`python -m benchmarks.conditional`).",
         conditional_page,
+    ),
+    "basins": (
+        "Basins: the wrong branch or basin",
+        "Problems with a branch or a local basin to fall into, and how many runs never left it: "
+        "conditional spaces whose best branch is not the obvious one, Hartmann-6 and Shekel-4 "
+        "with their local minima, ZDT1 and ZDT3 (runs that never reach the Pareto front) and "
+        "constrained Gardner; sequential and with 4 trials pending "
+        "(`benchmarks/basins_report.py`).",
+        basins_report.page,
     ),
     "defaults": (
         "Defaults ablation",

@@ -63,6 +63,7 @@ PAGES = (
     "constrained",
     "multi_objective",
     "conditional",
+    "basins",
     "defaults",
     "dec_hbo",
     "sto_bnts",

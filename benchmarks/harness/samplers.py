@@ -30,6 +30,7 @@ LABELS = {
     "tpe-mg": "TPE (multivariate, group)",
     "cmaes": "CMA-ES",
     "nsga2": "NSGA-II",
+    "random": "RandomSampler",
     "hebo": "HEBO",
     "smac": "SMAC3",
 }

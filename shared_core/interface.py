@@ -88,7 +88,8 @@ class OneAtATimeAlgorithm:
     at a time, each seeing the earlier ones as pending.
 
     ``suggest`` refuses constraint values and several objectives that the subclass does not declare
-    it models (:func:`refuse_unmodelled`), cleans the observations, falls back to random points
+    it models (:func:`refuse_unmodelled`), cleans the observations and keeps of the repeatable rows
+    at one point the best (:meth:`Observations.best_of_repeats`), falls back to random points
     without data, then under a lock (the model is shared by threads) calls ``_prepare`` once and
     ``_suggest_one`` per suggestion, adding each new point to the pending points. Subclasses
     implement:
@@ -115,7 +116,7 @@ class OneAtATimeAlgorithm:
         self, space: SearchSpace, obs: Observations, n_suggestions: int, rng: np.random.Generator
     ) -> np.ndarray:
         refuse_unmodelled(self, obs)
-        obs = obs.cleaned()
+        obs = obs.cleaned().best_of_repeats()
         if len(obs.y) == 0 or space.dim == 0:
             return space.sample(rng, n_suggestions, low_discrepancy=False)
         with self._lock:

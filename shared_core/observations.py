@@ -19,7 +19,9 @@ Conventions:
     * ``repeatable``: ``(n,)`` flags of completed points that a new trial may take again: the
       trial set parameters the encoding leaves out (e.g. those of a branch of a conditional space
       too rare to be modelled yet), so a new trial at the same encoded point is another
-      configuration. Algorithms avoid the others, :attr:`Observations.X_seen`.
+      configuration. Algorithms avoid the others, :attr:`Observations.X_seen`, and fit their
+      models to the best of the repeatable rows at each point alone
+      (:meth:`Observations.best_of_repeats`).
     * ``source``, ``pending_source``: ``(n,)`` and ``(p,)`` integer labels of where each row came
       from (for distributed Thompson sampling: the agent that ran the trial); ``-1``
       (:data:`UNKNOWN_SOURCE`) where unknown.
@@ -177,6 +179,23 @@ class Observations:
             constraints=self.constraints[rows],
             repeatable=self.repeatable[rows],
         )
+
+    def best_of_repeats(self) -> Observations:
+        """Of the :attr:`repeatable` rows at one encoded point, the best (:meth:`best_first`)
+        alone; the other rows kept. Such a point stands for many configurations (e.g. a
+        conditional branch whose parameters are not modelled yet): a model fitted to every row
+        would value it at their average, this one at the best configuration found there."""
+        assert self.repeatable is not None  # __post_init__ fills it
+        if self.repeatable.sum() < 2:
+            return self
+        keep = ~self.repeatable
+        seen: set[bytes] = set()
+        for i in self.best_first():
+            if self.repeatable[i]:
+                key = (np.round(self.X[i], 9) + 0.0).tobytes()
+                keep[i] = key not in seen
+                seen.add(key)
+        return self if keep.all() else self.subset(keep)
 
     def cleaned(self) -> Observations:
         """Rows with a NaN objective value dropped; ``+inf`` clipped to the worst and ``-inf`` to

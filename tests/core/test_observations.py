@@ -157,3 +157,16 @@ def test_a_pending_point_at_a_repeatable_point_is_not_avoided():
     np.testing.assert_array_equal(obs.X_avoid, [[0.5, 0.5], [0.0, 1.0]])
     plain = Observations(X=X, y=np.zeros(2), X_pending=pending)
     assert len(plain.X_avoid) == 4  # without flags: every pending and evaluated point
+
+
+def test_repeatable_rows_at_one_point_keep_only_their_best():
+    # rows 0, 2 and 3 are one repeatable point (a branch not modelled yet): the model is to value
+    # it at its best configuration (row 2), not the average of all three; row 4 is another point
+    X = np.array([[1.0, 0.5], [0.0, 0.2], [1.0, 0.5], [1.0, 0.5], [0.0, 0.5]])
+    y = np.array([2.0, 1.0, 0.1, 3.0, 0.7])
+    repeatable = np.array([True, False, True, True, True])
+    kept = Observations(X=X, y=y, repeatable=repeatable).best_of_repeats()
+    np.testing.assert_array_equal(kept.y, [1.0, 0.1, 0.7])
+    np.testing.assert_array_equal(kept.repeatable, [False, True, True])
+    plain = Observations(X=X, y=y)  # without flags, equal rows are all kept
+    assert plain.best_of_repeats() is plain

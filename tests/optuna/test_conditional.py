@@ -295,6 +295,38 @@ def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
     assert "a" in {_branch_of_next_trial(study) for _ in range(3)}
 
 
+def _rare_branch_best_not_average_study(sampler):
+    # branch a: 4 trials (too few to be modelled), one the best of the study and three poor, so
+    # its average is worse than every trial of branch b and its best better than all of them
+    dists = {
+        "model": CategoricalDistribution(["a", "b"]),
+        "n": IntDistribution(1, 10),
+        "x": UNIT,
+        "c": CategoricalDistribution(["p", "q", "r"]),
+    }
+    study = optuna.create_study(sampler=sampler)
+    for n, value in [(1, 2.0), (4, 0.0), (8, 2.0), (10, 2.0)]:
+        study.add_trial(_trial({"model": "a", "n": n}, dists, value=value))
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        x, c = float(rng.random()), str(rng.choice(["p", "q", "r"]))
+        study.add_trial(_trial({"model": "b", "x": x, "c": c}, dists, value=0.5 + x))
+    return study
+
+
+# BORE++ is left out: its UCB prefers branch b's unexplored points to a's one point, known best
+BEST_NOT_AVERAGE_SAMPLERS = {**RARE_BRANCH_SAMPLERS, "egp-auto": lambda s: EGPTSSampler(seed=s)}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", BEST_NOT_AVERAGE_SAMPLERS)
+def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(name, seed):
+    # Branch a's 4 trials are one point to the model (Observations.repeatable); fitted to all four
+    # it would value a at their average (1.5, worse than branch b) and never return to it.
+    study = _rare_branch_best_not_average_study(BEST_NOT_AVERAGE_SAMPLERS[name](seed))
+    assert "a" in {_branch_of_next_trial(study) for _ in range(3)}
+
+
 def test_parameters_a_wrapper_fixes_do_not_make_evaluated_points_repeatable():
     # PartialFixedSampler leaves y out of the search space it passes on; y is modelled all the
     # same (and fixed), so a point of x and z already evaluated is a repeat and is avoided.

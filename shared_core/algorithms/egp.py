@@ -50,7 +50,7 @@ fits its constraint ensembles itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -72,7 +72,8 @@ from shared_core.models.constraint_models import (
 )
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.kernels import KernelSpec, parse_kernels
-from shared_core.optim.acquisition_optimizer import maximize_acquisition
+from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition
+from shared_core.optim.boundary_polish import polish_on_boundary
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_bool, check_int
 
@@ -90,6 +91,20 @@ def _auto_uses_ei(n_observed: int, dim: int) -> bool:
     Thompson draws over-explore), with running trials as kriging-believer fantasies; TS with
     fantasies once data is plentiful."""
     return n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
+
+
+def _warm_starts(obs: Observations, order: np.ndarray) -> np.ndarray:
+    """``(w, d)``: with constraints, the best feasible observed point, which L-BFGS-B refines
+    whatever its acquisition ranks. A constrained optimum usually lies on the boundary, and the
+    acquisition's peak there is a sliver between the best feasible point and the boundary, which
+    random candidates miss while wider peaks deep in the infeasible region (high EI, tiny
+    probability of feasibility) outrank them (docs/design-decisions.md#constrained-warm-start).
+    Empty without constraint values (names alone take the unconstrained path) or feasible
+    points."""
+    valued = obs.constraints is not None and bool(np.any(np.isfinite(obs.constraints)))
+    if not valued or not len(order) or not obs.feasible[order[0]]:
+        return np.zeros((0, obs.X.shape[1]))
+    return cast(np.ndarray, obs.X[order[:1]])
 
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
@@ -191,7 +206,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         X_best = obs.X[order[:N_LOCAL_CENTRES]]
         # never repeat a running or an evaluated point if avoidable
         avoid = obs.X_avoid
-        return maximize_acquisition(
+        x = maximize_acquisition(
             acq,
             space,
             rng,
@@ -200,7 +215,14 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             n_starts=self.n_starts,
             avoid=avoid,
             smooth=smooth,
+            X_starts=_warm_starts(obs, order) if obs.n_objectives == 1 else None,
         )
+        # one objective: the draw f~ is a function with gradients (with several, the rule ranks
+        # a hypervolume improvement, which has none)
+        if obs.n_objectives == 1 and isinstance(acq, ConstrainedThompsonSampling):
+            polished = polish_on_boundary(acq, space, x)
+            x = x if matches_any(polished[None], avoid)[0] else polished
+        return x
 
     def _acquisition(
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
@@ -224,6 +246,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             sample,
             [c.post.sample_path(rng) for c in constraints],
             [c.threshold for c in constraints],
+            [c.post for c in constraints],
         )
         return rule, rule.merit()
 

@@ -26,7 +26,9 @@ member ``m_j ~ Cat(w_j)``, believed at the pending points).
   them on the rule's continuous exact-penalty merit ``-f~ - rho sum_j max(c~_j - t_j + margin,
   0)`` with a smoothed hinge (the rule itself jumps at the sampled boundary; constants and their
   reasons in ``acquisition/constrained.py``), and the rule picks the suggestion among the refined
-  and the raw candidates, so it is never worse by the rule than the best raw one.
+  and the raw candidates, so it is never worse by the rule than the best raw one; SLSQP then
+  polishes it onto the sampled boundary, as far as the constraints' posterior means call feasible
+  (``optim/boundary_polish.py``).
 * EI is the constrained EI of Gardner et al., "Bayesian optimization with inequality
   constraints" (ICML 2014), in log space: ``log EI(best feasible) + sum_j log P(c_j <= t_j)``;
   while no observed point (nor believed pending point) is feasible, ``sum_j log P(c_j <= t_j)``
@@ -50,7 +52,7 @@ fits its constraint ensembles itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -91,20 +93,6 @@ def _auto_uses_ei(n_observed: int, dim: int) -> bool:
     Thompson draws over-explore), with running trials as kriging-believer fantasies; TS with
     fantasies once data is plentiful."""
     return n_observed < AUTO_EI_OBSERVATIONS_PER_DIM * dim
-
-
-def _warm_starts(obs: Observations, order: np.ndarray) -> np.ndarray:
-    """``(w, d)``: with constraints, the best feasible observed point, which L-BFGS-B refines
-    whatever its acquisition ranks. A constrained optimum usually lies on the boundary, and the
-    acquisition's peak there is a sliver between the best feasible point and the boundary, which
-    random candidates miss while wider peaks deep in the infeasible region (high EI, tiny
-    probability of feasibility) outrank them (docs/design-decisions.md#constrained-warm-start).
-    Empty without constraint values (names alone take the unconstrained path) or feasible
-    points."""
-    valued = obs.constraints is not None and bool(np.any(np.isfinite(obs.constraints)))
-    if not valued or not len(order) or not obs.feasible[order[0]]:
-        return np.zeros((0, obs.X.shape[1]))
-    return cast(np.ndarray, obs.X[order[:1]])
 
 
 class EGPAlgorithm(OneAtATimeAlgorithm):
@@ -215,7 +203,6 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             n_starts=self.n_starts,
             avoid=avoid,
             smooth=smooth,
-            X_starts=_warm_starts(obs, order) if obs.n_objectives == 1 else None,
         )
         # one objective: the draw f~ is a function with gradients (with several, the rule ranks
         # a hypervolume improvement, which has none)

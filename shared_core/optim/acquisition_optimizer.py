@@ -6,8 +6,7 @@ The acquisition is any :class:`~shared_core.acquisition.base.Acquisition`
 Method (shared by every algorithm):
 1. Raw candidates: scrambled Halton points plus Gaussian perturbations of the best observed points.
 2. The ``n_starts`` best raw candidates start a batched L-BFGS-B over the continuous columns (floats
-   and ints; categorical one-hot columns held fixed), with analytic gradients; the caller's
-   ``X_starts`` (warm starts) start a second one.
+   and ints; categorical one-hot columns held fixed), with analytic gradients.
 3. Categorical parameters are optimised by coordinate ascent: every choice of each categorical
    parameter is tried at the current point (so one-hot columns never take fractional values), then
    L-BFGS-B runs once more on the continuous columns.
@@ -148,18 +147,13 @@ def maximize_acquisition(
     maxiter: int = 100,
     avoid: np.ndarray | None = None,
     smooth: Acquisition | None = None,
-    X_starts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Return the ``(d,)`` valid encoded point with the largest acquisition value found.
 
     ``avoid`` ``(k, d)``: valid encoded points not to return (e.g. pending points, so that one batch
     never holds the same point twice); they are only returned if every candidate found is one of
     them. ``smooth``: the function L-BFGS-B follows from the best raw candidates (default: ``acq``);
-    ``acq`` alone ranks and picks. ``X_starts`` ``(w, d)``: valid points L-BFGS-B starts from
-    besides the best raw candidates, however they rank (Optuna's GPSampler warm-starts from its
-    best feasible trial the same way): a narrow peak next to a known point, such as constrained
-    EI's between the best feasible point and the constraint's boundary, is missed by every raw
-    candidate when wider, worse peaks outrank them.
+    ``acq`` alone ranks and picks.
     """
     smooth = acq if smooth is None else smooth
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
@@ -176,12 +170,6 @@ def maximize_acquisition(
             raw_vals = acq.value(raw)
     starts = raw[np.argsort(-raw_vals)[:n_starts]]
     X = pull_back(space, starts, _lbfgs_continuous(smooth, space, starts, maxiter))
-    if X_starts is not None and len(X_starts):
-        # a batch of its own: the rows of one batched L-BFGS-B share its line searches and
-        # iterations, and a warm start next to a sharp peak (gradients of 1e4 where the raw
-        # starts' are 1e2) stopped far short of it in a batch with them
-        warm = pull_back(space, X_starts, _lbfgs_continuous(smooth, space, X_starts, maxiter))
-        X = np.vstack([X, warm])
     if space.categorical_groups:
         X = _categorical_ascent(acq, space, X)
         X = pull_back(space, X, _lbfgs_continuous(smooth, space, X, maxiter))

@@ -83,7 +83,7 @@ class _SampledConstraints:
         """``c~_j(X) - t_j`` ``(b, k)``."""
         return np.stack([c.value(X) for c in self.constraints], axis=1) - self.thresholds
 
-    def _excess_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def excess_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``c~_j(X) - t_j`` ``(b, k)`` and input gradients ``(b, k, d)``."""
         values, grads = zip(*(c.value_and_grad(X) for c in self.constraints))
         return np.stack(values, axis=1) - self.thresholds, np.stack(grads, axis=1)
@@ -98,7 +98,25 @@ class ConstrainedThompsonSampling(_SampledConstraints, Acquisition):
 
     The value jumps at the boundary of the sampled feasible set; a gradient method follows
     :meth:`merit` instead, and the rule ranks its results.
+
+    ``posteriors`` (optional): the constraints' posteriors the draws come from, for
+    :func:`~shared_core.optim.boundary_polish.polish_on_boundary`, which moves a suggestion only
+    as far as their means call it feasible too.
     """
+
+    def __init__(
+        self,
+        objective: FunctionSample,
+        constraints: Sequence[FunctionSample],
+        thresholds: Sequence[float] | np.ndarray,
+        posteriors: Sequence[Posterior] = (),
+    ) -> None:
+        super().__init__(objective, constraints, thresholds)
+        self.posteriors = list(posteriors)
+        if self.posteriors and len(self.posteriors) != len(self.constraints):
+            raise ValueError(
+                f"{len(self.constraints)} constraint draws but {len(self.posteriors)} posteriors"
+            )
 
     def value(self, X: np.ndarray) -> np.ndarray:
         violation = np.sum(np.maximum(self._excess(X), 0.0), axis=1)  # (b,)
@@ -106,7 +124,7 @@ class ConstrainedThompsonSampling(_SampledConstraints, Acquisition):
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         f, df = self.objective.value_and_grad(X)  # (b,), (b, d)
-        excess, dexcess = self._excess_and_grad(X)  # (b, k), (b, k, d)
+        excess, dexcess = self.excess_and_grad(X)  # (b, k), (b, k, d)
         violation = np.sum(np.maximum(excess, 0.0), axis=1)
         dviolation = np.einsum("bk,bkd->bd", (excess > 0.0).astype(np.float64), dexcess)
         p, dp = _positive(-f)
@@ -131,7 +149,7 @@ class PenalizedThompsonSampling(_SampledConstraints, Acquisition):
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         f, df = self.objective.value_and_grad(X)
-        excess, dexcess = self._excess_and_grad(X)  # (b, k), (b, k, d)
+        excess, dexcess = self.excess_and_grad(X)  # (b, k), (b, k, d)
         hinge, dhinge = _hinge(excess + PENALTY_MARGIN)
         dpenalty = np.einsum("bk,bkd->bd", dhinge, dexcess)
         return -f - PENALTY_WEIGHT * np.sum(hinge, axis=1), -df - PENALTY_WEIGHT * dpenalty

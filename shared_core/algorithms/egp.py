@@ -26,7 +26,9 @@ member ``m_j ~ Cat(w_j)``, believed at the pending points).
   them on the rule's continuous exact-penalty merit ``-f~ - rho sum_j max(c~_j - t_j + margin,
   0)`` with a smoothed hinge (the rule itself jumps at the sampled boundary; constants and their
   reasons in ``acquisition/constrained.py``), and the rule picks the suggestion among the refined
-  and the raw candidates, so it is never worse by the rule than the best raw one.
+  and the raw candidates, so it is never worse by the rule than the best raw one; SLSQP then
+  polishes it onto the sampled boundary, as far as the constraints' posterior means call feasible
+  (``optim/boundary_polish.py``).
 * EI is the constrained EI of Gardner et al., "Bayesian optimization with inequality
   constraints" (ICML 2014), in log space: ``log EI(best feasible) + sum_j log P(c_j <= t_j)``;
   while no observed point (nor believed pending point) is feasible, ``sum_j log P(c_j <= t_j)``
@@ -72,7 +74,8 @@ from shared_core.models.constraint_models import (
 )
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.kernels import KernelSpec, parse_kernels
-from shared_core.optim.acquisition_optimizer import maximize_acquisition
+from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition
+from shared_core.optim.boundary_polish import polish_on_boundary
 from shared_core.search_space import SearchSpace
 from shared_core.validation import check_bool, check_int
 
@@ -191,7 +194,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         X_best = obs.X[order[:N_LOCAL_CENTRES]]
         # never repeat a running or an evaluated point if avoidable
         avoid = obs.X_avoid
-        return maximize_acquisition(
+        x = maximize_acquisition(
             acq,
             space,
             rng,
@@ -201,6 +204,12 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             avoid=avoid,
             smooth=smooth,
         )
+        # one objective: the draw f~ is a function with gradients (with several, the rule ranks
+        # a hypervolume improvement, which has none)
+        if obs.n_objectives == 1 and isinstance(acq, ConstrainedThompsonSampling):
+            polished = polish_on_boundary(acq, space, x)
+            x = x if matches_any(polished[None], avoid)[0] else polished
+        return x
 
     def _acquisition(
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
@@ -224,6 +233,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             sample,
             [c.post.sample_path(rng) for c in constraints],
             [c.threshold for c in constraints],
+            [c.post for c in constraints],
         )
         return rule, rule.merit()
 

@@ -188,9 +188,11 @@ def test_constrained_runs_stay_near_the_feasible_set_and_approach_the_optimum(ac
     # points get below 2.05 in 2 % of draws (median 2.63), unconstrained runs head for (2, 2)
     assert y[c[:, 0] <= 0].min() < 2.05
     if acquisition == "ts":
-        # the rule suggests where the sampled constraint holds: 65-95 % feasible over seeds 0-5
-        # (random points: 22 %)
-        assert np.mean(new <= 0) >= 0.5
+        # the rule suggests where the sampled constraint holds, polished onto its boundary (where
+        # the mean holds too): over seeds 0-5, 40-80 % feasible, 85-100 % within 0.02 of it, best
+        # value <= 2.003 (random points: 22 % feasible)
+        assert np.mean(new <= 0.02) >= 0.7 and np.mean(new <= 0) >= 0.25
+        assert y[c[:, 0] <= 0].min() < 2.01
     else:
         # constrained EI's maximiser at a boundary optimum sits a fraction of the constraint's
         # posterior sd outside (as GPSampler's, ~30 % feasible here): 15-45 % of suggestions were

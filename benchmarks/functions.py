@@ -71,8 +71,9 @@ def hartmann6(x):
     return float(-np.sum(_H6_ALPHA * np.exp(-np.sum(_H6_A * (x - _H6_P) ** 2, axis=1))))
 
 
-# Shekel-4 with m = 10 terms (Hoang, Hoang, Ouyang & Low, AAAI 2018, Appendix F): minimum
-# -10.536443 near x = 4; its next-best local minima lie 5.36 and 5.41 above it
+# Shekel-4 with m = 10 terms (Hoang, Hoang, Ouyang and Low, "Decentralized high-dimensional
+# Bayesian optimization with factor graphs", AAAI 2018, Appendix F): minimum -10.536443 near
+# x = 4; its next-best local minima lie 5.36 and 5.41 above it
 _SHEKEL_BETA = 0.1 * np.array([1, 2, 2, 4, 4, 6, 3, 7, 5, 5])
 _SHEKEL_C = np.array(
     [

@@ -90,6 +90,7 @@ SUITES = {
 }  # fmt: skip
 # The problem-list benchmarks (benchmarks.problem_runs): prefix: (module, quick function, the
 # settings {name: (full options, quick options)}), writing <prefix>_<name>.jsonl
+COND = "model-choice,nested,wide"
 PROBLEMS = {
     "constrained": ("constrained", "gramacy", {
         "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto,tpe"}),
@@ -105,10 +106,12 @@ PROBLEMS = {
     }),
     # Ax's default: 5 Sobol trials, then a BoTorch model per trial (5-7 CPU s per suggestion on
     # these spaces): three seeds, each run stopped at 300 s (recorded in the rows and the table)
+    # (the two-branch problems: the basins entries below, on 20 seeds)
     "cond": ("conditional", "nested", {
-        "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto,tpe-mg"}),
-        "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++"}),
-        "ax": ({"samplers": AX, "seeds": 3, "wall_limit": 300}, AX_QUICK)
+        "seq": ({**SEQ, "functions": COND}, {"mode": "seq", "trials": 12,
+                                             "samplers": "egp-auto,tpe-mg"}),
+        "async4": ({**ASYNC4, "functions": COND}, {**ASYNC2, "samplers": "bore++"}),
+        "ax": ({"samplers": AX, "seeds": 3, "wall_limit": 300, "functions": COND}, AX_QUICK)
     })
 }  # fmt: skip
 # The basins page (benchmarks.basins_report) reads the rows above and these: Hartmann-6 and

@@ -46,6 +46,8 @@ MODEL_BASED = (
     "defaults",
     "dec_hbo",
     "sto_bnts",
+    "basins_suite_seq",
+    "basins_suite_async4",
 )
 # One thread per pool, whatever the caller exported (the rows record it).
 THREADS = {
@@ -143,6 +145,9 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
     conditional = (docs / "conditional.md").read_text()
     for trials in (12, 13, 7):  # sequential, asynchronous, Ax
         assert f"| nested | {trials} |" in conditional
+    basins = (docs / "basins.md").read_text()
+    for trials in (12, 13):  # sequential, asynchronous
+        assert f"| `shekel4` ({trials}) |" in basins
     sto_bnts = (docs / "sto_bnts.md").read_text()
     for trials in (12, 13, 14):  # sequential, 2 and 3 trials pending
         assert f"| branin | {trials} |" in sto_bnts

@@ -69,7 +69,7 @@ def _lbfgs_continuous(
     base = space.impute_inactive(X0)
     # (s, c): a conditional space's inactive columns stay at their fixed encoding, and so do its
     # int parents (a move would change which columns are active)
-    moving = _active_columns(space, base)[:, cont] & ~np.isin(cont, space.parent_columns)
+    moving = active_columns(space, base)[:, cont] & ~np.isin(cont, space.parent_columns)
 
     def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
         X = base.copy()
@@ -92,7 +92,7 @@ def _lbfgs_continuous(
     return cast(np.ndarray, out)
 
 
-def _active_columns(space: SearchSpace, X: np.ndarray) -> np.ndarray:
+def active_columns(space: SearchSpace, X: np.ndarray) -> np.ndarray:
     """``(n, d)`` mask of the columns of active parameters at the points ``X`` ``(n, d)``."""
     mask = np.ones(X.shape, dtype=bool)
     if space.is_conditional:

@@ -26,13 +26,15 @@ the mean's guard the feasible share came back and the regret fell below that of 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 from scipy.optimize import minimize
 
 from shared_core.acquisition.constrained import ConstrainedThompsonSampling
-from shared_core.optim.acquisition_optimizer import _active_columns
+from shared_core.models.surrogate import Posterior
+from shared_core.optim.acquisition_optimizer import active_columns
 from shared_core.search_space import SearchSpace
 
 __all__ = ["polish_on_boundary"]
@@ -102,13 +104,23 @@ def polish_on_boundary(
     polished = space.round_to_valid(full(np.clip(res.x, 0.0, 1.0)))  # (1, d)
     if not np.all(np.isfinite(polished)) or not space.feasible(polished)[0]:
         return x
+    # SLSQP's last step may break its constraints (no convergence), and rounding integer columns
+    # may cross them: the mean guard is checked again at the point itself
+    if guards and not _means_feasible(guards, polished):
+        return x
     better = rule.value(polished)[0] > rule.value(x[None])[0]
     return cast(np.ndarray, polished[0]) if better else x
+
+
+def _means_feasible(guards: Sequence[tuple[Posterior, float]], X: np.ndarray) -> bool:
+    """Does every posterior mean ``mu_j`` of ``guards`` (``(posterior, t_j)`` pairs) hold at the
+    point ``X`` ``(1, d)``: ``mu_j <= t_j``?"""
+    return all(float(post.predict(X)[0][0]) <= t for post, t in guards)
 
 
 def _movable(space: SearchSpace, x: np.ndarray) -> np.ndarray:
     """``(d,)`` mask of the columns SLSQP may move at ``x`` ``(d,)``: active, and not an int
     parent of a conditional space (a move would change which columns are active)."""
-    mask: np.ndarray = _active_columns(space, x[None])[0]
+    mask: np.ndarray = active_columns(space, x[None])[0]
     mask[space.parent_columns] = False
     return mask

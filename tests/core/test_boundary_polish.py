@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from shared_core import FloatParam, SearchSpace
+from shared_core import FloatParam, IntParam, SearchSpace
 from shared_core.acquisition import ConstrainedThompsonSampling
 from shared_core.optim.boundary_polish import polish_on_boundary
 
@@ -70,3 +70,23 @@ def test_polish_stops_where_the_posterior_mean_stops_calling_points_feasible():
     # SLSQP's tolerance as above; the mean's bound is met from inside
     assert x.sum() == pytest.approx(0.5, abs=1e-6) and x.sum() <= 0.5
     assert rule.value(x[None])[0] > rule.value(start[None])[0]
+
+
+class _ShiftedSumPosterior(_SumPosterior):
+    """A posterior whose mean is ``a + b + 0.05`` (feasible: ``a + b <= 0.55`` at threshold 0.6)."""
+
+    def predict(self, X):
+        return X.sum(axis=1) + 0.05, np.full(len(X), 0.01)
+
+
+def test_a_polished_point_rounded_onto_the_integer_grid_still_meets_the_mean_guard():
+    # a is an integer (encoded at 0.1, 0.3, ..., 0.9): SLSQP stops on a + b = 0.55, and rounding a
+    # to its grid would cross the mean's bound unless the guard is checked again after it
+    space = SearchSpace({"a": IntParam(0, 4), "b": FloatParam(0.0, 1.0)})
+    rule = ConstrainedThompsonSampling(
+        _Sum(), [_Radius()], [0.6], posteriors=[_ShiftedSumPosterior()]
+    )
+    for start in ([0.1, 0.2], [0.3, 0.1], [0.1, 0.4]):
+        x = polish_on_boundary(rule, space, np.array(start))
+        assert x.sum() <= 0.55 + 1e-12
+        assert rule.value(x[None])[0] >= rule.value(np.array(start)[None])[0]

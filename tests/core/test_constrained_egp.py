@@ -193,6 +193,9 @@ def test_constrained_runs_stay_near_the_feasible_set_and_approach_the_optimum(ac
         # value <= 2.003 (random points: 22 % feasible)
         assert np.mean(new <= 0.02) >= 0.7 and np.mean(new <= 0) >= 0.25
         assert y[c[:, 0] <= 0].min() < 2.01
+        # on the boundary itself: median |c| about 1.5e-3 over seeds 0-2 with the polish, about
+        # 1e-2 without it
+        assert np.median(np.abs(new)) < 5e-3
     else:
         # constrained EI's maximiser at a boundary optimum sits a fraction of the constraint's
         # posterior sd outside (as GPSampler's, ~30 % feasible here): 15-45 % of suggestions were

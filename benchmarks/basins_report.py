@@ -49,7 +49,9 @@ def _sources() -> dict[str, Source]:
 
     return {
         "conditional": Source("conditional", ("cond_seq", "cond_async4"), conditional.PAGE.final),
-        "suite": Source("suite", ("suite_seq", "suite_async4"), lambda r: r["regret"][-1]),
+        "suite": Source(
+            "suite", ("basins_suite_seq", "basins_suite_async4"), lambda r: r["regret"][-1]
+        ),
         "multi_objective": Source(
             "multi_objective", ("mo_seq", "mo_async4"), multi_objective.PAGE.final
         ),

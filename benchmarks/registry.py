@@ -115,7 +115,7 @@ PROBLEMS = {
     })
 }  # fmt: skip
 # The basins page (benchmarks.basins_report) reads the rows above and these: Hartmann-6 and
-# Shekel-4 on 20 seeds into the suite's files; the two-branch problems on 20 seeds into the
+# Shekel-4 on 20 seeds into files of their own; the two-branch problems on 20 seeds into the
 # conditional files; the peers the other benchmarks leave out on ZDT and Gardner (cache only).
 # name: (module, command, results file, full options, quick options over TINY or None)
 BASIN_SAMPLERS = "egp-auto,bore++,dts-complete,gp,tpe,tpe-mg,cmaes,random"
@@ -123,9 +123,9 @@ BASIN_SUITE = {"seeds": 20, "functions": "hartmann6,shekel4", "samplers": BASIN_
 TWO_BRANCH = {"seeds": 20, "functions": "two-branch-a,two-branch-b"}
 BASIN_PEERS = {"seeds": 10, "samplers": "tpe-mg,random"}
 BASINS = {
-    "basins_suite_seq": ("run", "suite", "suite_seq", {"mode": "seq", **BASIN_SUITE},
+    "basins_suite_seq": ("run", "suite", "basins_suite_seq", {"mode": "seq", **BASIN_SUITE},
                          {"functions": "shekel4", "samplers": "egp-auto,random"}),
-    "basins_suite_async4": ("run", "suite", "suite_async4", {**ASYNC4, **BASIN_SUITE},
+    "basins_suite_async4": ("run", "suite", "basins_suite_async4", {**ASYNC4, **BASIN_SUITE},
                             {**ASYNC2, "functions": "shekel4", "samplers": "egp-auto"}),
     **{
         f"{prefix}_basins_{name}": (module, "", f"{prefix}_{name}",

@@ -46,6 +46,8 @@ MODEL_BASED = (
     "defaults",
     "dec_hbo",
     "sto_bnts",
+    "basins_suite_seq",
+    "basins_suite_async4",
 )
 # One thread per pool, whatever the caller exported (the rows record it).
 THREADS = {

@@ -145,9 +145,8 @@ def test_quick_mode_writes_rows_with_provenance_and_the_report(tmp_path):
     conditional = (docs / "conditional.md").read_text()
     for trials in (12, 13, 7):  # sequential, asynchronous, Ax
         assert f"| nested | {trials} |" in conditional
-    basins = (docs / "basins.md").read_text()
-    for trials in (12, 13):  # sequential, asynchronous
-        assert f"| `shekel4` ({trials}) |" in basins
+    # sequential (the quick asynchronous run has 2 workers; the page's table is of 4)
+    assert "| `shekel4` (12) |" in (docs / "basins.md").read_text()
     sto_bnts = (docs / "sto_bnts.md").read_text()
     for trials in (12, 13, 14):  # sequential, 2 and 3 trials pending
         assert f"| branin | {trials} |" in sto_bnts

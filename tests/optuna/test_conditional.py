@@ -247,9 +247,9 @@ def test_every_algorithm_runs_a_conditional_study_with_running_trials_constraint
     assert not np.isnan([t.values for t in complete]).any()
 
 
-def _rare_best_branch_study(sampler):
-    """One trial in branch ``a`` (its parameters too rare to be modelled), the best of the study,
-    and nine in branch ``b``, all worse."""
+def _two_branch_study(sampler, branch_a, n_b):
+    """Trials of branch ``a`` (``(n, value)`` pairs, too few for its parameters to be modelled)
+    and ``n_b`` of branch ``b``, valued ``0.5 + x``."""
     dists = {
         "model": CategoricalDistribution(["a", "b"]),
         "n": IntDistribution(1, 10),
@@ -257,12 +257,19 @@ def _rare_best_branch_study(sampler):
         "c": CategoricalDistribution(["p", "q", "r"]),
     }
     study = optuna.create_study(sampler=sampler)
-    study.add_trial(_trial({"model": "a", "n": 4}, dists, value=0.0))
+    for n, value in branch_a:
+        study.add_trial(_trial({"model": "a", "n": n}, dists, value=value))
     rng = np.random.default_rng(0)
-    for _ in range(9):
+    for _ in range(n_b):
         x, c = float(rng.random()), str(rng.choice(["p", "q", "r"]))
         study.add_trial(_trial({"model": "b", "x": x, "c": c}, dists, value=0.5 + x))
     return study
+
+
+def _rare_best_branch_study(sampler):
+    """One trial in branch ``a`` (its parameters too rare to be modelled), the best of the study,
+    and nine in branch ``b``, all worse."""
+    return _two_branch_study(sampler, [(4, 0.0)], 9)
 
 
 def _branch_of_next_trial(study):
@@ -298,20 +305,7 @@ def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
 def _rare_branch_best_not_average_study(sampler):
     # branch a: 4 trials (too few to be modelled), one the best of the study and three poor, so
     # its average is worse than every trial of branch b and its best better than all of them
-    dists = {
-        "model": CategoricalDistribution(["a", "b"]),
-        "n": IntDistribution(1, 10),
-        "x": UNIT,
-        "c": CategoricalDistribution(["p", "q", "r"]),
-    }
-    study = optuna.create_study(sampler=sampler)
-    for n, value in [(1, 2.0), (4, 0.0), (8, 2.0), (10, 2.0)]:
-        study.add_trial(_trial({"model": "a", "n": n}, dists, value=value))
-    rng = np.random.default_rng(0)
-    for _ in range(8):
-        x, c = float(rng.random()), str(rng.choice(["p", "q", "r"]))
-        study.add_trial(_trial({"model": "b", "x": x, "c": c}, dists, value=0.5 + x))
-    return study
+    return _two_branch_study(sampler, [(1, 2.0), (4, 0.0), (8, 2.0), (10, 2.0)], 8)
 
 
 # BORE++ is left out: its UCB prefers branch b's unexplored points to a's one point, known best

@@ -2,8 +2,7 @@
 distribution each is modelled on, and when each is active.
 
 * **Modelled parameters**: those suggested in every completed trial, and those suggested in at least
-  ``max(MIN_TRIALS, MIN_FRACTION * n)`` of the ``n`` completed trials. Rarer ones are sampled by the
-  independent sampler.
+  ``MIN_TRIALS`` completed trials. Rarer ones are sampled by the independent sampler.
 * **One distribution per name**: a name suggested with different ranges (in different branches) is
   modelled on the union of its ranges (the lowest ``low``, the highest ``high``; the ``step`` if
   every range has the same one). Optuna itself refuses a name with distributions of different kinds,
@@ -44,7 +43,6 @@ from shared_core.parameters import Condition
 
 __all__ = [
     "ModelledDistributions",
-    "MIN_FRACTION",
     "MIN_TRIALS",
     "TrialPresence",
     "conditions_of",
@@ -56,10 +54,10 @@ __all__ = [
     "projected_value",
 ]
 
-# A parameter is modelled once it was suggested in this many completed trials, or in this fraction
-# of them if that is more (or in every completed trial).
-MIN_TRIALS = 5
-MIN_FRACTION = 0.1
+# A parameter is modelled once it was suggested in this many completed trials (or in every one). No
+# share of the trials is asked for: a branch the model rarely picks would drop below it, fall out
+# of the model and never be valued by its own parameters again.
+MIN_TRIALS = 2
 
 
 class ModelledDistributions:
@@ -103,7 +101,7 @@ class _Tally:
 
     def modelled(self) -> dict[str, BaseDistribution]:
         n = self.n_trials
-        needed = min(n, max(MIN_TRIALS, math.ceil(MIN_FRACTION * n)))
+        needed = min(n, MIN_TRIALS)
         out: dict[str, BaseDistribution] = {}
         for name in sorted(self.counts):
             if self.counts[name] >= needed:

@@ -39,7 +39,7 @@ def independent_value(
             f"independent:{study.study_name}",
             f"The parameter '{param_name}' in trial#{trial.number} is sampled independently "
             f"by {type(sampler).__name__} instead of {warnings.owner}: it was suggested in too few "
-            "completed trials to be modelled (fewer than max(5, 10 %) of them), or the model did "
+            "completed trials to be modelled (fewer than 2), or the model did "
             "not expect it on this branch; later parameters sampled independently in this study "
             "are not reported",
             once="once per study",

@@ -75,8 +75,8 @@ _PROCESS_STATE = frozenset(
 class CoreSampler(BaseSampler):
     """Optuna sampler around any core algorithm (``suggest(space, obs, n, rng)``).
 
-    Relative sampling on the parameters suggested in every completed trial, or in at least
-    ``max(5, 10 %)`` of them; rarer ones go to ``independent_sampler``. In a conditional
+    Relative sampling on the parameters suggested in every completed trial, or in at least two
+    of them; rarer ones go to ``independent_sampler``. In a conditional
     (define-by-run) space a parameter that some trials lack is modelled with its activity (its
     parent inferred from the trials), a suggestion holds the parameters active at the model's
     point, and a name suggested with different ranges is modelled on their union

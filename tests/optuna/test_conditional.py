@@ -8,7 +8,7 @@ import numpy as np
 import optuna
 import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-from optuna.trial import TrialState, create_trial
+from optuna.trial import FrozenTrial, TrialState, create_trial
 
 from optuna_egp import (
     BORESampler,
@@ -106,16 +106,26 @@ def test_a_parameter_no_parent_explains_has_no_condition():
 
 def test_parameters_in_too_few_trials_are_not_modelled():
     dists = {"x": UNIT, "rare": UNIT, "often": UNIT}
-    trials = [
-        _trial({"x": 0.5, **({"rare": 0.5} if i < MIN_TRIALS - 1 else {}), "often": 0.1}, dists)
-        if i % 2
-        else _trial({"x": 0.5, **({"rare": 0.5} if i < MIN_TRIALS - 1 else {})}, dists)
-        for i in range(40)
-    ]
-    # x: every trial; often: 20 of 40 >= max(5, 4); rare: 2 < 5
-    assert list(modelled_distributions(trials)) == ["often", "x"]
-    # in every one of the first 3 trials: modelled at once; often in 1 of them
-    assert list(modelled_distributions(trials[:3])) == ["rare", "x"]
+
+    def trials(n: int, n_rare: int) -> list[FrozenTrial]:
+        # x: every trial; often: every other one; rare: the first n_rare
+        return [
+            _trial(
+                {
+                    "x": 0.5,
+                    **({"rare": 0.5} if i < n_rare else {}),
+                    **({"often": 0.1} if i % 2 else {}),
+                },
+                dists,
+            )
+            for i in range(n)
+        ]
+
+    assert list(modelled_distributions(trials(40, MIN_TRIALS - 1))) == ["often", "x"]
+    # no share of the trials is asked for: a branch the model rarely picks stays modelled
+    assert list(modelled_distributions(trials(400, MIN_TRIALS))) == ["often", "rare", "x"]
+    # in every completed trial: modelled at once
+    assert list(modelled_distributions(trials(1, 1))) == ["rare", "x"]
 
 
 def test_ranges_of_one_name_merge_and_values_move_into_the_range_asked_for():
@@ -303,7 +313,7 @@ def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
 
 
 def _rare_branch_best_not_average_study(sampler):
-    # branch a: 4 trials (too few to be modelled), one the best of the study and three poor, so
+    # branch a: 4 trials (too few to be modelled with MIN_TRIALS at 5), one the best of the study and three poor, so
     # its average is worse than every trial of branch b and its best better than all of them
     return _two_branch_study(sampler, [(1, 2.0), (4, 0.0), (8, 2.0), (10, 2.0)], 8)
 
@@ -314,9 +324,13 @@ BEST_NOT_AVERAGE_SAMPLERS = {**RARE_BRANCH_SAMPLERS, "egp-auto": lambda s: EGPTS
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("name", BEST_NOT_AVERAGE_SAMPLERS)
-def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(name, seed):
-    # Branch a's 4 trials are one point to the model (Observations.repeatable); fitted to all four
-    # it would value a at their average (1.5, worse than branch b) and never return to it.
+def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(
+    name, seed, monkeypatch
+):
+    # Branch a's 4 trials are one point to the model (Observations.repeatable) while its parameters
+    # are not modelled (here, below 5 trials); fitted to all four it would value a at their average
+    # (1.5, worse than branch b) and never return to it.
+    monkeypatch.setattr("optuna_egp._conditional.MIN_TRIALS", 5)
     study = _rare_branch_best_not_average_study(BEST_NOT_AVERAGE_SAMPLERS[name](seed))
     assert "a" in {_branch_of_next_trial(study) for _ in range(3)}
 

@@ -164,3 +164,18 @@ def test_head_fingerprints_are_cached_by_code(tmp_path, monkeypatch):
     monkeypatch.setattr(fingerprint, "code_key", lambda root=None: "other code")
     fingerprint.head_fingerprints([Config.of("a")])
     assert calls[-1] == Config.of("a") and len(calls) == 3  # other code: computed again
+
+
+def test_rows_of_benchmarks_without_conditional_spaces_leave_the_conditional_scenario_out(
+    monkeypatch,
+):
+    suite = Config.of_row({"bench": "suite", "sampler": "bore++"})
+    conditional = Config.of_row({"bench": "conditional", "sampler": "bore++"})
+    assert conditional == Config.of("bore++") and conditional.conditional
+    assert not suite.conditional and suite.key != conditional.key
+    assert Config.of_key(suite.key) == suite
+
+    scenarios = {"sequential": lambda c: [1], "conditional": lambda c: [2]}
+    monkeypatch.setitem(fingerprint.SCENARIOS, "optuna", scenarios)
+    assert fingerprint.suggestions(suite) == {"sequential": [1]}
+    assert fingerprint.suggestions(conditional) == {"sequential": [1], "conditional": [2]}

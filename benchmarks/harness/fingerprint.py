@@ -48,6 +48,11 @@ N_TRIALS = 13  # the samplers' 10 random start-up trials, then 3 model-based sug
 # their neighbours' trials (a disconnected agent its own) towards the 10 of the start-up.
 N_PENDING, N_PENDING_TRIALS, N_PENDING_AGENT_TRIALS = 4, 20, 52
 DECIMALS = 3
+# The benchmarks whose problems have conditional (define-by-run) spaces. The other benchmarks'
+# rows leave the conditional scenario out of their fingerprint, so that a change to how
+# conditional spaces are modelled leaves them current.
+CONDITIONAL_BENCHES = frozenset({"conditional"})
+_UNCONDITIONAL = "unconditional"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,11 +65,14 @@ class Config:
         options: constructor options beyond the name's, as sorted ``(key, value)`` pairs.
         penalty: ``shared_core.models.gp.LENGTHSCALE_PENALTY`` for the run (``None``: the
             shipped one).
+        conditional: whether the fingerprint covers the conditional-space scenario (only the
+            rows of benchmarks with conditional spaces, :data:`CONDITIONAL_BENCHES`, need it).
     """
 
     sampler: str
     options: tuple[tuple[str, Any], ...] = ()
     penalty: float | None = None
+    conditional: bool = True
 
     @classmethod
     def of(cls, sampler: str, options: Mapping[str, Any] | None = None, penalty=None) -> Config:
@@ -73,20 +81,31 @@ class Config:
     @classmethod
     def of_key(cls, key: str) -> Config:
         """The configuration whose :attr:`key` is ``key``."""
-        sampler, options, penalty = json.loads(key)
-        return cls.of(sampler, dict(options), penalty)
+        sampler, options, penalty, *scope = json.loads(key)
+        return dataclasses.replace(
+            cls.of(sampler, dict(options), penalty), conditional=scope != [_UNCONDITIONAL]
+        )
 
     @classmethod
     def of_row(cls, row: Mapping[str, Any]) -> Config | None:
         """The configuration of a result row: its ``config`` (``{"sampler", "options",
-        "penalty"}``), else its ``sampler`` name alone; ``None`` for a row of no sampler."""
+        "penalty"}``), else its ``sampler`` name alone, covering the conditional scenario unless
+        the row names a benchmark without conditional spaces; ``None`` for a row of no sampler."""
         if row.get("config"):
-            return cls.of(**row["config"])
-        return cls.of(row["sampler"]) if row.get("sampler") else None
+            config = cls.of(**row["config"])
+        elif row.get("sampler"):
+            config = cls.of(row["sampler"])
+        else:
+            return None
+        bench = row.get("bench")
+        return dataclasses.replace(
+            config, conditional=bench is None or bench in CONDITIONAL_BENCHES
+        )
 
     @property
     def key(self) -> str:
-        return json.dumps([self.sampler, [list(o) for o in self.options], self.penalty])
+        key = [self.sampler, [list(o) for o in self.options], self.penalty]
+        return json.dumps(key if self.conditional else [*key, _UNCONDITIONAL])
 
     @property
     def is_ax(self) -> bool:
@@ -273,6 +292,8 @@ def suggestions(config: Config) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with lengthscale_penalty(config.penalty):
         for name, run in SCENARIOS["ax" if config.is_ax else "optuna"].items():
+            if name == "conditional" and not config.conditional:
+                continue
             try:
                 out[name] = run(config)
             except Exception:

@@ -12,7 +12,7 @@ cross-validated accuracy (fixed folds) on scikit-learn's breast cancer data set 
 features, standardised), to be maximised. One model covers every branch: a trial's parameters of
 the branches it did not take are inactive, encoded at a fixed value, and ``classifier`` tells the
 model which branch a trial is in. A branch's parameters are modelled once they were suggested in
-enough completed trials (5, or 10 % of them); until then they are drawn at random, with one
+two completed trials; until then they are drawn at random, with one
 warning in the study. See docs/conditional.md.
 
 The study lives in a Journal file (an embedded storage: no server) in a temporary folder, removed

@@ -56,7 +56,8 @@ __all__ = [
 
 # A parameter is modelled once it was suggested in this many completed trials (or in every one). No
 # share of the trials is asked for: a branch the model rarely picks would drop below it, fall out
-# of the model and never be valued by its own parameters again.
+# of the model and never be valued by its own parameters again
+# (docs/design-decisions.md#branch-parameters-from-the-second-trial).
 MIN_TRIALS = 2
 
 

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from benchmarks import conditional as conditional_benchmark
 from benchmarks.harness import fingerprint
 from benchmarks.harness.fingerprint import Config
 from benchmarks.harness.tables import current_line, earlier_code
@@ -24,9 +25,11 @@ PRODUCT = ("shared_core", "optuna_egp", "ax_egp")
 CONFIGS = ("bore++", "egp-auto")
 
 
-def _fingerprints_of_copy(tmp_path: pathlib.Path, edit) -> dict[str, str]:
-    """The fingerprints of ``CONFIGS`` computed in a new process on a copy of the product
-    packages after ``edit(copy_root)``; the benchmarks come from the checkout."""
+def _fingerprints_of_copy(tmp_path: pathlib.Path, edit, configs=CONFIGS) -> dict[str, str]:
+    """The fingerprints of ``configs`` (sampler names or configurations; keyed as given) computed
+    in a new process on a copy of the product packages after ``edit(copy_root)``; the benchmarks
+    come from the checkout."""
+    keys = {str(c): (Config.of(c) if isinstance(c, str) else c).key for c in configs}
     copy = tmp_path / "tree"
     for package in PRODUCT:
         shutil.copytree(
@@ -39,7 +42,8 @@ def _fingerprints_of_copy(tmp_path: pathlib.Path, edit) -> dict[str, str]:
         "from benchmarks.harness.fingerprint import Config, fingerprint\n"
         "import shared_core\n"
         f"assert shared_core.__file__.startswith({str(copy)!r}), shared_core.__file__\n"
-        f"print(json.dumps({{n: fingerprint(Config.of(n)) for n in {list(CONFIGS)!r}}}))\n"
+        f"keys = {keys!r}\n"
+        "print(json.dumps({n: fingerprint(Config.of_key(k)) for n, k in keys.items()}))\n"
     )
     env = {**os.environ, "PYTHONPATH": f"{copy}{os.pathsep}{ROOT}", "PYTHONWARNINGS": "ignore"}
     done = subprocess.run(
@@ -73,6 +77,25 @@ def _rename_module_and_function(root: pathlib.Path) -> None:
 def _change_bore_gamma(root: pathlib.Path) -> None:
     """BORE's default fraction of good trials, 0.25, becomes 0.3 (the sampler's and the core's)."""
     _replace(root, r"gamma: float = 0\.25\b", "gamma: float = 0.3")
+
+
+def _change_min_trials(root: pathlib.Path) -> None:
+    """Conditional parameters modelled from their fifth completed trial instead of the second."""
+    _replace(root, r"MIN_TRIALS = 2\b", "MIN_TRIALS = 5")
+
+
+@pytest.mark.slow
+def test_a_change_to_conditional_modelling_stales_only_the_rows_of_conditional_benchmarks(
+    tmp_path,
+):
+    conditional = Config.of_row({"bench": "conditional", "sampler": "egp-auto"})
+    suite = Config.of_row({"bench": "suite", "sampler": "egp-auto"})
+    configs = [conditional, suite]
+    before = _fingerprints_of_copy(tmp_path / "same", lambda root: None, configs)
+    changed = _fingerprints_of_copy(tmp_path / "min-trials", _change_min_trials, configs)
+
+    assert changed[str(conditional)] != before[str(conditional)]
+    assert changed[str(suite)] == before[str(suite)]
 
 
 @pytest.mark.slow
@@ -174,6 +197,12 @@ def test_rows_of_benchmarks_without_conditional_spaces_leave_the_conditional_sce
     assert conditional == Config.of("bore++") and conditional.conditional
     assert not suite.conditional and suite.key != conditional.key
     assert Config.of_key(suite.key) == suite
+    kernels = {"sampler": "egp-auto", "options": {"kernels": ["rbf"]}}
+    assert not Config.of_row({"bench": "suite", "config": kernels}).conditional
+    # Ax methods have no conditional scenario: one configuration whatever the benchmark
+    assert Config.of_row({"bench": "suite", "sampler": "ax-egp-auto"}) == Config.of("ax-egp-auto")
+    # every benchmark with conditional spaces keeps the scenario
+    assert conditional_benchmark.BENCH in fingerprint.CONDITIONAL_BENCHES
 
     scenarios = {"sequential": lambda c: [1], "conditional": lambda c: [2]}
     monkeypatch.setitem(fingerprint.SCENARIOS, "optuna", scenarios)

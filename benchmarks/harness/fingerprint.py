@@ -90,7 +90,8 @@ class Config:
     def of_row(cls, row: Mapping[str, Any]) -> Config | None:
         """The configuration of a result row: its ``config`` (``{"sampler", "options",
         "penalty"}``), else its ``sampler`` name alone, covering the conditional scenario unless
-        the row names a benchmark without conditional spaces; ``None`` for a row of no sampler."""
+        the row names a benchmark without conditional spaces (Ax methods have no conditional
+        scenario: always covering it); ``None`` for a row of no sampler."""
         if row.get("config"):
             config = cls.of(**row["config"])
         elif row.get("sampler"):
@@ -98,9 +99,9 @@ class Config:
         else:
             return None
         bench = row.get("bench")
-        return dataclasses.replace(
-            config, conditional=bench is None or bench in CONDITIONAL_BENCHES
-        )
+        # Ax methods have no conditional scenario: one configuration, one cache entry
+        conditional = config.is_ax or bench is None or bench in CONDITIONAL_BENCHES
+        return dataclasses.replace(config, conditional=conditional)
 
     @property
     def key(self) -> str:

@@ -258,8 +258,8 @@ def test_every_algorithm_runs_a_conditional_study_with_running_trials_constraint
 
 
 def _two_branch_study(sampler, branch_a, n_b):
-    """Trials of branch ``a`` (``(n, value)`` pairs, too few for its parameters to be modelled)
-    and ``n_b`` of branch ``b``, valued ``0.5 + x``."""
+    """Trials of branch ``a`` (``(n, value)`` pairs, fewer than ``MIN_TRIALS`` for its parameters
+    not to be modelled) and ``n_b`` of branch ``b``, valued ``0.5 + x``."""
     dists = {
         "model": CategoricalDistribution(["a", "b"]),
         "n": IntDistribution(1, 10),
@@ -313,8 +313,9 @@ def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
 
 
 def _rare_branch_best_not_average_study(sampler):
-    # branch a: 4 trials (too few to be modelled with MIN_TRIALS at 5), one the best of the study and three poor, so
-    # its average is worse than every trial of branch b and its best better than all of them
+    # branch a: 4 trials (too few to be modelled with MIN_TRIALS at 5), one the best of the study
+    # and three poor, so its average is worse than every trial of branch b and its best better
+    # than all of them
     return _two_branch_study(sampler, [(1, 2.0), (4, 0.0), (8, 2.0), (10, 2.0)], 8)
 
 
@@ -324,9 +325,7 @@ BEST_NOT_AVERAGE_SAMPLERS = {**RARE_BRANCH_SAMPLERS, "egp-auto": lambda s: EGPTS
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("name", BEST_NOT_AVERAGE_SAMPLERS)
-def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(
-    name, seed, monkeypatch
-):
+def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(name, seed, monkeypatch):
     # Branch a's 4 trials are one point to the model (Observations.repeatable) while its parameters
     # are not modelled (here, below 5 trials); fitted to all four it would value a at their average
     # (1.5, worse than branch b) and never return to it.

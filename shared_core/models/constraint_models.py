@@ -30,7 +30,18 @@ from shared_core.interface import Observations
 from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.surrogate import Posterior
 
-__all__ = ["ConstraintBelief", "ConstraintModels", "OutcomeModels", "believed_feasible"]
+__all__ = [
+    "TWO_LEVEL_MIN_ROWS",
+    "ConstraintBelief",
+    "ConstraintModels",
+    "OutcomeModels",
+    "believed_feasible",
+    "two_level_labels",
+]
+
+# A constraint is two-level once at least this many rows hold exactly two values; a graded one
+# with so many rows almost never does.
+TWO_LEVEL_MIN_ROWS = 5
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,21 @@ def believed_feasible(constraints: list[ConstraintBelief], believed: np.ndarray)
     for c in constraints:
         out &= c.post.predict(believed)[0] <= c.threshold
     return out
+
+
+def two_level_labels(values: np.ndarray) -> np.ndarray | None:
+    """``(n,)`` labels of a two-level constraint's values ``(n,)``: ``-1`` where feasible
+    (``<= 0``), ``+1`` where violated; ``None`` for a graded constraint (not exactly two values,
+    one feasible and one violated, on at least :data:`TWO_LEVEL_MIN_ROWS` rows).
+
+    A step such as 0/1 puts every feasible row on the threshold itself, where a regression GP
+    believes them feasible with probability one half; on the labels the threshold lies between
+    the levels (the comparison of this label regression with a probit classifier:
+    ``benchmarks/feasibility_models.py``)."""
+    levels = np.unique(values)
+    if len(values) < TWO_LEVEL_MIN_ROWS or len(levels) != 2 or not levels[0] <= 0 < levels[1]:
+        return None
+    return np.where(values > 0, 1.0, -1.0)
 
 
 class OutcomeModels:
@@ -89,15 +115,18 @@ class ConstraintModels(OutcomeModels):
 
     def fit(self, obs: Observations, rng: np.random.Generator) -> None:
         """Bring the ensemble of every constraint with a value in ``obs`` (cleaned: finite or NaN
-        values) up to date with the rows that have a value for it; constraints without any value
-        are left out of :attr:`active`."""
+        values) up to date with the rows that have a value for it, a two-level constraint's on
+        its labels (:func:`two_level_labels`); constraints without any value are left out of
+        :attr:`active`."""
         assert obs.constraints is not None  # Observations fills it
         active = []
         for j, name in enumerate(obs.constraint_names):
             rows = ~np.isnan(obs.constraints[:, j])  # (n,)
             if not rows.any():
                 continue
-            self.fit_outcome(name, obs.X[rows], obs.constraints[rows, j], rng)
+            values = obs.constraints[rows, j]  # (n_j,)
+            labels = two_level_labels(values)
+            self.fit_outcome(name, obs.X[rows], values if labels is None else labels, rng)
             active.append(name)
         self.active = tuple(active)
 

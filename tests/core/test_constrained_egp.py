@@ -26,6 +26,7 @@ from shared_core.acquisition import (
     PenalizedThompsonSampling,
 )
 from shared_core.acquisition.constrained import PENALTY_MARGIN
+from shared_core.models.constraint_models import TWO_LEVEL_MIN_ROWS, two_level_labels
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
 
@@ -381,3 +382,27 @@ def test_pickled_algorithms_continue_with_constraints():
         assert x.shape == (2, 2) and np.all((0 <= x) & (x <= 1))
         models = restored.constraint_models if isinstance(restored, EGPAlgorithm) else None
         assert models is None or models.models["sum"].n == 10
+
+
+def test_two_level_constraint_values_become_labels_and_graded_ones_stay():
+    step = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(two_level_labels(step), [-1, 1, 1, -1, 1, -1])
+    np.testing.assert_array_equal(two_level_labels(2 * step - 1), [-1, 1, 1, -1, 1, -1])
+    assert two_level_labels(step[: TWO_LEVEL_MIN_ROWS - 1]) is None  # too few rows to tell
+    assert two_level_labels(step - 2.0) is None  # two levels, both feasible: graded
+    assert two_level_labels(np.linspace(-1.0, 1.0, 8)) is None
+
+
+def test_a_step_constraint_believes_its_feasible_points_feasible():
+    # c in {0, 1}: fitted on the values themselves, every feasible row sits on the threshold and
+    # is believed feasible with probability about one half; on the labels, above 0.9
+    rng = np.random.default_rng(0)
+    X = SQUARE.sample(rng, 14)
+    y, c = _disc_problem(X)
+    step = (c > 0).astype(float)
+    alg = EGPAlgorithm(**FAST)
+    alg.suggest(SQUARE, Observations(X, y, constraints=step, constraint_names=("a",)), 1, rng)
+    belief = alg.constraint_models.sampled_members(rng, np.zeros((0, 2)))[0]
+    mean, var = belief.post.predict(X[step[:, 0] == 0])
+    p_feasible = norm.cdf((belief.threshold - mean) / np.sqrt(var))
+    assert 0 < len(p_feasible) < len(X) and np.all(p_feasible > 0.9)

@@ -22,6 +22,10 @@ Conventions:
       configuration. Algorithms avoid the others, :attr:`Observations.X_seen`, and fit their
       models to the best of the repeatable rows at each point alone
       (:meth:`Observations.best_of_repeats`).
+    * ``X_failed``: ``(f, d)`` encoded points of trials that failed there (the objective raised or
+      returned no value; not a worker that died): no value, infeasible. Algorithms that model
+      constraints learn where points fail from them (:attr:`Observations.n_failed`); every
+      algorithm keeps off them (:attr:`Observations.X_avoid`).
     * ``source``, ``pending_source``: ``(n,)`` and ``(p,)`` integer labels of where each row came
       from (for distributed Thompson sampling: the agent that ran the trial); ``-1``
       (:data:`UNKNOWN_SOURCE`) where unknown.
@@ -71,6 +75,7 @@ class Observations:
     constraint_names: tuple[str, ...] = ()  # (k,)
     reference_point: np.ndarray | None = None  # (m,) minimised scale, NaN where not given
     repeatable: np.ndarray | None = None  # (n,) bool, default all False
+    X_failed: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (f, d)
 
     def __post_init__(self) -> None:
         y = _objective_values(self.y)
@@ -84,6 +89,11 @@ class Observations:
             X.shape[-1] if X.ndim == 2 else 0,
         )
         pending = pending if pending.size else np.zeros((0, d))
+        failed = np.asarray(self.X_failed, dtype=np.float64)
+        failed = failed[None] if failed.ndim == 1 and failed.size else failed  # one failed point
+        if failed.size and (failed.ndim != 2 or failed.shape[1] != d):
+            raise ValueError(f"X_failed must have shape (f, {d}), got {failed.shape}")
+        failed = failed if failed.size else np.zeros((0, d))
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} values")
         if X.ndim == 2 and X.shape[1] and pending.size and pending.shape[1] != X.shape[1]:
@@ -91,6 +101,7 @@ class Observations:
         object.__setattr__(self, "X", X.reshape(len(y), d))
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "X_pending", pending)
+        object.__setattr__(self, "X_failed", failed)
         object.__setattr__(self, "source", _labels(self.source, len(y), "source"))
         object.__setattr__(
             self, "pending_source", _labels(self.pending_source, len(pending), "pending_source")
@@ -116,13 +127,14 @@ class Observations:
 
     @property
     def X_avoid(self) -> np.ndarray:
-        """``(k, d)``: the points a suggestion keeps off, :attr:`X_seen` and the pending points but
-        those at a repeatable point (a running trial there is one of its many configurations)."""
+        """``(k, d)``: the points a suggestion keeps off, :attr:`X_seen`, the failed points and the
+        pending points but those at a repeatable point (a running trial there is one of its many
+        configurations)."""
         assert self.repeatable is not None  # __post_init__ fills it
         repeatable = {row.tobytes() for row in np.round(self.X[self.repeatable], 9) + 0.0}
         pending = self.X_pending.reshape(-1, self.X.shape[1])  # (p, d)
         kept = [row.tobytes() not in repeatable for row in np.round(pending, 9) + 0.0]
-        return np.vstack([pending[np.array(kept, dtype=bool)], self.X_seen])
+        return np.vstack([pending[np.array(kept, dtype=bool)], self.X_seen, self.X_failed])
 
     @property
     def Y(self) -> np.ndarray:
@@ -136,6 +148,17 @@ class Observations:
     @property
     def n_constraints(self) -> int:
         return len(self.constraint_names)
+
+    @property
+    def n_failed(self) -> int:
+        """The number of failed points (:attr:`X_failed`)."""
+        return len(self.X_failed)
+
+    @property
+    def models_feasibility(self) -> bool:
+        """Whether there is anything to learn feasibility from: constraint values or failed
+        points."""
+        return self.n_constraints > 0 or self.n_failed > 0
 
     @property
     def feasible(self) -> np.ndarray:

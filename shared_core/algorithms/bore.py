@@ -31,7 +31,8 @@ Constraints (our extension; neither paper treats them) and several objectives (M
 Chugh & Rahat, "MBORE: multi-objective Bayesian optimisation by density-ratio estimation", GECCO
 2022) change the labels only (:mod:`shared_core.algorithms.bore_labels`): a trial that violates a
 constraint is never good, while no trial is feasible the least violating are, and with several
-objectives the good class comes from the HypI scalarisation of non-dominated shells. The local
+objectives the good class comes from the HypI scalarisation of non-dominated shells. Failed points
+(``Observations.X_failed``) join the classifier's training points as bad ones. The local
 candidates of the acquisition optimiser start from the good points in
 :meth:`~shared_core.interface.Observations.best_first` order.
 """
@@ -175,6 +176,7 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         assert obs.constraints is not None  # Observations fills it
         key = (
             np.ascontiguousarray(np.hstack([obs.X, obs.Y, obs.constraints])).tobytes()
+            + np.ascontiguousarray(obs.X_failed).tobytes()
             + repr(obs.constraint_names).encode()
             + (b"" if obs.reference_point is None else obs.reference_point.tobytes())
             + layout
@@ -191,7 +193,10 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         rank = np.empty(len(obs.y))
         rank[np.lexsort((position, -z))] = np.arange(len(obs.y))
         rows = fit_subset(obs.X, rank, self.max_points, rng)
-        self.classifier.fit(obs.X[rows], z[rows], rng, n_observed=len(obs.y), layout=layout)
+        # failed points are never good: the classifier learns to keep off them
+        X_fit = np.vstack([obs.X[rows], obs.X_failed])  # (n' + f, d)
+        z_fit = np.concatenate([z[rows], np.zeros(obs.n_failed)])
+        self.classifier.fit(X_fit, z_fit, rng, n_observed=len(obs.y) + obs.n_failed, layout=layout)
         self._fitted_key, self._labels = key, z
         return z, key
 

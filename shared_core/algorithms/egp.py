@@ -14,7 +14,10 @@ Constraints (``Observations.constraints``, feasible where every value is ``<= 0`
 constraint ``j`` has its own ensemble (:class:`~shared_core.models.constraint_models.
 ConstraintModels`, the objective's options, fitted on the rows with a value for it), with
 threshold ``t_j = transform_j(0)`` on its GP scale; steps 1-3 are repeated per constraint (one
-member ``m_j ~ Cat(w_j)``, believed at the pending points).
+member ``m_j ~ Cat(w_j)``, believed at the pending points). A two-level constraint is fitted on
+labels -1/+1, and failed points (``Observations.X_failed``) add one more such constraint: ``+1``
+where a point failed, ``-1`` where one completed (a GP regression on the labels, chosen over a
+probit classifier by ``benchmarks/feasibility_models.py``).
 
 * TS follows the Thompson rule of SCBO (Eriksson & Poloczek, "Scalable constrained Bayesian
   optimization", AISTATS 2021): one joint draw ``f~`` of the objective and ``c~_j`` of each
@@ -180,7 +183,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         if obs.n_objectives > 1:
             for i in range(1, obs.n_objectives):
                 self.objective_models.fit_outcome(i, obs.X, obs.Y[:, i], rng)
-        if obs.n_constraints:
+        if obs.models_feasibility:
             self.constraint_models.fit(obs, rng)
 
     def _suggest_one(
@@ -241,8 +244,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         self, obs: Observations, believed: np.ndarray, rng: np.random.Generator
     ) -> list[ConstraintBelief]:
         """One member per constraint with values in ``obs``, believed at ``believed`` ``(p, d)``
-        (none, and no random numbers drawn, without constraint values)."""
-        if not obs.n_constraints:
+        and one for where points fail (none, and no random numbers drawn, without constraint values
+        or failed points)."""
+        if not obs.models_feasibility:
             return []
         return self.constraint_models.sampled_members(rng, believed)
 

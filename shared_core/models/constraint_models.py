@@ -31,6 +31,7 @@ from shared_core.models.ensemble import EnsembleGP, Member
 from shared_core.models.surrogate import Posterior
 
 __all__ = [
+    "FAILED",
     "TWO_LEVEL_MIN_ROWS",
     "ConstraintBelief",
     "ConstraintModels",
@@ -39,6 +40,8 @@ __all__ = [
     "two_level_labels",
 ]
 
+# The outcome key of the failure model (a name no Optuna constraint or Ax metric takes).
+FAILED = "(failed)"
 # A constraint is two-level once at least this many rows hold exactly two values; a graded one
 # with so many rows almost never does.
 TWO_LEVEL_MIN_ROWS = 5
@@ -117,7 +120,8 @@ class ConstraintModels(OutcomeModels):
         """Bring the ensemble of every constraint with a value in ``obs`` (cleaned: finite or NaN
         values) up to date with the rows that have a value for it, a two-level constraint's on
         its labels (:func:`two_level_labels`); constraints without any value are left out of
-        :attr:`active`."""
+        :attr:`active`. With failed points (``obs.X_failed``), the outcome :data:`FAILED` too:
+        ``+1`` at each failed point, ``-1`` at each completed one, feasible where ``<= 0``."""
         assert obs.constraints is not None  # Observations fills it
         active = []
         for j, name in enumerate(obs.constraint_names):
@@ -128,6 +132,11 @@ class ConstraintModels(OutcomeModels):
             labels = two_level_labels(values)
             self.fit_outcome(name, obs.X[rows], values if labels is None else labels, rng)
             active.append(name)
+        if obs.n_failed and len(obs.y):
+            X = np.vstack([obs.X, obs.X_failed])  # (n + f, d)
+            labels = np.concatenate([np.full(len(obs.y), -1.0), np.ones(obs.n_failed)])
+            self.fit_outcome(FAILED, X, labels, rng)
+            active.append(FAILED)
         self.active = tuple(active)
 
     def threshold(self, name: str) -> float:

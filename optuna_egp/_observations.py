@@ -25,11 +25,13 @@ def observations(
     pending_trials: list[FrozenTrial],
     constraints: CompletedTrialConstraints,
     repeatable: np.ndarray,
+    X_failed: np.ndarray | None = None,
 ) -> Observations:
     """The ``complete`` trials' encoded points ``X`` ``(n, d)`` with their values
     (:func:`minimised_values`), constraint values ``(n, k)`` and sources, and the pending points
     ``X_pending`` ``(p, d)`` of ``pending_trials`` with theirs; ``repeatable`` ``(n,)``: the
-    trials whose encoded point a new trial may take again (:func:`partly_encoded`)."""
+    trials whose encoded point a new trial may take again (:func:`partly_encoded`); ``X_failed``
+    ``(f, d)``: the points of trials that failed there (``optuna_egp._failures``)."""
     names, values = constraints.matrix(study, complete)
     return Observations(
         X=X,
@@ -40,6 +42,7 @@ def observations(
         constraints=values,
         constraint_names=names,
         repeatable=repeatable,
+        X_failed=np.zeros((0, X.shape[1])) if X_failed is None else X_failed,
     )
 
 

@@ -6,8 +6,8 @@ threads and processes can share one study. Each other role has a module: modelle
 (``_conditional``), observations (``_observations``), pending points (``_pending``), presumed-dead
 trials (``_timeouts``), claims (``_claims``), heartbeats (``_heartbeats``), model records
 (``_records``), agents (``_agents``), constraint values (``_constraints``), refusals
-(``_refusals``), independent sampling (``_independent``), warnings (``_warnings``), and every
-private Optuna access (``_storage``).
+(``_refusals``), failed trials (``_failures``), independent sampling (``_independent``), warnings
+(``_warnings``), and every private Optuna access (``_storage``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from optuna_egp._constraints import (
     check_constraints_func,
     write_constraints_func_values,
 )
+from optuna_egp._failures import FAILURE_KEY, failed_points, mark_failed
 from optuna_egp._heartbeats import HEARTBEAT_GIVEN_KEY, heartbeat_orphaned_trials
 from optuna_egp._independent import independent_value
 from optuna_egp._observations import observations, partly_encoded
@@ -53,7 +54,7 @@ __all__ = ["CoreSampler"]
 
 # The system attributes a retried trial inherits from
 # the dead trial it repeats, cleared before it runs.
-_TRIAL_RECORDS = (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_KEY)
+_TRIAL_RECORDS = (MODEL_KEY, WEIGHTS_KEY, VIEW_KEY, CLAIM_KEY, HEARTBEAT_GIVEN_KEY, FAILURE_KEY)
 # What belongs to one process and is not pickled (_init_process_state makes it).
 _PROCESS_STATE = frozenset(
     {
@@ -75,13 +76,13 @@ _PROCESS_STATE = frozenset(
 class CoreSampler(BaseSampler):
     """Optuna sampler around any core algorithm (``suggest(space, obs, n, rng)``).
 
-    Relative sampling on the parameters suggested in every completed trial, or in at least two
-    of them; rarer ones go to ``independent_sampler``. In a conditional
-    (define-by-run) space a parameter that some trials lack is modelled with its activity (its
-    parent inferred from the trials), a suggestion holds the parameters active at the model's
-    point, and a name suggested with different ranges is modelled on their union
-    (``optuna_egp._conditional``). Completed trials are observations, running trials are pending
-    points; failed and pruned trials are ignored.
+    Relative sampling on the parameters suggested in every completed trial, or in at least two of
+    them; rarer ones go to ``independent_sampler``. In a conditional (define-by-run) space a
+    parameter that some trials lack is modelled with its activity (its parent inferred from the
+    trials), a suggestion holds the parameters active at the model's point, and a name suggested
+    with different ranges is modelled on their union (``optuna_egp._conditional``). Completed
+    trials are observations, running trials pending points, trials that failed at their point
+    infeasible points (``model_failures``); pruned trials are ignored.
 
     Several objectives (``optuna.create_study(directions=[...])``): an algorithm that models them
     (``multi_objective = True``, :class:`~shared_core.interface.MultiObjective`) gets
@@ -138,6 +139,9 @@ class CoreSampler(BaseSampler):
             Deprecated on Optuna 5 as theirs is (a ``FutureWarning``): ``trial.set_constraint`` in
             the objective does the same. ``ValueError`` if it is not callable or the algorithm does
             not model constraints.
+        model_failures: learn where trials fail (default True): a trial whose objective raised or
+            returned NaN is an infeasible point, kept off (not a trial whose worker died:
+            ``optuna_egp._failures``). False: failed trials are ignored, as Optuna's samplers do.
     """
 
     # The registry methods a named sampler (a subclass) serves; CoreSampler serves any algorithm.
@@ -155,6 +159,7 @@ class CoreSampler(BaseSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         if not isinstance(algorithm, Algorithm):
             raise ValueError(
@@ -178,6 +183,7 @@ class CoreSampler(BaseSampler):
         self._max_threads = check_max_threads(max_threads)
         self._running_trial_timeout = check_timeout(running_trial_timeout)
         self._share_model = check_bool("share_model", share_model)
+        self._model_failures = check_bool("model_failures", model_failures)
         # pickled with the sampler: the warnings given, the model records written
         self._warnings = OnceWarnings(type(self).__name__)
         self._records = ModelRecords()
@@ -243,9 +249,11 @@ class CoreSampler(BaseSampler):
             if not capped:
                 message = threads_not_capped(type(self).__name__, self._max_threads)
                 self._warnings.warn("threads", message, named=False)
-            trials = study.get_trials(
-                deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)
-            )
+            states = (TrialState.COMPLETE, TrialState.RUNNING, TrialState.FAIL)
+            trials = study.get_trials(deepcopy=False, states=states)
+            # the failed trials the algorithm learns from (none with model_failures=False)
+            failed = [t for t in trials if t.state == TrialState.FAIL and self._model_failures]
+            trials = [t for t in trials if t.state != TrialState.FAIL]
             heartbeat_orphaned_trials(
                 study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn
             )
@@ -278,6 +286,7 @@ class CoreSampler(BaseSampler):
             )
             obs = None  # in the start-up phase: random points
             if not in_startup:
+                X_failed = failed_points(study, failed, space, self._encodings, self._visible)
                 obs = observations(
                     study,
                     self._algorithm,
@@ -287,6 +296,7 @@ class CoreSampler(BaseSampler):
                     pending_trials,
                     self._constraints,
                     repeatable,
+                    X_failed,
                 )
                 if self._share_model:
                     self._records.offer_recorded(self._algorithm, study, space)
@@ -366,6 +376,7 @@ class CoreSampler(BaseSampler):
         self._relative_values.pop((study.study_name, trial.number), None)
         if self._constraints_func is not None:
             write_constraints_func_values(self._constraints_func, study, trial, state)
+        mark_failed(study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
 
 

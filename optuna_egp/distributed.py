@@ -87,8 +87,9 @@ class DistributedTSSampler(CoreSampler):
             constraint values, as in Optuna's samplers (deprecated on Optuna 5, as theirs, in
             favour of ``trial.set_constraint``; see :class:`~optuna_egp.CoreSampler`).
 
-    ``warn_independent_sampling``, ``max_threads`` and ``running_trial_timeout`` are
-    :class:`~optuna_egp.CoreSampler`'s.
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and
+    ``model_failures`` are :class:`~optuna_egp.CoreSampler`'s (each agent learns from the failed
+    trials of its neighbourhood).
     """
 
     METHODS = ("dts",)
@@ -113,6 +114,7 @@ class DistributedTSSampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         agent = arguments["agent_id"] = _agent_from(agent_id)

@@ -95,9 +95,9 @@ class EGPTSSampler(CoreSampler):
             favour of ``trial.set_constraint``; see :class:`CoreSampler`).
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
-    are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble, kernel weights per
-    trial; see :func:`optuna_egp.plot_model`).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``model_failures``, are :class:`CoreSampler`'s (``share_model`` records the fitted ensemble,
+    kernel weights per trial; see :func:`optuna_egp.plot_model`).
     """
 
     METHODS = ("egp-ts", "egp-ei", "egp-auto")
@@ -121,6 +121,7 @@ class EGPTSSampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
@@ -191,8 +192,9 @@ class BORESampler(CoreSampler):
             favour of ``trial.set_constraint``; see :class:`CoreSampler`).
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
-    are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no model state to share).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``model_failures``, are :class:`CoreSampler`'s (``share_model`` has no effect: BORE has no model
+    state to share).
     """
 
     METHODS = ("bore++", "bore")
@@ -220,6 +222,7 @@ class BORESampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -271,8 +274,9 @@ class DECHBOSampler(CoreSampler):
         constraints_func: not supported (a ``ValueError``): DEC-HBO does not model constraints.
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
-    are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``model_failures``, are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is
+    shared).
     """
 
     METHODS = ("dec-hbo",)
@@ -300,6 +304,7 @@ class DECHBOSampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         build_named_sampler(self, "dec-hbo", arguments)
@@ -345,8 +350,9 @@ class STOBNTSSampler(CoreSampler):
         constraints_func: not supported (a ``ValueError``): STO-BNTS does not model constraints.
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
-    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout`` and ``share_model``,
-    are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is shared).
+    ``warn_independent_sampling``, ``max_threads``, ``running_trial_timeout``, ``share_model`` and
+    ``model_failures``, are :class:`CoreSampler`'s (``share_model`` has no effect: no model state is
+    shared).
     """
 
     METHODS = ("sto-bnts", "sto-bnts-linear")
@@ -374,6 +380,7 @@ class STOBNTSSampler(CoreSampler):
         running_trial_timeout: float | str | None = "auto",
         share_model: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        model_failures: bool = True,
     ) -> None:
         if variant not in STO_BNTS_VARIANTS:
             raise ValueError(f"variant must be one of {STO_BNTS_VARIANTS}, got {variant!r}")

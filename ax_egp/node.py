@@ -24,7 +24,7 @@ from shared_core.interface import (
 )
 from shared_core.registry import make_algorithm
 from shared_core.threads import check_max_threads, limited_threads
-from shared_core.validation import check_int
+from shared_core.validation import check_bool, check_int
 
 __all__ = ["AlgorithmNode"]
 
@@ -39,17 +39,20 @@ class _Evaluated(NamedTuple):
     constraint_names: tuple[str, ...]  # (k,)
     keys: frozenset[str]  # _key of each params
     reference_point: np.ndarray | None  # (m,) minimised scale, NaN where not given
+    failed: list[TParameterization] = []  # the arms of failed trials (model_failures)
 
 
 class AlgorithmNode(ExternalGenerationNode):
     """Ax node that asks a registered core algorithm (``shared_core.registry``) for candidates.
 
-    Completed and early-stopped trials are the observations; failed and abandoned trials are
-    ignored; the pending parameterizations Ax passes (running trials, the arms already generated
-    in the same ``get_next_trials`` call, and completed arms still without data for some metric)
-    are the algorithm's pending points, except the arms that are observations. Every candidate is
-    checked against the search space (bounds, types, choices, constraints, and in a hierarchical
-    space the parameters active under its values, which are all it holds).
+    Completed and early-stopped trials are the observations; the arms of failed trials
+    (``client.mark_trial_failed``) are failed points (``Observations.X_failed``: infeasible to
+    algorithms that model constraints, kept off by all) unless ``model_failures`` is False;
+    abandoned trials are ignored; the pending parameterizations Ax passes (running trials, the arms
+    already generated in the same ``get_next_trials`` call, and completed arms still without data
+    for some metric) are the algorithm's pending points, except the arms that are observations.
+    Every candidate is checked against the search space (bounds, types, choices, constraints, and in
+    a hierarchical space the parameters active under its values, which are all it holds).
 
     The objective is one metric or a fixed weighted sum of metrics (Ax's scalarized objective),
     turned into a minimisation; several objectives (``"a, -b"``), for algorithms that model
@@ -72,6 +75,7 @@ class AlgorithmNode(ExternalGenerationNode):
         name: node name (default: ``method``).
         max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``:
             no limit); the previous limits are restored afterwards (``shared_core.threads``).
+        model_failures: learn where trials fail from the failed trials (default True).
     """
 
     def __init__(
@@ -81,6 +85,7 @@ class AlgorithmNode(ExternalGenerationNode):
         options: dict[str, Any] | None = None,
         name: str | None = None,
         max_threads: int | None = 1,
+        model_failures: bool = True,
     ) -> None:
         options = {key: _plain(value) for key, value in (options or {}).items()}
         try:
@@ -93,6 +98,7 @@ class AlgorithmNode(ExternalGenerationNode):
         if name is not None and not (isinstance(name, str) and name):
             raise ValueError(f"name must be a non-empty string or None, got {name!r}")
         self.max_threads = check_max_threads(max_threads)
+        self.model_failures = check_bool("model_failures", model_failures)
         self.algorithm = make_algorithm(method, **options)  # ValueError for unknown methods
         check_capabilities(self.algorithm)
         super().__init__(
@@ -120,6 +126,7 @@ class AlgorithmNode(ExternalGenerationNode):
             "options": self.options,
             "name": self.name,
             "max_threads": self.max_threads,
+            "model_failures": self.model_failures,
         }
 
     def check_experiment(self, experiment: Experiment) -> Outcomes:
@@ -145,6 +152,12 @@ class AlgorithmNode(ExternalGenerationNode):
             self._rng = np.random.default_rng((self.seed, len(experiment.trials)))
         self._experiment = experiment
         params = [experiment.arms_by_name[arm].parameters for arm in arm_names]
+        failed = (
+            experiment.trial_indices_by_status[TrialStatus.FAILED] if self.model_failures else ()
+        )
+        failed_params = [
+            arm.parameters for i in sorted(failed) for arm in experiment.trials[i].arms
+        ]
         self._observed = _Evaluated(
             params=params,
             y=y,
@@ -155,6 +168,7 @@ class AlgorithmNode(ExternalGenerationNode):
             reference_point=(
                 None if found.reference_point is None else np.array(found.reference_point)
             ),
+            failed=failed_params,
         )
         self._prepared = None
 
@@ -255,6 +269,7 @@ class AlgorithmNode(ExternalGenerationNode):
                 constraints=evaluated.constraints[kept],
                 constraint_names=evaluated.constraint_names,
                 reference_point=evaluated.reference_point,
+                X_failed=space.encode_kept(evaluated.failed)[0],
             )
             self._prepared = (dict(self._fixed), space, obs)
         return self._prepared[1], self._prepared[2]

@@ -70,6 +70,7 @@ def generation_strategy(
     initialization_trials: int = 5,
     seed: int | None = None,
     max_threads: int | None = 1,
+    model_failures: bool = True,
     **options: Any,
 ) -> GenerationStrategy:
     """Sobol for ``initialization_trials`` trials, then the registered algorithm ``method``.
@@ -94,6 +95,9 @@ def generation_strategy(
         seed: seed of the Sobol sequence and of the algorithm's candidates.
         max_threads: BLAS/OpenMP/PyTorch threads while a candidate is computed (default 1; ``None``:
             no limit), restored afterwards.
+        model_failures: the arms of failed trials (``client.mark_trial_failed``) are failed
+            points: infeasible to algorithms that model constraints, kept off by all (default
+            True; abandoned trials never count).
         options: options of the algorithm, e.g. ``n_features=256`` or
             ``kernels=["rbf", "matern52"]`` (JSON values, saved with the strategy).
 
@@ -108,7 +112,9 @@ def generation_strategy(
         raise ValueError(f"unknown method {method!r}; valid methods: {algorithm_names()}")
     initialization_trials = check_int("initialization_trials", initialization_trials, minimum=0)
     # validates seed and options
-    node = AlgorithmNode(method, seed=seed, options=options, max_threads=max_threads)
+    node = AlgorithmNode(
+        method, seed=seed, options=options, max_threads=max_threads, model_failures=model_failures
+    )
     seed = node.seed  # a plain int: Ax's Sobol rejects numpy integers
     if initialization_trials == 0:
         return GenerationStrategy(name=method, nodes=[node])

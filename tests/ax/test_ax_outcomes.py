@@ -315,3 +315,33 @@ def test_egp_ts_with_two_objectives_thresholds_a_constraint_batches_and_json(tmp
     # probability 0.03 (at least 4 of 7 below 0.2).
     assert np.median(model_based) <= 0.2, (model_based, sobol)
     assert client.get_pareto_frontier(use_model_predictions=False)
+
+
+@pytest.mark.parametrize("model_failures", [True, False])
+def test_failed_trials_are_failed_points_and_abandoned_ones_are_not(model_failures):
+    client = Client(random_seed=0)
+    client.configure_experiment(
+        parameters=[RangeParameterConfig(name="x", bounds=(0.0, 1.0), parameter_type="float")]
+    )
+    client.configure_optimization(objective="-loss")
+    strategy = generation_strategy(
+        "recorder", initialization_trials=4, seed=0, model_failures=model_failures
+    )
+    client.set_generation_strategy(strategy)
+    failed_x = []
+    for index, params in client.get_next_trials(max_trials=4).items():
+        if index == 1:
+            client.mark_trial_failed(index)
+            failed_x.append(params["x"])
+        elif index == 2:
+            client._experiment.trials[index].mark_abandoned()  # the Client has no public call
+        else:
+            client.complete_trial(index, raw_data={"loss": params["x"]})
+    while not _recorded(client):  # Sobol trials until 4 count (failed and abandoned do not)
+        for index, params in client.get_next_trials(max_trials=1).items():
+            client.complete_trial(index, raw_data={"loss": params["x"]})
+    obs = _recorded(client)[-1]
+    assert len(obs.y) == 4
+    np.testing.assert_allclose(obs.X_failed[:, 0], failed_x if model_failures else [])
+    # saved and loaded with the strategy
+    assert strategy.nodes_by_name["recorder"].json_kwargs()["model_failures"] is model_failures

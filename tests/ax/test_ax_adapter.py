@@ -155,7 +155,12 @@ def test_json_round_trip_continues_the_strategy(tmp_path):
     path = str(tmp_path / "client.json")
     client = _client(
         generation_strategy(
-            "egp-ts", initialization_trials=4, seed=3, max_threads=2, n_features=128
+            "egp-ts",
+            initialization_trials=4,
+            seed=3,
+            max_threads=2,
+            model_failures=False,
+            n_features=128,
         )
     )
     _run(client, [4, 2])
@@ -170,6 +175,7 @@ def test_json_round_trip_continues_the_strategy(tmp_path):
         "options": {"n_features": 128},
         "name": "egp-ts",
         "max_threads": 2,
+        "model_failures": False,
     }
     # The model is rebuilt from the experiment, so two loads of one file continue identically. (The
     # original client may differ slightly: it updated its GPs incrementally, the loaded ones refit.)

@@ -159,6 +159,26 @@ def conditional_page(ctx: Context) -> list[str]:
     return problem_page(ctx, conditional.PAGE)
 
 
+def failures_page(ctx: Context) -> list[str]:
+    """The failures benchmark's settings, then the comparison of feasibility models."""
+    from benchmarks import failures
+
+    models = script_section(ctx, "feasibility_models", "feasibility_models.jsonl")
+    heading = ["## Feasibility models", "", *failures_models_intro(), ""] if models else []
+    return problem_page(ctx, failures.PAGE) + heading + models
+
+
+def failures_models_intro() -> list[str]:
+    return [
+        "How well a GP regression on the labels (+1 failed, -1 completed; the samplers' "
+        "failure model) and a GP probit classifier (Laplace approximation) predict where "
+        "uniform points fail, from 20 and 60 labelled points (`python -m "
+        "benchmarks.feasibility_models`): log loss, Brier score, error rate, the mean "
+        "probability of failure at the quarter of feasible test points farthest from any "
+        "failing one (`p_far`), milliseconds per fit."
+    ]
+
+
 def sto_bnts_page(ctx: Context) -> list[str]:
     """The page of ``benchmarks.sto_bnts`` (``sto_bnts_report``)."""
     from benchmarks import sto_bnts_report

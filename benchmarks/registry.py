@@ -104,6 +104,11 @@ PROBLEMS = {
         "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++"}),
         "ax": ({"samplers": AX, "functions": "branin-currin", "seeds": 3, "trials": 25}, AX_QUICK)
     }),
+    "failures": ("failures", "hpo-crash", {
+        "seq": (SEQ, {"mode": "seq", "trials": 12, "samplers": "egp-auto,tpe"}),
+        "async4": (ASYNC4, {**ASYNC2, "samplers": "bore++"}),
+        "ax": ({"samplers": AX, "functions": "hpo-crash,gramacy-step", "seeds": 3}, AX_QUICK)
+    }),
     # Ax's default: 5 Sobol trials, then a BoTorch model per trial (5-7 CPU s per suggestion on
     # these spaces): three seeds, each run stopped at 300 s (recorded in the rows and the table)
     # (the two-branch problems: the basins entries below, on 20 seeds)
@@ -180,6 +185,13 @@ BENCHMARKS: list[Benchmark] = [
         cache=False,
     ),
     *(runs(f"speed_{c}", "speed", "", q, command=c) for c, q in SPEED.items()),
+    runs(
+        "feasibility_models",
+        "feasibility_models",
+        "--seeds 10",
+        "--seeds 1 --sizes 20 --problems halfplane2",
+        cache=False,
+    ),
     runs(
         "threads",
         "threads",

@@ -18,6 +18,7 @@ from benchmarks.pages import (
     conditional_page,
     constrained_page,
     distributed_page,
+    failures_page,
     multi_objective_page,
     robustness_page,
     speed_page,
@@ -59,6 +60,14 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "all are <= 0. Every sampler runs with its default settings "
         "(`python -m benchmarks.constrained`).",
         constrained_page,
+    ),
+    "failures": (
+        "Failed trials",
+        "Problems where trials fail: crash regions (the objective cannot be evaluated; the "
+        "trial fails) and pass/fail constraints reported as 0 or 1; the best value of the "
+        "trials that succeeded, and how many failed after the start-up. Every sampler runs "
+        "with its default settings (`python -m benchmarks.failures`).",
+        failures_page,
     ),
     "multi_objective": (
         "Several objectives",

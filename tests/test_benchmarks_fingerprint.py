@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from benchmarks import conditional as conditional_benchmark
+from benchmarks import failures as failures_benchmark
 from benchmarks.harness import fingerprint
 from benchmarks.harness.fingerprint import Config
 from benchmarks.harness.tables import current_line, earlier_code
@@ -201,10 +202,21 @@ def test_rows_of_benchmarks_without_conditional_spaces_leave_the_conditional_sce
     assert not Config.of_row({"bench": "suite", "config": kernels}).conditional
     # Ax methods have no conditional scenario: one configuration whatever the benchmark
     assert Config.of_row({"bench": "suite", "sampler": "ax-egp-auto"}) == Config.of("ax-egp-auto")
-    # every benchmark with conditional spaces keeps the scenario
+    # every benchmark with conditional spaces keeps the scenario, and the failures benchmark its own
     assert conditional_benchmark.BENCH in fingerprint.CONDITIONAL_BENCHES
+    assert failures_benchmark.BENCH in fingerprint.FAILING_BENCHES
 
-    scenarios = {"sequential": lambda c: [1], "conditional": lambda c: [2]}
+    # the failures benchmark's rows add the scenario whose trials fail
+    failing = Config.of_row({"bench": "failures", "sampler": "bore++"})
+    assert failing.failing and not failing.conditional and not suite.failing
+    assert Config.of_key(failing.key) == failing and failing.key != suite.key
+
+    scenarios = {
+        "sequential": lambda c: [1],
+        "conditional": lambda c: [2],
+        "failing": lambda c: [3],
+    }
     monkeypatch.setitem(fingerprint.SCENARIOS, "optuna", scenarios)
     assert fingerprint.suggestions(suite) == {"sequential": [1]}
     assert fingerprint.suggestions(conditional) == {"sequential": [1], "conditional": [2]}
+    assert fingerprint.suggestions(failing) == {"sequential": [1], "failing": [3]}

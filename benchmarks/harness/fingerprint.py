@@ -53,6 +53,10 @@ DECIMALS = 3
 # conditional spaces are modelled leaves them current.
 CONDITIONAL_BENCHES = frozenset({"conditional"})
 _UNCONDITIONAL = "unconditional"
+# The benchmarks whose trials fail: only their rows' fingerprints cover the failing scenario (a
+# change to how failed trials are used stales them alone).
+FAILING_BENCHES = frozenset({"failures"})
+_FAILING = "failing"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,12 +71,15 @@ class Config:
             shipped one).
         conditional: whether the fingerprint covers the conditional-space scenario (only the
             rows of benchmarks with conditional spaces, :data:`CONDITIONAL_BENCHES`, need it).
+        failing: whether it covers the scenario whose trials fail (the rows of
+            :data:`FAILING_BENCHES`).
     """
 
     sampler: str
     options: tuple[tuple[str, Any], ...] = ()
     penalty: float | None = None
     conditional: bool = True
+    failing: bool = False
 
     @classmethod
     def of(cls, sampler: str, options: Mapping[str, Any] | None = None, penalty=None) -> Config:
@@ -83,7 +90,9 @@ class Config:
         """The configuration whose :attr:`key` is ``key``."""
         sampler, options, penalty, *scope = json.loads(key)
         return dataclasses.replace(
-            cls.of(sampler, dict(options), penalty), conditional=scope != [_UNCONDITIONAL]
+            cls.of(sampler, dict(options), penalty),
+            conditional=_UNCONDITIONAL not in scope,
+            failing=_FAILING in scope,
         )
 
     @classmethod
@@ -101,12 +110,16 @@ class Config:
         bench = row.get("bench")
         # Ax methods have no conditional scenario: one configuration, one cache entry
         conditional = config.is_ax or bench is None or bench in CONDITIONAL_BENCHES
-        return dataclasses.replace(config, conditional=conditional)
+        failing = not config.is_ax and bench in FAILING_BENCHES
+        return dataclasses.replace(config, conditional=conditional, failing=failing)
 
     @property
     def key(self) -> str:
         key = [self.sampler, [list(o) for o in self.options], self.penalty]
-        return json.dumps(key if self.conditional else [*key, _UNCONDITIONAL])
+        scope = ([] if self.conditional else [_UNCONDITIONAL]) + (
+            [_FAILING] if self.failing else []
+        )
+        return json.dumps([*key, *scope])
 
     @property
     def is_ax(self) -> bool:
@@ -150,6 +163,12 @@ def _conditional(trial) -> float:
     x = trial.suggest_float("x", 0.0, 1.0)
     extra = trial.suggest_float(f"extra_{kind}", 0.0, 1.0)
     return (x - 0.3) ** 2 + (extra - 0.6) ** 2 + (0.1 if kind == "a" else 0.0)
+
+
+def _failing(trial) -> float:
+    x = trial.suggest_float("x", 0.0, 1.0)
+    y = trial.suggest_float("y", 0.0, 1.0)
+    return math.nan if x > 0.6 else (x - 0.5) ** 2 + (y - 0.3) ** 2  # NaN: Optuna fails it
 
 
 def _constrained(trial) -> float:
@@ -253,6 +272,8 @@ SCENARIOS: dict[str, dict[str, Callable[[Config], list]]] = {
         "constrained": _optuna_scenario(_constrained),
         "objectives": _optuna_scenario(_two_objectives, directions=["minimize", "minimize"]),
         "conditional": _optuna_scenario(_conditional),
+        # 40 % of the box fails, and failed trials do not end the start-up: 24 trials
+        "failing": _optuna_scenario(_failing, n_trials=24),
     },
     "ax": {
         "sequential": _ax_scenario(batch=1),
@@ -293,7 +314,9 @@ def suggestions(config: Config) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with lengthscale_penalty(config.penalty):
         for name, run in SCENARIOS["ax" if config.is_ax else "optuna"].items():
-            if name == "conditional" and not config.conditional:
+            if (name == "conditional" and not config.conditional) or (
+                name == "failing" and not config.failing
+            ):
                 continue
             try:
                 out[name] = run(config)

@@ -99,46 +99,41 @@ class CoreSampler(BaseSampler):
     used. A trial is feasible when every value it has is ``<= 0`` (a trial with none is feasible),
     the rule of ``study.best_trial`` (and of ``study.best_trials``).
 
-    What the algorithm does not declare it models (:mod:`shared_core.capabilities`) is refused
-    with one ``ValueError`` naming the sampler and the samplers to use instead, as soon as the
-    sampler can know (``_refusals``): ``constraints_func`` here, several objectives at the first
-    trial, and constraint values (``trial.set_constraint``) at the trial after the first completed
-    one that carries them, start-up trials included; that trial is failed before its objective runs.
+    What the algorithm does not declare it models (:mod:`shared_core.capabilities`) is refused with
+    one ``ValueError`` naming the samplers to use instead, as soon as the sampler can know
+    (``_refusals``): ``constraints_func`` here, several objectives at the first trial, constraint
+    values at the trial after the first completed one that carries them (start-up trials included;
+    that trial is failed before its objective runs).
 
     Args:
         algorithm: the core algorithm.
-        seed: seed of the sampler's ``numpy.random.Generator`` and of the default independent
-            sampler.
+        seed: seed of the sampler's ``numpy.random.Generator`` and the default independent sampler.
         n_startup_trials: completed trials before the algorithm is used. Their points are drawn at
             random (uniformly, like ``RandomSampler``, but away from other trials' points) or, if
             ``independent_sampler`` is given, by it.
-        independent_sampler: sampler for parameters outside the relative search space (default
-            :class:`~optuna.samplers.RandomSampler` with ``seed``); if given, it also does the
-            start-up.
+        independent_sampler: sampler for parameters outside the relative search space and, if
+            given, for the start-up (default :class:`~optuna.samplers.RandomSampler` with ``seed``).
         warn_independent_sampling: log a warning (once per study) when a parameter is sampled
             independently after the start-up phase.
         max_threads: BLAS/OpenMP/PyTorch threads while the sampler computes (default 1: with several
-            worker processes per machine, more threads only compete for the same cores); the
-            previous limits are restored afterwards. ``None`` leaves the thread pools alone. While a
-            suggestion is computed the limit holds for the whole process, including other ``n_jobs``
-            threads.
+            worker processes per machine, more threads only compete for the same cores), restored
+            afterwards; ``None`` leaves the thread pools alone. The limit holds for the whole
+            process while a suggestion is computed, other ``n_jobs`` threads included.
         running_trial_timeout: when a running trial stops counting as pending. ``"auto"`` (default):
             once 5 trials have completed, a trial running longer than 10 times the 90th percentile
             of their durations, and at least 30 s, is presumed dead (its worker was killed); a
             number: that many seconds; ``None``: running trials always count. Ages use the trials'
             start times, so the workers' clocks must agree (as for Optuna's own timestamps).
-        share_model: record the algorithm's fitted model in the study (trial system attributes
-            ``MODEL_KEY`` and ``WEIGHTS_KEY``) and start from the newest recorded model when this
-            sampler has none yet, so a new or restarted worker skips the hyperparameter fit (default
-            True; algorithms that are not :class:`~shared_core.interface.SharesModelState` ignore
-            it).
-        constraints_func: a function that takes a trial (``FrozenTrial``) and returns its
-            constraint values (a sequence of floats; feasible when all are ``<= 0``), as in
-            Optuna's samplers: called after each completed or pruned trial, and its values written
-            where they write them (names ``"0"``, ``"1"``, ...; NaN is a ``ValueError``).
-            Deprecated on Optuna 5 as theirs is (a ``FutureWarning``): ``trial.set_constraint`` in
-            the objective does the same. ``ValueError`` if it is not callable or the algorithm does
-            not model constraints.
+        share_model: record the fitted model in the study (system attributes ``MODEL_KEY``,
+            ``WEIGHTS_KEY``) and start from the newest recorded one when this sampler has none, so
+            a new worker skips the hyperparameter fit (default True; ignored by algorithms that
+            are not :class:`~shared_core.interface.SharesModelState`).
+        constraints_func: a function of a trial (``FrozenTrial``) returning its constraint values
+            (floats; feasible when all are ``<= 0``), as in Optuna's samplers: called after each
+            completed or pruned trial, its values written where theirs are (names ``"0"``, ``"1"``,
+            ...; NaN is a ``ValueError``). Deprecated on Optuna 5 as theirs (a ``FutureWarning``):
+            ``trial.set_constraint`` does the same. ``ValueError`` if it is not callable or the
+            algorithm does not model constraints.
         model_failures: learn where trials fail (default True): a trial whose objective raised or
             returned NaN is an infeasible point, kept off (not a trial whose worker died:
             ``optuna_egp._failures``). False: failed trials are ignored, as Optuna's samplers do.

@@ -17,8 +17,9 @@ import pytest
 
 from benchmarks import conditional as conditional_benchmark
 from benchmarks import failures as failures_benchmark
-from benchmarks.harness import fingerprint
+from benchmarks.harness import fingerprint, fingerprint_scenarios
 from benchmarks.harness.fingerprint import Config
+from benchmarks.harness.fingerprint_scenarios import unit_positions
 from benchmarks.harness.tables import current_line, earlier_code
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -121,12 +122,12 @@ def test_suggestions_are_rounded_positions_in_the_unit_cube_and_refusals_a_token
     }
     params = {"x": 0.70000000001, "lr": 1e-2, "n": 3, "c": "b"}
     # 1e-11 from 0.7: last-bit differences between CPUs round away
-    assert fingerprint._unit(params, dists) == {"c": "b", "lr": 0.667, "n": 3, "x": 0.675}
+    assert unit_positions(params, dists) == {"c": "b", "lr": 0.667, "n": 3, "x": 0.675}
 
     # DEC-HBO takes one objective: the two-objective scenario is refused, the others run
     out = fingerprint.suggestions(Config.of("dec-hbo-mf3"))
     assert out["objectives"] == "refused"
-    assert len(out["sequential"]) == fingerprint.N_TRIALS
+    assert len(out["sequential"]) == fingerprint_scenarios.N_TRIALS
 
 
 def test_a_row_names_its_configuration():

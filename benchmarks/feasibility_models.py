@@ -6,9 +6,12 @@ uniform points of a problem with a failure region.
 Models (``+1`` labels a failed point, ``-1`` a feasible one; ``g`` the latent function, failed
 where ``g > 0``):
 
-* ``latent-gp``: GP regression on the labels (MAP hyperparameters of ``shared_core``'s exact GP),
-  ``P(failed) = Phi(mu / sigma)`` from the latent posterior, as a constraint-handling rule reads a
-  constraint's posterior.
+* ``latent-gp``: GP regression on the labels (one Matern-5/2 ARD GP, MAP hyperparameters of
+  ``shared_core``'s exact GP), ``P(failed) = Phi(mu / sigma)`` from the latent posterior, as a
+  constraint-handling rule reads a constraint's posterior.
+* ``ensemble``: the failure model the samplers fit, ``EGPAlgorithm``'s constraint ensemble on the
+  labels (its kernel dictionary, standardised and warped outputs), ``P(failed)`` the weighted
+  mixture over its members of ``Phi((mu_m - t) / sigma_m)`` with ``t`` the label 0 on its scale.
 * ``probit-laplace``: GP classification with the probit likelihood by the Laplace approximation
   (Rasmussen & Williams, "Gaussian processes for machine learning", 2006, Algorithms 3.1 and
   3.2), ``P(failed) = Phi(mu / sqrt(1 + sigma^2))``; lengthscales of ``latent-gp``'s fit, the
@@ -43,7 +46,7 @@ AMPLITUDES = (1.0, 4.0, 16.0)
 NEWTON_STEPS, NEWTON_TOLERANCE = 50, 1e-8
 SPEC = KernelSpec("matern52", ard=True)
 CELL = ("problem", "n", "seed")
-MODELS = ("latent-gp", "probit-laplace", "probit-latent")
+MODELS = ("latent-gp", "ensemble", "probit-laplace", "probit-latent")
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 # name: (dimension, failed(X (b, d)) -> (b,) bool)
@@ -104,6 +107,24 @@ def probit_predict(X: np.ndarray, t: np.ndarray, base: GPHyper, Xq: np.ndarray):
     return mean, np.maximum(amp - np.einsum("nb,nb->b", v, v), 1e-12)  # eq. 3.24
 
 
+def ensemble_failure_probability(
+    X: np.ndarray, t: np.ndarray, Xq: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """``(b,)`` probability of failure at ``Xq`` of the samplers' failure model fitted to the
+    labels ``t`` at ``X``: the mixture over the ensemble's members."""
+    from shared_core.algorithms.egp import EGPAlgorithm
+
+    model = EGPAlgorithm().model.unfitted_copy()
+    model.fit(X, t, rng)
+    threshold = float(model.y_std(np.zeros(1))[0])
+    no_pending = np.zeros((0, X.shape[1]))
+    out = np.zeros(len(Xq))
+    for m, w in enumerate(model.weights):
+        mean, var = model.conditioned_on_pending(m, no_pending).post.predict(Xq)
+        out += w * ndtr((mean - threshold) / np.sqrt(var))
+    return out
+
+
 def _scores(p_failed: np.ndarray, failed: np.ndarray, far: np.ndarray) -> dict:
     p = np.clip(p_failed, 1e-9, 1 - 1e-9)
     y = failed.astype(float)
@@ -128,10 +149,14 @@ def run_one(job: dict) -> dict:
     mean, var = ExactPosterior(SPEC, base, X, t).predict(Xq)
     latent_ms = 1000 * (time.perf_counter() - start)
     start = time.perf_counter()
+    p_ensemble = ensemble_failure_probability(X, t, Xq, rng)
+    ensemble_ms = 1000 * (time.perf_counter() - start)
+    start = time.perf_counter()
     p_mean, p_var = probit_predict(X, t, base, Xq)
     probit_ms = latent_ms + 1000 * (time.perf_counter() - start)
     models = {
         "latent-gp": (ndtr(mean / np.sqrt(var)), latent_ms),
+        "ensemble": (p_ensemble, ensemble_ms),
         "probit-laplace": (ndtr(p_mean / np.sqrt(1 + p_var)), probit_ms),
         "probit-latent": (ndtr(p_mean / np.sqrt(p_var)), probit_ms),
     }

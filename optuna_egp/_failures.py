@@ -38,7 +38,12 @@ def failed_points(
     encodings: CompletedTrialEncodings,
     visible: Callable[[list[FrozenTrial]], list[FrozenTrial]],
 ) -> np.ndarray:
-    """``(f, d)`` encodings of the marked failed ``trials`` that ``visible`` keeps and that hold
-    every parameter ``space`` needs (a trial that failed before suggesting them is left out)."""
-    failed = [t for t in trials if t.state == TrialState.FAIL and t.system_attrs.get(FAILURE_KEY)]
+    """``(f, d)`` encodings of the marked failed ``trials`` that ``visible`` keeps and that wrote
+    every parameter active at their point (a trial that failed before suggesting one is left
+    out: its point is not known)."""
+    failed = [
+        t
+        for t in trials
+        if t.state == TrialState.FAIL and t.system_attrs.get(FAILURE_KEY) and space.written(t)
+    ]
     return encodings.encode(study, space, visible(failed))[1]

@@ -94,10 +94,10 @@ class CoreSampler(BaseSampler):
     Constraints: a trial's constraint values (``trial.set_constraint``, or ``constraints_func``)
     reach the algorithm with the objective values, one objective or several
     (``Observations.constraints``, one column per name: the sorted union of the names over the
-    completed trials it sees, NaN where a trial lacks one). Only completed trials train the
-    models, as in Optuna's ``GPSampler``: the constraint values of pruned and failed trials are not
-    used. A trial is feasible when every value it has is ``<= 0`` (a trial with none is feasible),
-    the rule of ``study.best_trial`` (and of ``study.best_trials``).
+    completed trials it sees, NaN where a trial lacks one). As in Optuna's ``GPSampler``, the
+    constraint values of pruned and failed trials are not used (a failed trial's point is:
+    ``model_failures``). A trial is feasible when every value it has is ``<= 0`` (a trial with none
+    is feasible), the rule of ``study.best_trial`` (and of ``study.best_trials``).
 
     What the algorithm does not declare it models (:mod:`shared_core.capabilities`) is refused with
     one ``ValueError`` naming the samplers to use instead, as soon as the sampler can know
@@ -245,9 +245,8 @@ class CoreSampler(BaseSampler):
                 message = threads_not_capped(type(self).__name__, self._max_threads)
                 self._warnings.warn("threads", message, named=False)
             states = (TrialState.COMPLETE, TrialState.RUNNING, TrialState.FAIL)
-            trials = study.get_trials(deepcopy=False, states=states)
-            # the failed trials the algorithm learns from (none with model_failures=False)
-            failed = [t for t in trials if t.state == TrialState.FAIL and self._model_failures]
+            trials = study.get_trials(deepcopy=False, states=states[: 2 + self._model_failures])
+            failed = [t for t in trials if t.state == TrialState.FAIL]  # to learn from
             trials = [t for t in trials if t.state != TrialState.FAIL]
             heartbeat_orphaned_trials(
                 study, trials, self._in_flight, self._heartbeat_given, self._warnings.warn

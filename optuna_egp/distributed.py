@@ -45,8 +45,8 @@ class DistributedTSSampler(CoreSampler):
     Constraints: constraint values set in the objective with ``trial.set_constraint`` (or returned
     by ``constraints_func``) are modelled with the objective, each agent on its neighbourhood's
     trials. A trial is feasible when every value it has is ``<= 0`` (a trial with none is
-    feasible), the rule of ``study.best_trial``. Only completed trials train the models: the
-    constraint values of pruned and failed trials are not used.
+    feasible), the rule of ``study.best_trial``. The constraint values of pruned and
+    failed trials are not used (a failed trial's point is: ``model_failures``).
 
     Several objectives (``optuna.create_study(directions=[...])``): a surrogate per objective and
     a Thompson draw of each, scalarised per suggestion with a random weight vector, each agent on

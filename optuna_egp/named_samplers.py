@@ -56,9 +56,9 @@ class EGPTSSampler(CoreSampler):
 
     Constraints: constraint values set in the objective with ``trial.set_constraint`` (or returned
     by ``constraints_func``) are modelled with the objective. A trial is feasible when every value
-    it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``. Only
-    completed trials train the models: the constraint values of pruned and failed trials are not
-    used.
+    it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``. The
+    constraint values of pruned and failed trials are not used (a failed trial's point is:
+    ``model_failures``).
 
     Several objectives (``optuna.create_study(directions=[...])``): a GP ensemble per objective; a
     Thompson draw of each, scalarised per suggestion with a random weight vector (EGP-EI: see
@@ -147,8 +147,8 @@ class BORESampler(CoreSampler):
     by ``constraints_func``) decide the labels with the objective: an infeasible trial is never
     good (while no trial is feasible, the least violating are). A trial is feasible when every
     value it has is ``<= 0`` (a trial with none is feasible), the rule of ``study.best_trial``.
-    Only completed trials train the classifier: the constraint values of pruned and failed trials
-    are not used.
+    The constraint values of pruned and failed trials are not used (a failed trial's point is a
+    bad one: ``model_failures``).
 
     Several objectives (``optuna.create_study(directions=[...])``): MBORE (De Ath, Chugh & Rahat,
     "MBORE: multi-objective Bayesian optimisation by density-ratio estimation", GECCO 2022): the

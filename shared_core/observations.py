@@ -127,14 +127,18 @@ class Observations:
 
     @property
     def X_avoid(self) -> np.ndarray:
-        """``(k, d)``: the points a suggestion keeps off, :attr:`X_seen`, the failed points and the
-        pending points but those at a repeatable point (a running trial there is one of its many
-        configurations)."""
+        """``(k, d)``: the points a suggestion keeps off, :attr:`X_seen`, and the failed and the
+        pending points but those at a repeatable point (a running or failed trial there is one of
+        its many configurations)."""
         assert self.repeatable is not None  # __post_init__ fills it
         repeatable = {row.tobytes() for row in np.round(self.X[self.repeatable], 9) + 0.0}
+
+        def off_repeatable(rows: np.ndarray) -> np.ndarray:  # (k, d) -> (k', d)
+            kept = [row.tobytes() not in repeatable for row in np.round(rows, 9) + 0.0]
+            return rows[np.array(kept, dtype=bool)]
+
         pending = self.X_pending.reshape(-1, self.X.shape[1])  # (p, d)
-        kept = [row.tobytes() not in repeatable for row in np.round(pending, 9) + 0.0]
-        return np.vstack([pending[np.array(kept, dtype=bool)], self.X_seen, self.X_failed])
+        return np.vstack([off_repeatable(pending), self.X_seen, off_repeatable(self.X_failed)])
 
     @property
     def Y(self) -> np.ndarray:

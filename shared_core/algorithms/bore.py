@@ -112,7 +112,8 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
             [docs/design-decisions.md#bore-sharpness][bore-sharpness]).
         max_points: most observations the classifier is trained on (default 500): with more, the
             ``max_points // 5`` best (in ``Observations.best_first`` order) plus a random rest
-            (labels always come from all observations).
+            (labels always come from all observations), and at most ``max_points // 4`` failed
+            points (the latest).
             An exact GP on ``n`` points costs ``O(n^2)`` memory traffic per SVGD step, and BORE++
             takes 1000 steps.
     """
@@ -193,9 +194,11 @@ class BOREAlgorithm(OneAtATimeAlgorithm):
         rank = np.empty(len(obs.y))
         rank[np.lexsort((position, -z))] = np.arange(len(obs.y))
         rows = fit_subset(obs.X, rank, self.max_points, rng)
-        # failed points are never good: the classifier learns to keep off them
-        X_fit = np.vstack([obs.X[rows], obs.X_failed])  # (n' + f, d)
-        z_fit = np.concatenate([z[rows], np.zeros(obs.n_failed)])
+        # failed points are never good: the classifier learns to keep off them (the latest, at
+        # most max_points // 4 of them)
+        failed = obs.X_failed[len(obs.X_failed) - self.max_points // 4 :]  # (f', d)
+        X_fit = np.vstack([obs.X[rows], failed])  # (n' + f', d)
+        z_fit = np.concatenate([z[rows], np.zeros(len(failed))])
         self.classifier.fit(X_fit, z_fit, rng, n_observed=len(obs.y) + obs.n_failed, layout=layout)
         self._fitted_key, self._labels = key, z
         return z, key

@@ -49,6 +49,11 @@ def test_failed_points_are_checked_kept_and_avoided():
     with pytest.raises(ValueError, match=r"X_failed must have shape \(f, 2\)"):
         Observations(X, y, X_failed=np.zeros((2, 3)))
     assert not Observations(X, y).models_feasibility
+    # a failure at a repeatable point (a rare branch's) is one of its many configurations: the
+    # point stays open, as for a running trial there
+    repeatable = np.array([True, False, False])
+    obs = Observations(X, y, repeatable=repeatable, X_failed=X[:1])
+    assert not any(np.allclose(row, X[0]) for row in obs.X_avoid)
 
 
 def test_egp_fits_a_failure_model_on_the_failed_and_completed_points():

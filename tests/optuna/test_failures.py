@@ -95,3 +95,24 @@ def test_learning_where_trials_fail_fails_less():
     with_failures = sum(_failures_after_startup(True, seed) for seed in range(2))
     without = sum(_failures_after_startup(False, seed) for seed in range(2))
     assert with_failures <= without / 2
+
+
+def test_a_trial_that_failed_before_suggesting_an_active_parameter_is_left_out():
+    # branch b's "extra" is active once "kind" is b: a trial that raised in between has no point
+    def objective(trial):
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number == 4:
+            raise ValueError("before extra")
+        extra = trial.suggest_float(f"extra_{kind}", 0.0, 1.0)
+        return x + extra
+
+    algorithm = _Recorder()
+    study = optuna.create_study(sampler=CoreSampler(algorithm, seed=0, n_startup_trials=1))
+    for i in range(4):
+        study.enqueue_trial({"kind": "ab"[i % 2], "x": 0.1 * i, "extra_a": 0.5, "extra_b": 0.5})
+    study.enqueue_trial({"kind": "b", "x": 0.9})
+    study.optimize(objective, n_trials=6, catch=(ValueError,))
+    assert study.trials[4].state == TrialState.FAIL
+    assert study.trials[4].system_attrs.get(FAILURE_KEY)  # marked, but its point is not known
+    assert algorithm.seen[-1].n_failed == 0

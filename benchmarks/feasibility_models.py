@@ -10,7 +10,7 @@ where ``g > 0``):
   ``shared_core``'s exact GP), ``P(failed) = Phi(mu / sigma)`` from the latent posterior, as a
   constraint-handling rule reads a constraint's posterior.
 * ``ensemble``: the failure model the samplers fit, ``EGPAlgorithm``'s constraint ensemble on the
-  labels (its kernel dictionary, standardised and warped outputs), ``P(failed)`` the weighted
+  labels (its kernel dictionary, standardised outputs, no warping), ``P(failed)`` the weighted
   mixture over its members of ``Phi((mu_m - t) / sigma_m)`` with ``t`` the label 0 on its scale.
 * ``probit-laplace``: GP classification with the probit likelihood by the Laplace approximation
   (Rasmussen & Williams, "Gaussian processes for machine learning", 2006, Algorithms 3.1 and
@@ -113,9 +113,9 @@ def ensemble_failure_probability(
     """``(b,)`` probability of failure at ``Xq`` of the samplers' failure model fitted to the
     labels ``t`` at ``X``: the mixture over the ensemble's members."""
     from shared_core.algorithms.egp import EGPAlgorithm
+    from shared_core.models.constraint_models import FAILED, ConstraintModels
 
-    model = EGPAlgorithm().model.unfitted_copy()
-    model.fit(X, t, rng)
+    model = ConstraintModels(EGPAlgorithm().model).fit_outcome(FAILED, X, t, rng, labels=True)
     threshold = float(model.y_std(np.zeros(1))[0])
     no_pending = np.zeros((0, X.shape[1]))
     out = np.zeros(len(Xq))

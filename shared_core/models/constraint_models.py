@@ -90,13 +90,23 @@ class OutcomeModels:
         self.models: dict[Hashable, EnsembleGP] = {}  # outcome key -> its ensemble
 
     def fit_outcome(
-        self, key: Hashable, X: np.ndarray, y: np.ndarray, rng: np.random.Generator
+        self,
+        key: Hashable,
+        X: np.ndarray,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        labels: bool = False,
     ) -> EnsembleGP:
         """Bring the ensemble of ``key`` up to date with ``(X (n, d), y (n,))`` (finite values),
-        creating it at its first values."""
+        creating it at its first values. ``labels``: ``y`` are -1/+1 labels, fitted without
+        output warping (warped, two values are squeezed towards one side and the model is far
+        worse calibrated: ``benchmarks/feasibility_models.py``)."""
+        warp = self._template.warp_outputs and not labels
         model = self.models.get(key)
-        if model is None:
+        if model is None or model.warp_outputs != warp:
             model = self.models[key] = self._template.unfitted_copy()
+            model.warp_outputs = warp
         model.fit(X, y, rng)
         return model
 
@@ -130,12 +140,15 @@ class ConstraintModels(OutcomeModels):
                 continue
             values = obs.constraints[rows, j]  # (n_j,)
             labels = two_level_labels(values)
-            self.fit_outcome(name, obs.X[rows], values if labels is None else labels, rng)
+            if labels is None:
+                self.fit_outcome(name, obs.X[rows], values, rng)
+            else:
+                self.fit_outcome(name, obs.X[rows], labels, rng, labels=True)
             active.append(name)
         if obs.n_failed and len(obs.y):
             X = np.vstack([obs.X, obs.X_failed])  # (n + f, d)
             labels = np.concatenate([np.full(len(obs.y), -1.0), np.ones(obs.n_failed)])
-            self.fit_outcome(FAILED, X, labels, rng)
+            self.fit_outcome(FAILED, X, labels, rng, labels=True)
             active.append(FAILED)
         self.active = tuple(active)
 

@@ -135,7 +135,7 @@ class Observations:
 
         def off_repeatable(rows: np.ndarray) -> np.ndarray:  # (k, d) -> (k', d)
             kept = [row.tobytes() not in repeatable for row in np.round(rows, 9) + 0.0]
-            return rows[np.array(kept, dtype=bool)]
+            return cast(np.ndarray, rows[np.array(kept, dtype=bool)])
 
         pending = self.X_pending.reshape(-1, self.X.shape[1])  # (p, d)
         return np.vstack([off_repeatable(pending), self.X_seen, off_repeatable(self.X_failed)])

@@ -11,6 +11,7 @@ import pytest
 from optuna.trial import TrialState
 
 from optuna_egp import DistributedTSSampler
+from optuna_egp._observations import observations
 from optuna_egp._records import MODEL_KEY, VIEW_KEY
 from optuna_egp._storage import write_user_attr
 from optuna_egp.distributed import AGENT_ATTR, AGENT_ENV
@@ -295,3 +296,42 @@ def test_four_agent_processes_on_postgresql(tmp_path, postgres_study):
         assert view["agent"] == t.user_attrs[AGENT_ATTR]
         # never the opposite agent of the ring
         assert set(view["sources"]) <= neighbours[view["agent"]]
+
+
+def test_an_agent_learns_only_from_its_neighbourhoods_failed_trials(monkeypatch):
+    # two disconnected agents: agent 0's trials fail where x > 0.5, agent 1's never do
+    from optuna_egp import core_sampler
+
+    seen = []
+
+    def recording(study, algorithm, *args):
+        obs = observations(study, algorithm, *args)
+        seen.append((algorithm.agent_id, obs.n_failed))
+        return obs
+
+    monkeypatch.setattr(core_sampler, "observations", recording)
+
+    def objective_of(agent):
+        def objective(trial):
+            x, y = trial.suggest_float("x", -2, 2), trial.suggest_float("y", -2, 2)
+            if agent == 0 and x > 0.5:
+                raise ValueError("fails")
+            return (x - 0.5) ** 2 + 0.1 * y**2
+
+        return objective
+
+    samplers = {
+        a: DistributedTSSampler(
+            agent_id=a, seed=a, n_startup_trials=3, graph="disconnected", n_agents=2
+        )
+        for a in (0, 1)
+    }
+    study = optuna.create_study()
+    for _ in range(8):
+        for a in (0, 1):
+            optuna.load_study(
+                study_name=study.study_name, storage=study._storage, sampler=samplers[a]
+            ).optimize(objective_of(a), n_trials=1, catch=(ValueError,))
+    assert any(t.state == TrialState.FAIL for t in study.trials)
+    assert max(n for agent, n in seen if agent == 0) > 0
+    assert all(n == 0 for agent, n in seen if agent == 1)

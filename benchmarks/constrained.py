@@ -18,9 +18,8 @@ import numpy as np
 
 from benchmarks.constrained_functions import PROBLEMS
 from benchmarks.harness.ax import AX_METHODS, ax_client
-from benchmarks.harness.samplers import LABELS
-from benchmarks.harness.tables import fmt, markdown_table
-from benchmarks.problem_report import ProblemPage, lower_on, n_trials
+from benchmarks.harness.tables import fmt
+from benchmarks.problem_report import ProblemPage, lower_on, runs_table
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
 # The peer cache's protocol version: bump it when what a run measures changes.
@@ -91,24 +90,17 @@ def _regret(value: float) -> str:
 
 
 def _feasible_table(cells: dict, samplers: list[str]) -> list[str]:
-    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
-    body = [
-        [fn, n_trials(cells[fn])]
-        + [
-            f"{np.median([r['feasible_fraction'] for r in runs]):.2f} "
-            f"({sum(r['n_feasible'] == 0 for r in runs)} of {len(runs)})"
-            if (runs := cells[fn].get(s))
-            else "–"
-            for s in samplers
-        ]
-        for fn in sorted(cells, key=list(PROBLEMS).index)
-    ]
-    return [
+    return runs_table(
+        cells,
+        samplers,
+        PROBLEMS,
         "Fraction of feasible trials (median over runs), and in brackets the runs without any "
         "feasible trial:",
-        "",
-        *markdown_table(header, body),
-    ]
+        lambda runs: (
+            f"{np.median([r['feasible_fraction'] for r in runs]):.2f} "
+            f"({sum(r['n_feasible'] == 0 for r in runs)} of {len(runs)})"
+        ),
+    )
 
 
 def _versus(peer: str, medians: dict, runs: dict) -> str:

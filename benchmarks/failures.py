@@ -24,9 +24,8 @@ import numpy as np
 from benchmarks.failure_functions import PROBLEMS
 from benchmarks.harness.ax import AX_METHODS, ax_client
 from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.samplers import LABELS
-from benchmarks.harness.tables import fmt, markdown_table
-from benchmarks.problem_report import ProblemPage, lower_on, n_trials
+from benchmarks.harness.tables import fmt
+from benchmarks.problem_report import ProblemPage, lower_on, runs_table
 from benchmarks.problem_runs import ProblemBenchmark, ax_run, optuna_run, row_of
 
 # The peer cache's protocol version: bump it when what a run measures changes.
@@ -113,24 +112,17 @@ def _regret(value: float) -> str:
 
 
 def _failed_table(cells: dict, samplers: list[str]) -> list[str]:
-    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
-    body = [
-        [fn, n_trials(cells[fn])]
-        + [
-            f"{np.median([r['failed_after_startup'] for r in runs]):.3g} of "
-            f"{runs[0]['trials_after_startup']}"
-            if (runs := cells[fn].get(s))
-            else "–"
-            for s in samplers
-        ]
-        for fn in sorted(cells, key=list(PROBLEMS).index)
-    ]
-    return [
+    return runs_table(
+        cells,
+        samplers,
+        PROBLEMS,
         f"Trials after the first {STARTUP_TRIALS} that failed (crash problems) or violated a "
         "constraint (step problems), median over runs:",
-        "",
-        *markdown_table(header, body),
-    ]
+        lambda runs: (
+            f"{np.median([r['failed_after_startup'] for r in runs]):.3g} of "
+            f"{runs[0]['trials_after_startup']}"
+        ),
+    )
 
 
 def _versus(peer: str, medians: dict, runs: dict) -> str:

@@ -191,6 +191,24 @@ def final_table(
     return markdown_table(header, body)
 
 
+def runs_table(
+    cells: dict,
+    samplers: list[str],
+    problems: Mapping[str, Any],
+    intro: str,
+    cell: Callable[[list[dict]], str],
+) -> list[str]:
+    """A table of one figure per problem and sampler, ``cell(runs)`` of the sampler's runs of the
+    problem ("–" without runs), problems in the order of ``problems``, under ``intro``."""
+    header = ["problem", "trials", *(LABELS.get(s, s) for s in samplers)]
+    body = [
+        [fn, n_trials(cells[fn])]
+        + [cell(runs) if (runs := cells[fn].get(s)) else "–" for s in samplers]
+        for fn in sorted(cells, key=list(problems).index)
+    ]
+    return [intro, "", *markdown_table(header, body)]
+
+
 def n_trials(runs: dict) -> int:
     return next(iter(runs.values()))[0]["n_trials"]
 

@@ -26,6 +26,8 @@ from optuna_egp import (
 )
 from optuna_egp._constraints import CompletedTrialConstraints
 from shared_core import BOREAlgorithm, DistributedTSAlgorithm, EGPAlgorithm
+from tests.optuna._recorders import NotModelling as _NotModelling
+from tests.optuna._recorders import Recorder as _Recorder
 
 # trial.set_constraint and FrozenTrial.constraints are Optuna 5's; on Optuna 4 constraint values
 # come only from constraints_func (a system attribute, read through the same helper)
@@ -35,25 +37,6 @@ needs_set_constraint = pytest.mark.skipif(
 OPTUNA_5 = int(optuna.__version__.split(".")[0]) >= 5
 NOT_MODELLED = "does not model constraints"
 X = {"x": FloatDistribution(0, 1)}
-
-
-class _NotModelling:
-    """A test double of an algorithm that does not model constraints (no ``models_constraints``, as
-    any algorithm written without them): random points, and the observations of every call
-    recorded."""
-
-    def __init__(self):
-        self.seen = []
-
-    def suggest(self, space, obs, n, rng):
-        self.seen.append(obs)
-        return rng.random((n, space.dim))
-
-
-class _Recorder(_NotModelling):
-    """A test double of an algorithm that models constraints."""
-
-    models_constraints = True
 
 
 def _sampler(algorithm=None, **kwargs):

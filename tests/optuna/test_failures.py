@@ -12,20 +12,7 @@ from optuna.trial import TrialState
 
 from optuna_egp import CoreSampler, EGPTSSampler
 from optuna_egp._failures import FAILURE_KEY
-
-
-class _Recorder:
-    """A test double of an algorithm that models constraints: random points, the observations
-    of every call recorded."""
-
-    models_constraints = True
-
-    def __init__(self):
-        self.seen = []
-
-    def suggest(self, space, obs, n, rng):
-        self.seen.append(obs)
-        return rng.random((n, space.dim))
+from tests.optuna._recorders import Recorder as _Recorder
 
 
 def _objective(trial):

@@ -1,7 +1,8 @@
 """Model records: an algorithm's fitted model and multi-agent view, written to trials and read back.
 
 With ``share_model=True``, after each model-based suggestion the algorithm's fitted state
-(for EGP: kernel weights, and hyperparameters plus output transform when they changed) is
+(for EGP: kernel weights, and hyperparameters plus output transform of every ensemble, the
+constraints' and further objectives' too, when they changed) is
 written to the new trial's system attributes; a worker that starts without a fitted model
 builds it from the newest stored state instead of fitting hyperparameters from scratch.
 Writing is optional: a failed write never fails a trial.

@@ -42,14 +42,13 @@ has its own ensemble (objective 0: :attr:`EGPAlgorithm.model`; the others in
 :attr:`EGPAlgorithm.objective_models`, the same options, fitted on every row), and steps 2-3 are
 repeated per objective (one member ``m_i ~ Cat(w_i)``, believed at the pending points). The
 acquisition, TSEMO's hypervolume-improvement rule on Thompson draws (TS) or qParEGO (EI), is built
-in :mod:`shared_core.algorithms.egp_multi_objective`. The shared model state is the first
-objective's ensemble only: each process fits the other objectives' ensembles itself.
+in :mod:`shared_core.algorithms.egp_multi_objective`.
 
 With one objective, local candidates are perturbations of the best observed points by
 ``Observations.best_first``: the best feasible ones, or the least violating while none is feasible.
 Unconstrained data (no constraint values) takes exactly the unconstrained path. The shared model
-state (:meth:`EGPAlgorithm.model_state`) is the (first) objective's ensemble only: each process
-fits its constraint ensembles itself.
+state (:meth:`EGPAlgorithm.model_state`) holds every ensemble: the first objective's, and those of
+the constraints, the failure model and the further objectives, so a new process adopts them all.
 """
 
 from __future__ import annotations
@@ -163,9 +162,18 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     # Shared model state (hyperparameters, output transform, weights), for adapters that persist it.
     def model_state(self) -> dict[str, Any] | None:
         """The (first) objective ensemble's fitted state as JSON values (:meth:`EnsembleGP.state`),
-        None before a fit. Constraint ensembles and those of further objectives are not shared:
-        each process fits its own."""
-        return self.model.state()
+        with the states of the constraint, failure and further objectives' ensembles under
+        ``"outcomes"`` (:meth:`OutcomeModels.states`); None before a fit."""
+        state = self.model.state()
+        if state is None:
+            return None
+        outcomes = {
+            "constraints": self.constraint_models.states(),
+            "objectives": self.objective_models.states(),
+        }
+        if any(outcomes.values()):
+            state["outcomes"] = outcomes
+        return state
 
     def wants_model_state(self) -> bool:
         """True until the ensemble is first fitted and while no state has been offered."""
@@ -174,8 +182,15 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
     def offer_model_state(self, state: dict[str, Any]) -> bool:
         """Build the first posteriors from ``state`` (another process's :meth:`model_state`)
         instead of fitting hyperparameters, when it matches the kernels and inputs and no
-        refit is due. False if ``state`` does not match or is invalid (nothing kept)."""
-        return self.model.offer_state(state)
+        refit is due; the other outcomes' ensembles likewise when they are first fitted. False if
+        ``state`` does not match or is invalid (nothing kept)."""
+        if not self.model.offer_state(state):
+            return False
+        outcomes = state.get("outcomes")
+        outcomes = outcomes if isinstance(outcomes, dict) else {}
+        self.constraint_models.offer_states(outcomes.get("constraints"))
+        self.objective_models.offer_states(outcomes.get("objectives"))
+        return True
 
     def _prepare(self, space: SearchSpace, obs: Observations, rng: np.random.Generator) -> None:
         # refit or incremental update (the cached ensembles are shared by threads)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -88,6 +89,24 @@ class OutcomeModels:
     def __init__(self, template: EnsembleGP) -> None:
         self._template = template.unfitted_copy()
         self.models: dict[Hashable, EnsembleGP] = {}  # outcome key -> its ensemble
+        self._offered: dict[str, Any] = {}  # str(outcome key) -> another process's state
+
+    def states(self) -> dict[str, dict[str, Any]]:
+        """Each fitted ensemble's state (:meth:`EnsembleGP.state`) without its weights, by
+        ``str(key)``: the weights change with every observation and are rebuilt by eq. (9) when a
+        state is adopted, so a record changes only when some outcome's model is refitted."""
+        out = {}
+        for key, model in self.models.items():
+            state = model.state()
+            if state is not None:
+                out[str(key)] = {k: v for k, v in state.items() if k != "weights"}
+        return out
+
+    def offer_states(self, states: Any) -> None:
+        """Keep ``states`` (another process's :meth:`states`) for the ensembles not created yet:
+        each builds its first posteriors from its outcome's state instead of fitting, when the
+        state matches (:meth:`EnsembleGP.offer_state`)."""
+        self._offered = dict(states) if isinstance(states, dict) else {}
 
     def fit_outcome(
         self,
@@ -107,6 +126,9 @@ class OutcomeModels:
         if model is None or model.warp_outputs != warp:
             model = self.models[key] = self._template.unfitted_copy()
             model.warp_outputs = warp
+            offered = self._offered.pop(str(key), None)
+            if isinstance(offered, dict):
+                model.offer_state(offered)  # a state that does not match is ignored
         model.fit(X, y, rng)
         return model
 

@@ -158,3 +158,82 @@ def test_an_oversized_model_record_is_not_written_but_the_weights_are(tmp_path, 
     study = optuna.load_study(study_name="s", storage=_study(tmp_path, n_trials=8))
     assert not any(MODEL_KEY in t.system_attrs for t in study.trials)
     assert all(WEIGHTS_KEY in t.system_attrs for t in study.trials[5:])
+
+
+def _constrained_objective(trial):
+    x, y = trial.suggest_float("x", -2, 2), trial.suggest_float("y", -2, 2)
+    if x > 1.5:
+        raise ValueError("out of memory")  # failed points: the failure model is fitted too
+    return (x - 0.5) ** 2 + 0.1 * y**2
+
+
+def _constraints(trial):
+    return (trial.params["y"] - 1.0,)
+
+
+def test_a_new_worker_adopts_the_constraint_and_failure_models_too(tmp_path):
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    options = dict(n_startup_trials=5, kernels=KERNELS, constraints_func=_constraints)
+    study = optuna.create_study(
+        study_name="s", storage=storage, sampler=EGPTSSampler(seed=0, **options)
+    )
+    for x in (1.8, 1.9):  # two failures among the start-up trials
+        study.enqueue_trial({"x": x, "y": 0.0})
+    study.optimize(_constrained_objective, n_trials=9, catch=(ValueError,))
+    # below 10 observations every suggestion refits: the newest record is fitted on what the new
+    # worker sees while this trial stays pending, so no refit is due there
+    study.ask().suggest_float("x", -2, 2)  # relative sampling runs at the first suggestion
+    newest = [t.system_attrs[MODEL_KEY] for t in study.trials if MODEL_KEY in t.system_attrs][-1]
+    assert set(newest["model"]["outcomes"]["constraints"]) == {"0", "(failed)"}
+
+    sampler = EGPTSSampler(seed=1, **options)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    study.optimize(_constrained_objective, n_trials=1, catch=(ValueError,))
+    outcomes = sampler.algorithm.constraint_models.models
+    assert set(outcomes) == {"0", "(failed)"}
+    assert sampler.algorithm.model.n_adopted == 1
+    for name, model in outcomes.items():
+        assert (model.n_adopted, model.n_refits) == (1, 0), name
+        recorded = newest["model"]["outcomes"]["constraints"][name]["hyperparameters"]
+        assert [h["lengthscales"] for h in recorded] == [m.hyper.ls.tolist() for m in model.members]
+
+
+def test_a_new_worker_adopts_the_other_objectives_models(tmp_path):
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+
+    def objectives(trial):
+        return _objective(trial), (trial.params["x"] + 0.5) ** 2
+
+    study = optuna.create_study(
+        study_name="s",
+        storage=storage,
+        directions=["minimize", "minimize"],
+        sampler=EGPTSSampler(seed=0, n_startup_trials=5, kernels=KERNELS),
+    )
+    study.optimize(objectives, n_trials=14)
+    sampler = EGPTSSampler(seed=1, n_startup_trials=5, kernels=KERNELS)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    study.optimize(objectives, n_trials=1)
+    (second,) = sampler.algorithm.objective_models.models.values()
+    assert (sampler.algorithm.model.n_adopted, second.n_adopted, second.n_refits) == (1, 1, 0)
+
+
+def test_a_record_without_the_other_outcomes_still_starts_the_first_model(tmp_path):
+    """Records written before the other outcomes were shared: the constraint model is fitted."""
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    options = dict(n_startup_trials=5, kernels=KERNELS, constraints_func=_constraints)
+    study = optuna.create_study(
+        study_name="s", storage=storage, sampler=EGPTSSampler(seed=0, **options)
+    )
+    study.optimize(_objective, n_trials=14)
+
+    def older(record):
+        return {**record, "model": {k: v for k, v in record["model"].items() if k != "outcomes"}}
+
+    _add_record(storage, older)
+    sampler = EGPTSSampler(seed=1, **options)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    study.optimize(_objective, n_trials=1)
+    (constraint,) = sampler.algorithm.constraint_models.models.values()
+    assert sampler.algorithm.model.n_adopted == 1
+    assert (constraint.n_adopted, constraint.n_refits) == (0, 1)

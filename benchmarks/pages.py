@@ -165,7 +165,19 @@ def failures_page(ctx: Context) -> list[str]:
 
     models = script_section(ctx, "feasibility_models", "feasibility_models.jsonl")
     heading = ["## Feasibility models", "", *failures_models_intro(), ""] if models else []
-    return problem_page(ctx, failures.PAGE) + heading + models
+    cost = script_section(ctx, "failure_cost", "failure_cost.jsonl")
+    cost_heading = ["## Cost of a suggestion", "", *failure_cost_intro(), ""] if cost else []
+    return problem_page(ctx, failures.PAGE) + heading + models + cost_heading + cost
+
+
+def failure_cost_intro() -> list[str]:
+    return [
+        "Milliseconds per `EGPTSSampler` suggestion with failed trials modelled "
+        "(`model_failures=True`) and ignored, on the same stored trials: each run's trials "
+        "replayed one at a time to one sampler per setting, every suggestion after the start-up "
+        "timed (`python -m benchmarks.failure_cost`); medians over the seeds, the ratio the "
+        "median of the seeds' ratios, both settings timed in one process."
+    ]
 
 
 def failures_models_intro() -> list[str]:

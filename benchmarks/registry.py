@@ -186,6 +186,13 @@ BENCHMARKS: list[Benchmark] = [
     ),
     *(runs(f"speed_{c}", "speed", "", q, command=c) for c, q in SPEED.items()),
     runs(
+        "failure_cost",
+        "failure_cost",
+        "--seeds 3",
+        "--seeds 1 --functions branin-crash",
+        cache=False,
+    ),
+    runs(
         "feasibility_models",
         "feasibility_models",
         "--seeds 10",

@@ -29,6 +29,7 @@ import numpy as np
 
 from shared_core.interface import Observations
 from shared_core.models.ensemble import EnsembleGP, Member
+from shared_core.models.kernels import KernelSpec
 from shared_core.models.surrogate import Posterior
 
 __all__ = [
@@ -46,6 +47,9 @@ FAILED = "(failed)"
 # A constraint is two-level once at least this many rows hold exactly two values; a graded one
 # with so many rows almost never does.
 TWO_LEVEL_MIN_ROWS = 5
+# Labels are fitted by one Matern-5/2 ARD GP: as well calibrated as the kernel dictionary on
+# labels, at a fifth of its cost (benchmarks/feasibility_models.py).
+LABEL_KERNELS = (KernelSpec("matern52", ard=True),)
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class OutcomeModels:
 
     def __init__(self, template: EnsembleGP) -> None:
         self._template = template.unfitted_copy()
+        self.label_kernels = LABEL_KERNELS  # the kernels of an outcome fitted on labels
         self.models: dict[Hashable, EnsembleGP] = {}  # outcome key -> its ensemble
         self._offered: dict[str, Any] = {}  # str(outcome key) -> another process's state
 
@@ -124,7 +129,9 @@ class OutcomeModels:
         warp = self._template.warp_outputs and not labels
         model = self.models.get(key)
         if model is None or model.warp_outputs != warp:
-            model = self.models[key] = self._template.unfitted_copy()
+            model = self.models[key] = self._template.unfitted_copy(
+                LABEL_KERNELS if labels else None
+            )
             model.warp_outputs = warp
             offered = self._offered.pop(str(key), None)
             if isinstance(offered, dict):

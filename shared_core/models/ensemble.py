@@ -111,11 +111,11 @@ class EnsembleGP:
         self.n_adopted = 0  # times the first posteriors were built from an offered state
         self._offered: dict[str, Any] | None = None
 
-    def unfitted_copy(self) -> EnsembleGP:
-        """A new, unfitted ensemble with the same options (kernels, features, exact limit,
-        refit schedule, output warping)."""
+    def unfitted_copy(self, kernels: tuple[KernelSpec, ...] | None = None) -> EnsembleGP:
+        """A new, unfitted ensemble with the same options (kernels unless ``kernels`` are given,
+        features, exact limit, refit schedule, output warping)."""
         out = EnsembleGP(
-            self.kernels,
+            self.kernels if kernels is None else kernels,
             n_frequencies=self.n_frequencies,
             exact_limit=self.exact_limit,
             max_fit_points=self.max_fit_points,

@@ -23,9 +23,9 @@ def _objective(trial):
     return (x - 0.3) ** 2 + (y - 0.3) ** 2
 
 
-def _study_with_failures(sampler):
+def _study_with_failures(sampler, storage=None):
     """Two completed trials, one that raised, one that returned NaN, then one more trial."""
-    study = optuna.create_study(sampler=sampler)
+    study = optuna.create_study(sampler=sampler, storage=storage)
     for params in ({"x": 0.1, "y": 0.2}, {"x": 0.2, "y": 0.9}, {"x": 0.9, "y": 0.5}):
         study.enqueue_trial(params)
     study.optimize(_objective, n_trials=3, catch=(ValueError,))
@@ -65,6 +65,24 @@ def test_failed_trials_are_ignored_when_asked_or_failed_outside_the_sampler():
     study.optimize(_objective, n_trials=1, catch=(ValueError,))
     assert FAILURE_KEY not in study.trials[dead.number].system_attrs
     assert algorithm.seen[-1].n_failed == sum(t.state == TrialState.FAIL for t in study.trials[:2])
+
+
+def test_a_retry_does_not_inherit_the_failure_mark_of_the_trial_it_copies():
+    """A retry copies the system attributes of the trial it retries (as Optuna's retry callback
+    does); if the retry's worker then dies, the copied mark must not make it a failed point."""
+    algorithm, storage = _Recorder(), optuna.storages.InMemoryStorage()
+    study = _study_with_failures(CoreSampler(algorithm, seed=0, n_startup_trials=1), storage)
+    marked = study.trials[2]
+    assert marked.system_attrs.get(FAILURE_KEY)
+    retry = optuna.trial.create_trial(state=TrialState.WAITING, system_attrs=marked.system_attrs)
+    study.add_trial(retry)
+    taken = study.ask()  # our sampler's before_trial clears the copied records
+    taken.suggest_float("x", 0.0, 1.0)
+    other = optuna.load_study(study_name=study.study_name, storage=storage)
+    other.tell(taken.number, state=TrialState.FAIL)  # as the heartbeat fails a dead worker's
+    assert not study.trials[taken.number].system_attrs.get(FAILURE_KEY)
+    study.optimize(_objective, n_trials=1, catch=(ValueError,))
+    assert algorithm.seen[-1].n_failed == 2
 
 
 def _failures_after_startup(model_failures: bool, seed: int) -> int:

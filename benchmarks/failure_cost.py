@@ -5,11 +5,13 @@
 
 Per problem of ``benchmarks.failure_functions`` with a crash region and seed, one run of
 ``EGPTSSampler`` (failures modelled, ``N_TRIALS`` trials, the first ``STARTUP_TRIALS`` random) is
-stored; then one sampler per setting is handed its first ``k`` trials, for every ``k`` from the
-end of the start-up, in a new in-memory study each time (without the run's model records, with
-its failure marks), and asks once. One sampler object serves every ``k``, so its models are
-updated between refits as in a running worker. The two settings alternate per ``k`` on the
-same process, so the ratio of their seconds is measured under the same load.
+stored. Then one sampler per setting, each in a study of its own, is handed the stored trials one
+at a time (without the run's model records, with its failure marks) and, once ``STARTUP_TRIALS``
+of them have completed, asks after each: a timed suggestion, whose trial is then failed without
+our sampler's mark, so it is neither data nor pending. The sampler and its study persist, so its
+models are updated between refits and its records written as in a running worker. The settings
+take turns going first, in one process, so the ratio of their seconds is measured under the
+same load.
 """
 
 from __future__ import annotations
@@ -68,33 +70,49 @@ def run_one(job: dict) -> dict:
     import optuna
 
     from optuna_egp import EGPTSSampler
+    from shared_core.models.constraint_models import FAILED
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
     problem = PROBLEMS[job["function"]]
     stored = _stored_run(problem, job["seed"], job.get("n_trials", N_TRIALS))
     trials = [without_records(t) for t in stored]
-    samplers = {
-        name: EGPTSSampler(seed=job["seed"], n_startup_trials=STARTUP_TRIALS, model_failures=on)
-        for name, on in SETTINGS.items()
+    studies, seconds = {}, dict.fromkeys(SETTINGS, 0.0)
+    for name, on in SETTINGS.items():
+        sampler = EGPTSSampler(seed=job["seed"], n_startup_trials=STARTUP_TRIALS, model_failures=on)
+        storage = optuna.storages.InMemoryStorage()
+        # the second study object fails each timed trial without our sampler's mark, so the
+        # replayed worker ignores it (as a dead worker's trial)
+        studies[name] = (
+            optuna.create_study(storage=storage, sampler=sampler, study_name=name),
+            optuna.load_study(storage=storage, study_name=name),
+        )
+    asks, completed = 0, 0
+    for k, stored_trial in enumerate(trials):
+        completed += stored_trial.state == optuna.trial.TrialState.COMPLETE
+        timed = completed >= STARTUP_TRIALS  # the model's suggestions, not the start-up's
+        asks += timed
+        for name in list(SETTINGS)[:: 1 if k % 2 else -1]:  # alternating which goes first
+            study, other = studies[name]
+            study.add_trial(stored_trial)
+            if timed:
+                start = time.perf_counter()
+                trial = study.ask()
+                for i, (lo, hi) in enumerate(problem.bounds):
+                    trial.suggest_float(f"x{i}", lo, hi)
+                seconds[name] += time.perf_counter() - start
+                other.tell(trial.number, state=optuna.trial.TrialState.FAIL)
+    failure_models = {
+        name: FAILED in study.sampler.algorithm.constraint_models.models
+        for name, (study, _) in studies.items()
     }
-    seconds = {name: 0.0 for name in SETTINGS}
-    for k in range(STARTUP_TRIALS, len(trials)):
-        for name, sampler in samplers.items():
-            study = optuna.create_study(sampler=sampler)
-            study.add_trials(trials[:k])
-            start = time.perf_counter()
-            trial = study.ask()
-            for i, (lo, hi) in enumerate(problem.bounds):
-                trial.suggest_float(f"x{i}", lo, hi)
-            seconds[name] += time.perf_counter() - start
-    asks = len(trials) - STARTUP_TRIALS
     return {
         "bench": "failure_cost",
         **job,
         "asks": asks,
         "n_failed": sum(t.state == optuna.trial.TrialState.FAIL for t in trials),
-        "seconds_per_ask": {name: s / asks for name, s in seconds.items()},
+        "failure_model": failure_models,
+        "seconds_per_ask": {name: s / max(asks, 1) for name, s in seconds.items()},
     }
 
 

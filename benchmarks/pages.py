@@ -182,9 +182,11 @@ def failure_cost_intro() -> list[str]:
 
 def failures_models_intro() -> list[str]:
     return [
-        "How well GP regressions on the labels (+1 failed, -1 completed: one Matern-5/2 GP, "
-        "and `ensemble`, the samplers' failure model) and a GP probit classifier (Laplace "
-        "approximation) predict where uniform points fail, from 20 and 60 labelled points "
+        "How well GP regressions on the labels (+1 failed, -1 completed: `latent-gp`, one "
+        "Matern-5/2 ARD GP; `failure-model`, the samplers' failure model, the same kernel with "
+        "standardised labels; `ensemble`, the same on the samplers' kernel dictionary) and a GP "
+        "probit classifier (Laplace approximation) predict where uniform points fail, from 20 "
+        "and 60 labelled points "
         "(`python -m benchmarks.feasibility_models`): log loss, Brier score, error rate, the "
         "mean probability of failure at the quarter of feasible test points farthest from any "
         "failing one (`p_far`), milliseconds per fit; means over the seeds."

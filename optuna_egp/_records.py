@@ -91,13 +91,8 @@ class ModelRecords:
             ]
             source = algorithm.model_source if isinstance(algorithm, MultiAgent) else None
             # e.g. the agent that fitted it
-            record = {
-                "space": space.key,
-                "columns": columns,
-                "model": model,
-                "source": source,
-            }
-            writes.append((MODEL_KEY, record))
+            record = {"space": space.key, "columns": columns, "model": model, "source": source}
+            writes.append((MODEL_KEY, _within_limit(record)))
         for key, value in writes:
             try:
                 if key == MODEL_KEY and len(json.dumps(value)) > MAX_RECORD_CHARS:
@@ -111,6 +106,16 @@ class ModelRecords:
                 warn(f"writing {key} to trial {trial.number} failed: {err!r}")
                 return
         self.last_written[study.study_name] = model
+
+
+def _within_limit(record: dict[str, Any]) -> dict[str, Any]:
+    """``record``, or without the other outcomes' models if it is larger than
+    :data:`MAX_RECORD_CHARS` (many constraints in many dimensions): a new worker then still
+    starts from the first objective's ensemble."""
+    model = record["model"]
+    if "outcomes" not in model or len(json.dumps(record)) <= MAX_RECORD_CHARS:
+        return record
+    return {**record, "model": {k: v for k, v in model.items() if k != "outcomes"}}
 
 
 def record_view(algorithm: Algorithm, study: Study, trial: FrozenTrial, warn: Warn) -> None:

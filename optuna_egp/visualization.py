@@ -137,9 +137,11 @@ def model_history(study: Study) -> ModelHistory:
         if parsed is None:
             continue
         refit = parsed._replace(trial_number=t.number)
-        if record["model"] == last_model and refits and refits[-1].columns == refit.columns:
+        # the first objective's ensemble; a record also changes when another outcome's is refitted
+        model = {k: v for k, v in record["model"].items() if k != "outcomes"}
+        if model == last_model and refits and refits[-1].columns == refit.columns:
             continue  # the same model recorded again (e.g. another worker adopted it): not a refit
-        last_model = record["model"]
+        last_model = model
         refits.append(refit)
         kernel_names = refit.kernel_names
     if not refits:

@@ -13,10 +13,11 @@ constrained Bayesian optimization" (AISTATS 2021), and the objectives in Paria, 
 Póczos, "A flexible framework for multi-objective Bayesian optimization using random
 scalarizations" (UAI 2019): an :class:`~shared_core.models.ensemble.EnsembleGP` with the first
 objective's ensemble options (kernels, random features, exact limit, refit schedule, output
-warping), fitted on the rows that have a value for that outcome (a constraint may be missing on
-some rows, or appear only in later trials). Models are kept by outcome key (a constraint's name,
-an objective's index), so each is brought up to date incrementally between refits exactly as the
-first objective's ensemble is.
+warping; an outcome fitted on -1/+1 labels, a two-level constraint or the failure model, has one
+kernel, :data:`LABEL_KERNELS`, and no warping), fitted on the rows that have a value for that
+outcome (a constraint may be missing on some rows, or appear only in later trials). Models are
+kept by outcome key (a constraint's name, an objective's index), so each is brought up to date
+incrementally between refits exactly as the first objective's ensemble is.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ FAILED = "(failed)"
 # with so many rows almost never does.
 TWO_LEVEL_MIN_ROWS = 5
 # Labels are fitted by one Matern-5/2 ARD GP: as well calibrated as the kernel dictionary on
-# labels, at a fifth of its cost (benchmarks/feasibility_models.py).
+# labels, at about a quarter of its cost (benchmarks/feasibility_models.py).
 LABEL_KERNELS = (KernelSpec("matern52", ard=True),)
 
 
@@ -127,11 +128,11 @@ class OutcomeModels:
         output warping (warped, two values are squeezed towards one side and the model is far
         worse calibrated: ``benchmarks/feasibility_models.py``)."""
         warp = self._template.warp_outputs and not labels
+        kernels = self.label_kernels if labels else self._template.kernels
         model = self.models.get(key)
-        if model is None or model.warp_outputs != warp:
-            model = self.models[key] = self._template.unfitted_copy(
-                LABEL_KERNELS if labels else None
-            )
+        # a constraint that turns two-level (or graded again) gets a new model of the other kind
+        if model is None or model.warp_outputs != warp or model.kernels != kernels:
+            model = self.models[key] = self._template.unfitted_copy(kernels)
             model.warp_outputs = warp
             offered = self._offered.pop(str(key), None)
             if isinstance(offered, dict):

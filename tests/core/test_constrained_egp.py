@@ -26,7 +26,12 @@ from shared_core.acquisition import (
     PenalizedThompsonSampling,
 )
 from shared_core.acquisition.constrained import PENALTY_MARGIN
-from shared_core.models.constraint_models import TWO_LEVEL_MIN_ROWS, two_level_labels
+from shared_core.models.constraint_models import (
+    FAILED,
+    LABEL_KERNELS,
+    TWO_LEVEL_MIN_ROWS,
+    two_level_labels,
+)
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.optim.acquisition_optimizer import maximize_acquisition
 
@@ -406,3 +411,24 @@ def test_a_step_constraint_believes_its_feasible_points_feasible():
     mean, var = belief.post.predict(X[step[:, 0] == 0])
     p_feasible = norm.cdf((belief.threshold - mean) / np.sqrt(var))
     assert 0 < len(p_feasible) < len(X) and np.all(p_feasible > 0.9)
+
+
+@pytest.mark.parametrize("warp_outputs", [True, False])
+def test_label_outcomes_get_the_label_kernels_and_a_constraint_turning_two_level_a_new_model(
+    warp_outputs,
+):
+    # the kernel dictionary fits graded values; labels (a step, failed points) the one label GP,
+    # also when warping does not tell the two kinds apart
+    rng = np.random.default_rng(0)
+    alg = EGPAlgorithm(**{**FAST, "kernels": ("rbf", "matern52")}, warp_outputs=warp_outputs)
+    X = SQUARE.sample(rng, 12)
+    y, c = _disc_problem(X)
+    step = (c > 0).astype(float)
+    alg.suggest(
+        SQUARE, Observations(X[:4], y[:4], constraints=c[:4], constraint_names=("a",)), 1, rng
+    )
+    assert alg.constraint_models.models["a"].kernels == alg.model.kernels
+    obs = Observations(X, y, constraints=step, constraint_names=("a",), X_failed=X[:2] + 0.01)
+    alg.suggest(SQUARE, obs, 1, rng)
+    models = alg.constraint_models.models
+    assert models["a"].kernels == models[FAILED].kernels == LABEL_KERNELS != alg.model.kernels

@@ -78,6 +78,7 @@ def test_a_retry_does_not_inherit_the_failure_mark_of_the_trial_it_copies():
     study.add_trial(retry)
     taken = study.ask()  # our sampler's before_trial clears the copied records
     taken.suggest_float("x", 0.0, 1.0)
+    taken.suggest_float("y", 0.0, 1.0)  # a point, so only the mark decides
     other = optuna.load_study(study_name=study.study_name, storage=storage)
     other.tell(taken.number, state=TrialState.FAIL)  # as the heartbeat fails a dead worker's
     assert not study.trials[taken.number].system_attrs.get(FAILURE_KEY)

@@ -1,6 +1,8 @@
 """The fitted model recorded in the study, and a new
 worker that starts from it (cheap cold starts)."""
 
+import json
+
 import optuna
 import pytest
 from optuna.trial import TrialState
@@ -196,6 +198,7 @@ def test_a_new_worker_adopts_the_constraint_and_failure_models_too(tmp_path):
         assert (model.n_adopted, model.n_refits) == (1, 0), name
         recorded = newest["model"]["outcomes"]["constraints"][name]["hyperparameters"]
         assert [h["lengthscales"] for h in recorded] == [m.hyper.ls.tolist() for m in model.members]
+    assert MODEL_KEY not in study.trials[-1].system_attrs  # adopted models are not recorded again
 
 
 def test_a_new_worker_adopts_the_other_objectives_models(tmp_path):
@@ -216,6 +219,7 @@ def test_a_new_worker_adopts_the_other_objectives_models(tmp_path):
     study.optimize(objectives, n_trials=1)
     (second,) = sampler.algorithm.objective_models.models.values()
     assert (sampler.algorithm.model.n_adopted, second.n_adopted, second.n_refits) == (1, 1, 0)
+    assert MODEL_KEY not in study.trials[-1].system_attrs
 
 
 def test_a_record_without_the_other_outcomes_still_starts_the_first_model(tmp_path):
@@ -237,3 +241,19 @@ def test_a_record_without_the_other_outcomes_still_starts_the_first_model(tmp_pa
     (constraint,) = sampler.algorithm.constraint_models.models.values()
     assert sampler.algorithm.model.n_adopted == 1
     assert (constraint.n_adopted, constraint.n_refits) == (0, 1)
+
+
+def test_a_record_too_large_with_the_other_outcomes_is_written_without_them(tmp_path, monkeypatch):
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    options = dict(n_startup_trials=5, kernels=KERNELS, constraints_func=_constraints)
+    study = optuna.create_study(
+        study_name="s", storage=storage, sampler=EGPTSSampler(seed=0, **options)
+    )
+    study.optimize(_objective, n_trials=6)
+    full = study.trials[-1].system_attrs[MODEL_KEY]
+    assert "outcomes" in full["model"]
+    # a limit the record passes only without the constraint's model
+    without = {**full, "model": {k: v for k, v in full["model"].items() if k != "outcomes"}}
+    monkeypatch.setattr("optuna_egp._records.MAX_RECORD_CHARS", len(json.dumps(without)) + 10)
+    study.optimize(_objective, n_trials=1)
+    assert study.trials[-1].system_attrs[MODEL_KEY]["model"].keys() == without["model"].keys()

@@ -168,6 +168,13 @@ def test_relevance_combines_a_categorical_by_max_and_normalises():
     assert history.relevance(0) == {"rbf-ard": pytest.approx({"x": 1 / 3, "c": 1 / 3, "y": 1 / 3})}
 
 
+def test_a_record_that_changed_only_in_another_outcomes_model_is_not_a_refit():
+    old = _record(["rbf"], [[0.3]], ["x"])
+    constraint_refitted = {**old, "model": {**old["model"], "outcomes": {"constraints": {"0": {}}}}}
+    study = _study_with([{MODEL_KEY: old}, {MODEL_KEY: constraint_refitted}])
+    assert [r.trial_number for r in model_history(study).refits] == [0]
+
+
 def test_weights_are_lines_on_a_log_scale_that_show_the_kernels_a_dominant_one_outweighs():
     """Stacked on a linear scale, rbf-ard's weights from the second trial on would fill the
     panel and rbf's (1e-6 down to 0) would not show at all."""

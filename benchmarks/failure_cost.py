@@ -108,6 +108,7 @@ def run_one(job: dict) -> dict:
     }
     return {
         "bench": "failure_cost",
+        "sampler": "egp-auto",  # EGPTSSampler's defaults: the rows' fingerprint
         **job,
         "asks": asks,
         "n_failed": sum(t.state == optuna.trial.TrialState.FAIL for t in trials),

@@ -175,7 +175,14 @@ def run_one(job: dict) -> dict:
         "probit-latent": (ndtr(p_mean / np.sqrt(p_var)), probit_ms),
     }
     scores = {m: {**_scores(p, failed_q, far), "fit_ms": ms} for m, (p, ms) in models.items()}
-    return {"bench": "feasibility_models", **job, "n_failed": int(failed.sum()), "scores": scores}
+    # "sampler": whose failure model is scored (the rows' fingerprint)
+    return {
+        "bench": "feasibility_models",
+        "sampler": "egp-auto",
+        **job,
+        "n_failed": int(failed.sum()),
+        "scores": scores,
+    }
 
 
 def summarise(rows: list[dict]) -> list[str]:

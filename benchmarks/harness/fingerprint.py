@@ -48,9 +48,10 @@ _LIBRARIES = (
 # conditional spaces are modelled leaves them current.
 CONDITIONAL_BENCHES = frozenset({"conditional"})
 _UNCONDITIONAL = "unconditional"
-# The benchmarks whose trials fail: only their rows' fingerprints cover the failing scenario (a
-# change to how failed trials are used stales them alone).
-FAILING_BENCHES = frozenset({"failures"})
+# The benchmarks whose trials fail (and those of the failure model alone): only their rows'
+# fingerprints cover the failing scenario (a change to how failed trials are used stales them
+# alone).
+FAILING_BENCHES = frozenset({"failures", "failure_cost", "feasibility_models"})
 _FAILING = "failing"
 
 

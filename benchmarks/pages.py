@@ -174,9 +174,9 @@ def failure_cost_intro() -> list[str]:
     return [
         "Milliseconds per `EGPTSSampler` suggestion with failed trials modelled "
         "(`model_failures=True`) and ignored, on the same stored trials: each run's trials "
-        "replayed one at a time to one sampler per setting, every suggestion after the start-up "
-        "timed (`python -m benchmarks.failure_cost`); medians over the seeds, the ratio the "
-        "median of the seeds' ratios, both settings timed in one process."
+        "replayed one at a time to one sampler per setting, every suggestion once 10 trials "
+        "have completed timed (`python -m benchmarks.failure_cost`); medians over the seeds, "
+        "the ratio the median of the seeds' ratios, both settings timed in one process."
     ]
 
 

@@ -214,7 +214,8 @@ def main(argv=None) -> None:
     if bad := sorted(set(problems) - set(PROBLEMS)):
         p.error(f"unknown problems {', '.join(bad)}; known: {', '.join(PROBLEMS)}")
     jobs = [
-        {"problem": problem, "n": int(n), "seed": seed}
+        # "sampler": whose failure model is scored (the rows' fingerprint; resumed runs match it)
+        {"sampler": "egp-auto", "problem": problem, "n": int(n), "seed": seed}
         for seed in range(a.seeds)
         for problem in problems
         for n in a.sizes.split(",")

@@ -32,7 +32,9 @@ model-based trial."""
 VIEW_KEY = "egp_samplers:view"
 """Trial system attribute: what a multi-agent algorithm conditioned on, ``{"agent", "sources",
 "n_observed", ...}``."""
-MAX_RECORD_CHARS = 60_000  # larger model records are not written (MySQL's TEXT holds 64 KB)
+# larger model records are written without the other outcomes, or not at all (MySQL's TEXT
+# holds 64 KB)
+MAX_RECORD_CHARS = 60_000
 
 Warn = Callable[[str], None]  # warns once that a record could not be written
 

@@ -16,8 +16,9 @@ ConstraintModels`, the objective's options, fitted on the rows with a value for 
 threshold ``t_j = transform_j(0)`` on its GP scale; steps 1-3 are repeated per constraint (one
 member ``m_j ~ Cat(w_j)``, believed at the pending points). A two-level constraint is fitted on
 labels -1/+1, and failed points (``Observations.X_failed``) add one more such constraint: ``+1``
-where a point failed, ``-1`` where one completed (a GP regression on the labels, chosen over a
-probit classifier by ``benchmarks/feasibility_models.py``).
+where a point failed, ``-1`` where one completed (a GP regression on the labels with one kernel,
+``LABEL_KERNELS``, chosen over a probit classifier and the kernel dictionary by
+``benchmarks/feasibility_models.py``).
 
 * TS follows the Thompson rule of SCBO (Eriksson & Poloczek, "Scalable constrained Bayesian
   optimization", AISTATS 2021): one joint draw ``f~`` of the objective and ``c~_j`` of each

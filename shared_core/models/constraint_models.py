@@ -128,7 +128,7 @@ class OutcomeModels:
         output warping (warped, two values are squeezed towards one side and the model is far
         worse calibrated: ``benchmarks/feasibility_models.py``)."""
         warp = self._template.warp_outputs and not labels
-        kernels = self.label_kernels if labels else self._template.kernels
+        kernels = tuple(self.label_kernels) if labels else self._template.kernels
         model = self.models.get(key)
         # a constraint that turns two-level (or graded again) gets a new model of the other kind
         if model is None or model.warp_outputs != warp or model.kernels != kernels:

@@ -432,3 +432,13 @@ def test_label_outcomes_get_the_label_kernels_and_a_constraint_turning_two_level
     alg.suggest(SQUARE, obs, 1, rng)
     models = alg.constraint_models.models
     assert models["a"].kernels == models[FAILED].kernels == LABEL_KERNELS != alg.model.kernels
+
+
+def test_the_label_kernels_are_the_models_label_kernels():
+    rng = np.random.default_rng(0)
+    alg = EGPAlgorithm(**FAST)
+    alg.constraint_models.label_kernels = (KernelSpec("rbf", ard=False),)
+    X = SQUARE.sample(rng, 8)
+    y, _ = _disc_problem(X)
+    alg.suggest(SQUARE, Observations(X, y, X_failed=X[:2] + 0.01), 1, rng)
+    assert alg.constraint_models.models[FAILED].kernels == (KernelSpec("rbf", ard=False),)

@@ -69,7 +69,23 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
         "![Cumulative seconds of suggestions](img/dec_hbo_time.png)",
         "",
         *beta,
+        *_phases_section(results),
     ]
+
+
+def _phases_section(results: pathlib.Path) -> list[str]:
+    """Where the seconds of a suggestion go at 20-100 parameters (``benchmarks.dec_hbo_phases``)."""
+    from benchmarks import dec_hbo_phases
+
+    rows = latest(read_rows(results / "dec_hbo_phases.jsonl"), dec_hbo_phases.CELL)
+    if not rows:
+        return []
+    intro = (
+        "Seconds of one MF3 suggestion on random trials of a chain of 3-parameter factors, by "
+        "phase: the first (structure chain and hyperparameter fits) and the next, between refits "
+        "(`python -m benchmarks.dec_hbo_phases`; phases in its docstring; one thread)."
+    )
+    return ["## Where the seconds go", "", intro, "", *dec_hbo_phases.summarise(rows), ""]
 
 
 def _seconds(rows: list[dict]) -> dict:

@@ -25,8 +25,8 @@ import numpy as np
 
 from benchmarks.failure_functions import N_TRIALS, PROBLEMS
 from benchmarks.harness.regret import STARTUP_TRIALS
-from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.runner import run_jobs
+from benchmarks.harness.results import RESULTS
+from benchmarks.harness.runner import run_and_summarise
 from benchmarks.harness.tables import markdown_table, provenance_line
 
 CRASH_PROBLEMS = tuple(name for name, p in PROBLEMS.items() if not p.constraint_names)
@@ -158,11 +158,14 @@ def main(argv=None) -> None:
         for seed in range(a.seeds)
         for f in functions
     ]
-    out = ResultsFile(a.out)
-    run_jobs(
-        jobs, run_one, out=out, cell=CELL, describe=lambda r: f"{r['function']} seed={r['seed']}"
+    run_and_summarise(
+        jobs,
+        run_one,
+        out=a.out,
+        cell=CELL,
+        describe=lambda r: f"{r['function']} seed={r['seed']}",
+        summarise=summarise,
     )
-    print("\n".join(summarise(out.rows())))
 
 
 if __name__ == "__main__":

@@ -37,8 +37,8 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.spatial import cKDTree
 from scipy.special import log_ndtr, ndtr
 
-from benchmarks.harness.results import RESULTS, ResultsFile
-from benchmarks.harness.runner import run_jobs
+from benchmarks.harness.results import RESULTS
+from benchmarks.harness.runner import run_and_summarise
 from benchmarks.harness.tables import markdown_table, provenance_line
 from shared_core.models.gp import ExactPosterior, GPHyper, fit_hyperparameters, safe_cholesky
 from shared_core.models.kernels import KernelSpec, default_dictionary, kernel_matrix
@@ -220,15 +220,14 @@ def main(argv=None) -> None:
         for problem in problems
         for n in a.sizes.split(",")
     ]
-    out = ResultsFile(a.out)
-    run_jobs(
+    run_and_summarise(
         jobs,
         run_one,
-        out=out,
+        out=a.out,
         cell=CELL,
         describe=lambda r: f"{r['problem']} n={r['n']} seed={r['seed']}",
+        summarise=summarise,
     )
-    print("\n".join(summarise(out.rows())))
 
 
 if __name__ == "__main__":

@@ -185,6 +185,7 @@ BENCHMARKS: list[Benchmark] = [
         cache=False,
     ),
     *(runs(f"speed_{c}", "speed", "", q, command=c) for c, q in SPEED.items()),
+    runs("dec_hbo_phases", "dec_hbo_phases", "", "--cells 20x100", cache=False),
     runs(
         "failure_cost",
         "failure_cost",

@@ -62,3 +62,19 @@ def run_jobs(
             else:
                 out.append(row)
             print(describe(row), flush=True)
+
+
+def run_and_summarise(
+    jobs: Iterable[dict],
+    run_job: Callable[[dict], dict | list[dict]],
+    *,
+    out: str,
+    cell: Sequence[str],
+    describe: Callable[[dict], str],
+    summarise: Callable[[list[dict]], list[str]],
+) -> None:
+    """A script's runs (:func:`run_jobs`, one process) into the results file ``out``, then its
+    ``summarise`` of every row there printed."""
+    results = ResultsFile(out)
+    run_jobs(jobs, run_job, out=results, cell=cell, describe=describe)
+    print("\n".join(summarise(results.rows())))

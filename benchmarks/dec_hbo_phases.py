@@ -1,0 +1,152 @@
+"""Where DEC-HBO's seconds go at 20, 50 and 100 parameters: one suggestion of ``DECHBOAlgorithm``
+(MF3, its defaults) on stored random trials, split into its phases.
+
+    python -m benchmarks.dec_hbo_phases
+
+Per cell (``d``, ``n`` completed trials of a chain of overlapping 3-parameter factors, uniform
+points in the unit cube), a fresh algorithm suggests once (the first suggestion: the structure and
+hyperparameters are fitted) and once more with one more trial (between refits). Each call is split
+by timers wrapped around the functions that do the phases' work:
+
+* ``structure``: the structure chain and the hyperparameter fits (``_refit``: ``evidence`` of each
+  partition visited, each a MAP fit of the additive GP);
+* ``posteriors``: the additive posteriors (one Cholesky factorisation per structure sample);
+* ``tables``: the factors' acquisition tables on the grids (one factor prediction per grid point);
+* ``max_sum``: message passing over the tables;
+* ``polish``: the continuous optimiser started from the max-sum point;
+* ``other``: the rest of the call.
+
+One thread per BLAS pool; one process runs the cells one after the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.harness.results import RESULTS
+from benchmarks.harness.runner import run_and_summarise
+from benchmarks.harness.tables import markdown_table, provenance_line
+
+CELLS = ((20, 100), (50, 300), (100, 500))  # (d, n): the issue's tiers and their study sizes
+PHASES = ("structure", "posteriors", "tables", "max_sum", "polish")
+CELL = ("d", "n", "seed")
+
+
+def chain_of_factors(X: np.ndarray) -> np.ndarray:
+    """``(n,)`` values of a chain of overlapping factors over ``X`` ``(n, d)``: factor ``i``
+    couples parameters ``2i``, ``2i + 1`` and ``2i + 2``."""
+    d = X.shape[1]
+    out = np.zeros(len(X))
+    for i in range(0, d - 2, 2):
+        out += np.sin(3 * X[:, i]) * np.cos(2 * X[:, i + 1]) + (X[:, i + 2] - 0.3) ** 2
+    return out
+
+
+@contextlib.contextmanager
+def _timed_phases(seconds: dict[str, float]):
+    """Wrap the phases' functions (module docstring) to add their seconds to ``seconds``."""
+    import shared_core.algorithms.dec_hbo as dec_hbo
+
+    targets = {
+        "structure": (dec_hbo.DECHBOAlgorithm, "_refit"),
+        "posteriors": (dec_hbo, "AdditivePosterior"),
+        "tables": (dec_hbo, "_chunked"),
+        "max_sum": (dec_hbo, "max_sum"),
+        "polish": (dec_hbo, "maximize_acquisition"),
+    }
+    originals = {phase: getattr(owner, name) for phase, (owner, name) in targets.items()}
+
+    def timer(phase, fn):
+        def wrapped(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                seconds[phase] += time.perf_counter() - start
+
+        return wrapped
+
+    for phase, (owner, name) in targets.items():
+        setattr(owner, name, timer(phase, originals[phase]))
+    try:
+        yield
+    finally:
+        for phase, (owner, name) in targets.items():
+            setattr(owner, name, originals[phase])
+
+
+def _timed_suggestion(algorithm, space, obs, rng) -> dict[str, float]:
+    seconds: dict[str, float] = defaultdict(float)
+    with _timed_phases(seconds):
+        start = time.perf_counter()
+        algorithm.suggest(space, obs, 1, rng)
+        total = time.perf_counter() - start
+    out = {phase: seconds[phase] for phase in PHASES}
+    return {**out, "other": total - sum(out.values()), "total": total}
+
+
+def run_one(job: dict) -> dict:
+    from shared_core import DECHBOAlgorithm, FloatParam, Observations, SearchSpace
+
+    d, n, seed = job["d"], job["n"], job["seed"]
+    rng = np.random.default_rng(seed)
+    space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
+    X = rng.random((n + 1, d))
+    y = chain_of_factors(X)
+    algorithm = DECHBOAlgorithm()
+    first = _timed_suggestion(algorithm, space, Observations(X[:n], y[:n]), rng)
+    second = _timed_suggestion(algorithm, space, Observations(X, y), rng)
+    return {
+        "bench": "dec_hbo_phases",
+        "sampler": "dec-hbo-mf3",
+        **job,
+        "first": first,
+        "next": second,
+    }
+
+
+def summarise(rows: list[dict]) -> list[str]:
+    """Seconds per phase of the first and the next suggestion, medians over seeds."""
+    body = []
+    for d, n in sorted({(r["d"], r["n"]) for r in rows}):
+        rs = [r for r in rows if (r["d"], r["n"]) == (d, n)]
+        for which in ("first", "next"):
+            cells = [
+                f"{np.median([r[which][p] for r in rs]):.2f}" for p in (*PHASES, "other", "total")
+            ]
+            body.append([str(d), str(n), which, *cells, str(len(rs))])
+    header = ["d", "n", "suggestion", *PHASES, "other", "total", "seeds"]
+    return [*markdown_table(header, body), "", provenance_line(rows)]
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.dec_hbo_phases", description=__doc__)
+    p.add_argument("--cells", default=",".join(f"{d}x{n}" for d, n in CELLS), help="dxn, ...")
+    p.add_argument("--seeds", type=int, default=1)
+    p.add_argument("--out", default=str(RESULTS / "dec_hbo_phases.jsonl"))
+    a = p.parse_args(argv)
+    cells = [tuple(int(v) for v in c.split("x")) for c in a.cells.split(",") if c]
+    jobs = [
+        {"sampler": "dec-hbo-mf3", "d": d, "n": n, "seed": seed}
+        for seed in range(a.seeds)
+        for d, n in cells
+    ]
+    run_and_summarise(
+        jobs,
+        run_one,
+        out=a.out,
+        cell=CELL,
+        describe=lambda r: (
+            f"d={r['d']} n={r['n']}: {r['first']['total']:.1f} s, then {r['next']['total']:.1f} s"
+        ),
+        summarise=summarise,
+    )
+
+
+if __name__ == "__main__":
+    main()

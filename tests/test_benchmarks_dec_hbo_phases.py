@@ -1,0 +1,20 @@
+"""The DEC-HBO phase profile (``benchmarks.dec_hbo_phases``): the phases split a suggestion, the
+structure is fitted at the first suggestion only, and the timers are removed afterwards."""
+
+import pytest
+
+import shared_core.algorithms.dec_hbo as dec_hbo
+from benchmarks import dec_hbo_phases as phases
+
+
+def test_a_run_splits_both_suggestions_into_their_phases():
+    originals = (dec_hbo.DECHBOAlgorithm._refit, dec_hbo._chunked, dec_hbo.max_sum)
+    row = phases.run_one({"sampler": "dec-hbo-mf3", "d": 8, "n": 20, "seed": 0})
+    first, second = row["first"], row["next"]
+    for split in (first, second):
+        assert all(split[p] >= 0 for p in phases.PHASES) and split["other"] >= 0
+        assert sum(split[p] for p in (*phases.PHASES, "other")) == pytest.approx(split["total"])
+        assert split["tables"] > 0 and split["polish"] > 0 and split["max_sum"] > 0
+    assert first["structure"] > 0 and second["structure"] == 0  # 21 trials: no refit due
+    assert (dec_hbo.DECHBOAlgorithm._refit, dec_hbo._chunked, dec_hbo.max_sum) == originals
+    assert phases.summarise([row])[2].startswith("| 8 | 20 | first |")

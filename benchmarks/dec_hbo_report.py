@@ -1,7 +1,8 @@
 """DEC-HBO's page (``benchmarks.dec_hbo``; what it shows: ``docs/benchmarks/index.md``): the
 final regrets beside the paper's Table 1 means, MF3 against the others, the regret and cumulative
-suggestion seconds against trials (the paper's Fig. 1), and the development runs behind the
-default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``)."""
+suggestion seconds against trials (the paper's Fig. 1), the development runs behind the
+default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``), and where a suggestion's seconds go at 20-100
+parameters (``benchmarks.dec_hbo_phases``)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,12 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
     rows += [r for r in latest(peers, RUN_CELL) if r["sampler"] in PEERS]
     beta = _beta_section(latest(read_rows(results / BETA_RESULTS), RUN_CELL), rows)
     if not rows:
-        return ["No results yet: run `python -m benchmarks.dec_hbo`.", "", *beta]
+        return [
+            "No results yet: run `python -m benchmarks.dec_hbo`.",
+            "",
+            *beta,
+            *_phases_section(results),
+        ]
     limits = _limits(rows)
     lines = [
         f"Final regret after {max(r['n_trials'] for r in rows)} trials (the first "
@@ -82,7 +88,8 @@ def _phases_section(results: pathlib.Path) -> list[str]:
         return []
     intro = (
         "Seconds of one MF3 suggestion on random trials of a chain of 3-parameter factors, by "
-        "phase: the first (structure chain and hyperparameter fits) and the next, between refits "
+        "phase: the first (structure chain and hyperparameter fits) and the next, between refits, "
+        "and `EGPAlgorithm`'s first and next on the same trials "
         "(`python -m benchmarks.dec_hbo_phases`; phases in its docstring; one thread)."
     )
     return ["## Where the seconds go", "", intro, "", *dec_hbo_phases.summarise(rows), ""]

@@ -7,8 +7,18 @@ import shared_core.algorithms.dec_hbo as dec_hbo
 from benchmarks import dec_hbo_phases as phases
 
 
+def _targets():
+    return (
+        dec_hbo.DECHBOAlgorithm._refit,
+        dec_hbo.AdditivePosterior,
+        dec_hbo._chunked,
+        dec_hbo.max_sum,
+        dec_hbo.maximize_acquisition,
+    )
+
+
 def test_a_run_splits_both_suggestions_into_their_phases():
-    originals = (dec_hbo.DECHBOAlgorithm._refit, dec_hbo._chunked, dec_hbo.max_sum)
+    originals = _targets()
     row = phases.run_one({"sampler": "dec-hbo-mf3", "d": 8, "n": 20, "seed": 0})
     first, second = row["first"], row["next"]
     for split in (first, second):
@@ -16,5 +26,14 @@ def test_a_run_splits_both_suggestions_into_their_phases():
         assert sum(split[p] for p in (*phases.PHASES, "other")) == pytest.approx(split["total"])
         assert split["tables"] > 0 and split["polish"] > 0 and split["max_sum"] > 0
     assert first["structure"] > 0 and second["structure"] == 0  # 21 trials: no refit due
-    assert (dec_hbo.DECHBOAlgorithm._refit, dec_hbo._chunked, dec_hbo.max_sum) == originals
+    assert _targets() == originals
+    assert row["egp_first"] > 0 and row["egp_next"] > 0
     assert phases.summarise([row])[2].startswith("| 8 | 20 | first |")
+
+
+def test_the_timers_are_removed_after_an_exception():
+    originals = _targets()
+    with pytest.raises(RuntimeError), phases._timed_phases({}):
+        assert _targets() != originals
+        raise RuntimeError("a failing suggestion")
+    assert _targets() == originals

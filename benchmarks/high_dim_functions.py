@@ -34,22 +34,30 @@ from scipy.optimize import minimize, minimize_scalar
 from benchmarks.functions import hartmann6, levy
 
 CHAIN_GRID = 1001  # grid points per parameter of the chain's dynamic programme
+MICHALEWICZ_PEAKS = 3  # a term's best grid minima refined
 H6_ARGMIN = np.array([0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573])
-H6_MIN = -3.32237
+H6_MIN = -3.322368011416
 BRANIN_LOW, BRANIN_SPAN = np.array([-5.0, 0.0]), np.array([15.0, 15.0])
 ROTATION_SEED, LASSO_SEED = 7, 0
-LASSO_INFORMATIVE, LASSO_ALPHA = 30, 1.0
+# noise 100: about a tenth of y's variance, so which features to penalise matters (with little
+# noise the lightest penalty on every feature is nearly best)
+LASSO_INFORMATIVE, LASSO_ALPHA, LASSO_NOISE = 30, 1.0, 100.0
 
 
 @dataclass(frozen=True)
 class HighDimProblem:
-    """Minimise ``objective(u)`` over the unit cube of ``d`` parameters (tier: 20, 50 or 100)."""
+    """Minimise ``objective(u)`` over the unit cube of ``d`` parameters (tier: 20, 50 or 100);
+    ``minimum()`` its minimum (None: unknown), computed on first use where it is not stored."""
 
     d: int
     tier: int
     objective: Callable[[np.ndarray], float]
-    f_min: float | None
+    minimum: Callable[[], float | None]
     source: str
+
+    @property
+    def f_min(self) -> float | None:
+        return self.minimum()
 
 
 # ------------------------------------------------------------------------------ block sums
@@ -90,8 +98,29 @@ def chain_minimum(d: int) -> float:
     for arg in reversed(back):
         index.append(int(arg[index[-1]]))
     u0 = grid[index[::-1]]
-    res = minimize(branin_chain, u0, method="L-BFGS-B", bounds=[(0.0, 1.0)] * d)
-    return float(min(res.fun, branin_chain(u0)))
+    res = minimize(
+        _branin_chain_with_grad,
+        u0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, 1.0)] * d,
+        options={"ftol": 1e-15, "gtol": 1e-12},
+    )
+    return float(min(res.fun, branin_chain(u0)))  # an attained value: never below the minimum
+
+
+def _branin_chain_with_grad(u: np.ndarray) -> tuple[float, np.ndarray]:
+    """:func:`branin_chain` and its gradient ``(d,)``."""
+    x1 = BRANIN_LOW[0] + BRANIN_SPAN[0] * u[:-1]
+    x2 = BRANIN_LOW[1] + BRANIN_SPAN[1] * u[1:]
+    inner = x2 - 5.1 / (4 * math.pi**2) * x1**2 + 5 / math.pi * x1 - 6
+    d_x1 = 2 * inner * (-5.1 / (2 * math.pi**2) * x1 + 5 / math.pi) - 10 * (
+        1 - 1 / (8 * math.pi)
+    ) * np.sin(x1)
+    grad = np.zeros_like(u)
+    grad[:-1] += BRANIN_SPAN[0] * d_x1
+    grad[1:] += BRANIN_SPAN[1] * 2 * inner
+    return branin_chain(u), grad
 
 
 # ------------------------------------------------------------------------------ Michalewicz
@@ -108,18 +137,25 @@ def _michalewicz_term(i: int, x: float, m: int = 10) -> float:
 
 @functools.cache
 def michalewicz_minimum(d: int) -> float:
-    """The sum over ``i`` of the one-parameter terms' minima (dense grid, then bounded search
-    around the grid's best point)."""
+    """The sum over ``i`` of the one-parameter terms' minima: each term's ``MICHALEWICZ_PEAKS``
+    best local minima on a dense grid, refined by a bounded search (the best grid point can sit on
+    a peak a little shallower than a neighbouring one)."""
     grid = np.linspace(0.0, math.pi, 20001)
     total = 0.0
     for i in range(1, d + 1):
         values = -np.sin(grid) * np.sin(i * grid**2 / np.pi) ** 20
-        k = int(np.argmin(values))
-        lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
-        res = minimize_scalar(
-            lambda x, i=i: _michalewicz_term(i, x), bounds=(lo, hi), method="bounded"
-        )
-        total += min(float(res.fun), float(values[k]))
+        interior = (values[1:-1] <= values[:-2]) & (values[1:-1] <= values[2:])
+        local = np.flatnonzero(interior) + 1
+        best = float(values.min())
+        for k in local[np.argsort(values[local])[:MICHALEWICZ_PEAKS]]:
+            res = minimize_scalar(
+                lambda x, i=i: _michalewicz_term(i, x),
+                bounds=(grid[k - 1], grid[k + 1]),
+                method="bounded",
+                options={"xatol": 1e-12},
+            )
+            best = min(best, float(res.fun))
+        total += best
     return total
 
 
@@ -141,26 +177,27 @@ def rotated_levy(u: np.ndarray) -> float:
 # ------------------------------------------------------------------------------ weighted Lasso
 @functools.cache
 def _lasso_data(d: int) -> tuple[np.ndarray, ...]:
-    """Standardised ``make_regression`` data of ``d`` features (30 informative), split 150 / 150
-    into training and validation sets."""
+    """Standardised ``make_regression`` data of ``d`` features (30 informative, noise 100), split
+    150 / 150 into training and validation sets."""
     from sklearn.datasets import make_regression
 
     X, y, _ = make_regression(
         n_samples=300,
         n_features=d,
         n_informative=LASSO_INFORMATIVE,
-        noise=10.0,
+        noise=LASSO_NOISE,
         coef=True,
         random_state=LASSO_SEED,
     )
-    X = (X - X.mean(0)) / X.std(0)
-    y = (y - y.mean()) / y.std()
+    X = (X - X[:150].mean(0)) / X[:150].std(0)  # by the training rows' moments
+    y = (y - y[:150].mean()) / y[:150].std()
     return X[:150], y[:150], X[150:], y[150:]
 
 
 def weighted_lasso(u: np.ndarray) -> float:
-    """Validation MSE of the Lasso with penalty ``alpha * sum_j w_j |beta_j|``, ``log10 w_j = -3 +
-    4 u_j``: fitted as a plain Lasso on the columns divided by ``w``."""
+    """Validation MSE of the Lasso minimising ``||y - X beta||^2 / 2 + alpha * sum_j w_j |beta_j|``
+    (``alpha = LASSO_ALPHA``), ``log10 w_j = -3 + 4 u_j``: fitted as a plain Lasso on the columns
+    divided by ``w`` (scikit-learn's alpha is per sample, hence ``alpha / n``)."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Lasso
 
@@ -174,32 +211,33 @@ def weighted_lasso(u: np.ndarray) -> float:
 
 # ------------------------------------------------------------------------------ the tiers
 def _problems() -> dict[str, HighDimProblem]:
+    def known(value: float | None) -> Callable[[], float | None]:
+        return lambda: value
+
     out: dict[str, HighDimProblem] = {}
     for d, tier in ((24, 20), (60, 50), (102, 100)):
         out[f"hartmann6-blocks-{d}"] = HighDimProblem(
-            d, tier, hartmann6_blocks, d // 6 * H6_MIN, f"Hartmann-6 on {d // 6} disjoint blocks"
+            d, tier, hartmann6_blocks, known(d // 6 * H6_MIN), f"Hartmann-6 on {d // 6} blocks"
         )
         out[f"branin-chain-{d}"] = HighDimProblem(
-            d, tier, branin_chain, None, f"Branin on the {d - 1} pairs of neighbours"
+            d,
+            tier,
+            branin_chain,
+            functools.partial(chain_minimum, d),
+            f"Branin on the {d - 1} pairs of neighbours",
         )
-    out["michalewicz-50"] = HighDimProblem(50, 50, michalewicz, None, "Michalewicz on [0, pi]^50")
+    out["michalewicz-50"] = HighDimProblem(
+        50, 50, michalewicz, functools.partial(michalewicz_minimum, 50), "Michalewicz on [0, pi]^50"
+    )
     for d, tier in ((20, 20), (50, 50)):
-        out[f"rotated-levy-{d}"] = HighDimProblem(d, tier, rotated_levy, 0.0, "Levy, rotated")
+        out[f"rotated-levy-{d}"] = HighDimProblem(
+            d, tier, rotated_levy, known(0.0), "Levy, rotated"
+        )
     for d, tier in ((50, 50), (100, 100)):
         out[f"weighted-lasso-{d}"] = HighDimProblem(
-            d, tier, weighted_lasso, None, f"weighted Lasso, {d} features, 30 informative"
+            d, tier, weighted_lasso, known(None), f"weighted Lasso, {d} features, 30 informative"
         )
     return out
 
 
 PROBLEMS = _problems()
-
-
-def f_min(name: str) -> float | None:
-    """The problem's minimum: stored, or computed (and cached) for the chains and Michalewicz."""
-    problem = PROBLEMS[name]
-    if name.startswith("branin-chain"):
-        return chain_minimum(problem.d)
-    if name == "michalewicz-50":
-        return michalewicz_minimum(50)
-    return problem.f_min

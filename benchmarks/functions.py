@@ -98,6 +98,17 @@ def levy(x):
     )
 
 
+def michalewicz_term(i, x, m: int = 10):
+    """Michalewicz's term ``-sin(x) sin(i x^2 / pi)^(2m)`` of parameter ``i`` (1-based),
+    elementwise: the function is the sum of its terms, each of one parameter."""
+    return -np.sin(x) * np.sin(i * x**2 / np.pi) ** (2 * m)
+
+
+def michalewicz(x, m: int = 10) -> float:
+    """Michalewicz on [0, pi]^d."""
+    return float(np.sum(michalewicz_term(np.arange(1, len(x) + 1), x, m)))
+
+
 def rosenbrock(x):
     return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
 

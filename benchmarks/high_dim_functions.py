@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
-from benchmarks.functions import hartmann6, levy
+from benchmarks.functions import hartmann6, levy, michalewicz, michalewicz_term
 
 CHAIN_GRID = 1001  # grid points per parameter of the chain's dynamic programme
 MICHALEWICZ_PEAKS = 3  # a term's best grid minima refined
@@ -124,15 +124,9 @@ def _branin_chain_with_grad(u: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------ Michalewicz
-def michalewicz(u: np.ndarray, m: int = 10) -> float:
+def michalewicz_cube(u: np.ndarray) -> float:
     """Michalewicz on [0, pi]^d (``u`` in the unit cube)."""
-    x = math.pi * u
-    i = np.arange(1, len(x) + 1)
-    return float(-np.sum(np.sin(x) * np.sin(i * x**2 / np.pi) ** (2 * m)))
-
-
-def _michalewicz_term(i: int, x: float, m: int = 10) -> float:
-    return float(-math.sin(x) * math.sin(i * x**2 / math.pi) ** (2 * m))
+    return michalewicz(math.pi * np.asarray(u))
 
 
 @functools.cache
@@ -143,13 +137,13 @@ def michalewicz_minimum(d: int) -> float:
     grid = np.linspace(0.0, math.pi, 20001)
     total = 0.0
     for i in range(1, d + 1):
-        values = -np.sin(grid) * np.sin(i * grid**2 / np.pi) ** 20
+        values = michalewicz_term(i, grid)
         interior = (values[1:-1] <= values[:-2]) & (values[1:-1] <= values[2:])
         local = np.flatnonzero(interior) + 1
         best = float(values.min())
         for k in local[np.argsort(values[local])[:MICHALEWICZ_PEAKS]]:
             res = minimize_scalar(
-                lambda x, i=i: _michalewicz_term(i, x),
+                lambda x, i=i: float(michalewicz_term(i, x)),
                 bounds=(grid[k - 1], grid[k + 1]),
                 method="bounded",
                 options={"xatol": 1e-12},
@@ -227,7 +221,11 @@ def _problems() -> dict[str, HighDimProblem]:
             f"Branin on the {d - 1} pairs of neighbours",
         )
     out["michalewicz-50"] = HighDimProblem(
-        50, 50, michalewicz, functools.partial(michalewicz_minimum, 50), "Michalewicz on [0, pi]^50"
+        50,
+        50,
+        michalewicz_cube,
+        functools.partial(michalewicz_minimum, 50),
+        "Michalewicz on [0, pi]^50",
     )
     for d, tier in ((20, 20), (50, 50)):
         out[f"rotated-levy-{d}"] = HighDimProblem(

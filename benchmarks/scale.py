@@ -79,7 +79,7 @@ def run(a: argparse.Namespace) -> None:
                         continue
                     row = cached[(name, n, d, a.asks)]
                 else:
-                    row = {**cell, **_worker(name, n, d, a.asks, a.timeout)}
+                    row = {**cell, **worker_row(name, n, d, a.asks, a.timeout)}
                     store.put({**row, "machine_key": here} if is_peer(name) else row)
                     print(name, n, d, {k: v for k, v in row.items() if k != "seconds"}, flush=True)
                 if name == "gp" and (
@@ -88,7 +88,7 @@ def run(a: argparse.Namespace) -> None:
                     break  # GPSampler: larger studies only take longer
 
 
-def _worker(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
+def worker_row(name: str, n: int, d: int, asks: int, timeout: float) -> dict:
     try:
         return run_worker("scale", "worker", name, str(n), str(d), str(asks), timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -48,6 +48,10 @@ class AdditiveUCB(Acquisition):
 
     def __init__(self, terms: Sequence[UCBTerm], sqrt_beta: float) -> None:
         self.terms, self.sqrt_beta = tuple(terms), float(sqrt_beta)
+        batches: dict[int, list[int]] = {}  # terms of one posterior share its solves
+        for i, term in enumerate(self.terms):
+            batches.setdefault(id(term.posterior), []).append(i)
+        self._batches = [[self.terms[i] for i in batch] for batch in batches.values()]
 
     @property
     def n_observations(self) -> int:
@@ -62,19 +66,24 @@ class AdditiveUCB(Acquisition):
 
     def value(self, X: np.ndarray) -> np.ndarray:
         out = np.zeros(len(X))  # (b,)
-        for i, term in enumerate(self.terms):
-            out += self.term_value(i, X[:, term.columns])
+        for batch in self._batches:
+            mean, var = batch[0].posterior.factors_predict(
+                [term.group for term in batch], [X[:, term.columns] for term in batch]
+            )  # (F, b) each
+            weights = np.array([term.weight for term in batch])[:, None]  # (F, 1)
+            out += np.sum(weights * (-mean + self.sqrt_beta * np.sqrt(var)), axis=0)
         return out
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         out, grad = np.zeros(len(X)), np.zeros(X.shape)  # (b,), (b, d)
-        for term in self.terms:
-            mean, var, dmean, dvar = term.posterior.factor_predict_with_grad(
-                term.group, X[:, term.columns]
-            )
-            sd = np.sqrt(var)  # (b,)
-            out += term.weight * (-mean + self.sqrt_beta * sd)
-            grad[:, term.columns] += term.weight * (
-                -dmean + (self.sqrt_beta / (2.0 * sd))[:, None] * dvar
-            )
+        for batch in self._batches:
+            mean, var, dmeans, dvars = batch[0].posterior.factors_predict_with_grad(
+                [term.group for term in batch], [X[:, term.columns] for term in batch]
+            )  # (F, b), (F, b), F x (b, m_i), F x (b, m_i)
+            sd = np.sqrt(var)  # (F, b)
+            for i, term in enumerate(batch):
+                out += term.weight * (-mean[i] + self.sqrt_beta * sd[i])
+                grad[:, term.columns] += term.weight * (
+                    -dmeans[i] + (self.sqrt_beta / (2.0 * sd[i]))[:, None] * dvars[i]
+                )
         return out, grad

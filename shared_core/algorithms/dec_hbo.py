@@ -24,11 +24,13 @@ Per suggestion:
        factors of the union of the structure samples form the graph (the union is where the
        factors overlap); factors over the same parameters are merged. ``D_t = min(cap, 8 +
        floor(t / 5))`` grows with the iteration ``t``, ``cap`` keeping the largest factor's table
-       at most ``MAX_TABLE`` points: this package's schedule (the grid of the paper's regret
-       bound, Lemma 5, grows as ``t^2`` per parameter, and Appendix A states the cost per grid
-       size ``|D_t|`` without a schedule);
-    5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it
-       and L-BFGS-B on the same acquisition), and the better of the two by the acquisition (the
+       at most ``MAX_TABLE`` points and all tables' work (points times ``n^2``, ``n`` the
+       observations each point's variance solves against) at most ``TABLE_WORK``: this package's
+       schedule (the grid of the paper's regret bound, Lemma 5, grows as ``t^2`` per parameter,
+       and Appendix A states the cost per grid size ``|D_t|`` without a schedule);
+    5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it,
+       fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B on the same
+       acquisition), and the better of the two by the acquisition (the
        max-sum point only if it satisfies the space's linear constraints and is no pending or
        observed point) is the suggestion.
 
@@ -70,6 +72,12 @@ from shared_core.validation import check_bool, check_int, check_real
 __all__ = ["DECHBOAlgorithm"]
 
 MAX_TABLE = 8000  # grid points of the largest factor's table (20^3)
+# Sum over the tables of (points x observations^2), each point's variance a solve against the
+# n x n Cholesky factor: about 0.25 s of tables per suggestion on one core.
+TABLE_WORK = 2e9
+# The polish's random candidates, (candidates x terms x n^2) at most: each evaluated on every term;
+# with many terms and observations, L-BFGS-B from the max-sum point does the polish's work.
+POLISH_WORK = 5e8
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
 MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points
@@ -136,6 +144,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self.partitions: list[Partition] = []  # the distinct structure samples (parameters)
         self.weights: list[float] = []  # their shares of the k samples
         self._hypers: dict[Partition, AdditiveHyper] = {}
+        self._posteriors: list[AdditivePosterior] = []  # one per partition, on the last data
         self._transform = OutputTransform()
         self._n_at_refit = 0
         self._space_key: tuple[Any, ...] | None = None
@@ -149,16 +158,23 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         key = (tuple(space.names), space.dim)
         if key != self._space_key:  # a new space: start over
             self._space_key, self.partitions, self.weights = key, [], []
-            self._hypers, self._n_at_refit = {}, 0
+            self._hypers, self._n_at_refit, self._posteriors = {}, 0, []
         if not self.partitions or self.schedule.due(self._n_at_refit, len(obs.y)):
             self._refit(space, obs, param_columns, rng)
+            self._posteriors = []
         y = self._transform(obs.y)
-        return [
-            AdditivePosterior(
-                partition_columns(p, param_columns), self._hypers[p], obs.X, y, form=self.kernel
-            )
-            for p in self.partitions
-        ]
+        m = self._posteriors[0].n if self._posteriors else 0
+        if m and _extends(self._posteriors[0], obs.X, y):  # between refits: append the new rows
+            if len(y) > m:
+                self._posteriors = [p.condition(obs.X[m:], y[m:])[0] for p in self._posteriors]
+        else:
+            self._posteriors = [
+                AdditivePosterior(
+                    partition_columns(p, param_columns), self._hypers[p], obs.X, y, form=self.kernel
+                )
+                for p in self.partitions
+            ]
+        return self._posteriors
 
     def _refit(
         self,
@@ -225,7 +241,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         param_columns = _param_columns(space)
         incumbent = obs.X[obs.best_first()[0]]
         t = len(obs.y) + len(obs.X_pending) + 1
-        grids = _grids(space, self._grid_size(space, t), incumbent, rng)
+        n_posterior = len(obs.y) + len(obs.X_pending)
+        grids = _grids(space, self._grid_size(space, t, n_posterior), incumbent, rng)
         terms, term_params = [], []
         for post, partition, weight in zip(posteriors, self.partitions, self.weights):
             for g, columns in enumerate(partition_columns(partition, param_columns)):
@@ -237,13 +254,14 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         acq = AdditiveUCB(terms, math.sqrt(beta))
         x_grid = self._max_sum_point(acq, term_params, grids, space, rng)
         avoid = obs.X_avoid
+        n_raw = _within_polish_work(self.n_raw, len(terms), n_posterior)
         x_polished = maximize_acquisition(
             acq,
             space,
             rng,
             X_best=x_grid[None],
-            n_raw=self.n_raw,
-            n_starts=self.n_starts,
+            n_raw=n_raw,
+            n_starts=min(self.n_starts, n_raw),
             avoid=avoid,
         )
         candidates = np.vstack([x_grid, x_polished])  # (2, d); x_polished is always feasible
@@ -253,20 +271,26 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         values = np.where(usable, acq.value(candidates), -np.inf)
         return cast(np.ndarray, candidates[int(np.argmax(values))])
 
-    def _grid_size(self, space: SearchSpace, t: int) -> int:
+    def _grid_size(self, space: SearchSpace, t: int, n: int = 0) -> int:
         """``D_t = min(cap, GRID_START + t // GRID_GROWTH)`` points per float or int: ``cap``
         keeps every factor's table (``D_t`` per numeric parameter times the choices of its
-        categoricals) at ``MAX_TABLE`` points or fewer where it can, with at least 2 points."""
-        params = [space.params[n] for n in space.names]
-        cap = MAX_TABLE
-        for group in {g for p in self.partitions for g in p}:
+        categoricals) at ``MAX_TABLE`` points or fewer, and the tables of all structure samples,
+        each point's variance a solve against ``n`` observations, within ``TABLE_WORK``
+        (points x n^2) where they can, with at least 2 points."""
+        params = [space.params[name] for name in space.names]
+        shapes = []  # per table: (numeric parameters, product of categorical choices)
+        for group in (g for p in self.partitions for g in p):
             cats = [params[i] for i in group]
             choices = [len(c.choices) for c in cats if isinstance(c, CategoricalParam)]
-            numeric = len(group) - len(choices)
-            if numeric:
-                room = MAX_TABLE / math.prod(choices)
-                cap = min(cap, int(math.floor(room ** (1.0 / numeric) + 1e-9)))
-        return max(2, min(cap, GRID_START + t // GRID_GROWTH))
+            shapes.append((len(group) - len(choices), math.prod(choices)))
+        size = GRID_START + t // GRID_GROWTH
+        while size > 2 and any(
+            numeric and size**numeric * choices > MAX_TABLE for numeric, choices in shapes
+        ):
+            size -= 1
+        while size > 2 and n * n * sum(size**k * c for k, c in shapes) > TABLE_WORK:
+            size -= 1
+        return max(2, size)
 
     def _max_sum_point(
         self,
@@ -293,6 +317,18 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         )
         x = np.concatenate([grids[p][result.assignment[p]] for p in range(len(grids))])  # (d,)
         return cast(np.ndarray, space.round_to_valid(x[None])[0])
+
+
+def _within_polish_work(n_raw: int, n_terms: int, n: int) -> int:
+    """The polish's random candidates: ``n_raw``, fewer where ``n_raw x n_terms x n^2`` exceeds
+    ``POLISH_WORK``, at least 1."""
+    return max(1, min(n_raw, int(POLISH_WORK / (max(n_terms, 1) * max(n, 1) ** 2))))
+
+
+def _extends(post: AdditivePosterior, X: np.ndarray, y: np.ndarray) -> bool:
+    """Do ``(X (n, d), y (n,))`` start with ``post``'s data (trials completed since, appended)?"""
+    m = post.n
+    return len(y) >= m and np.array_equal(X[:m], post.X) and np.array_equal(y[:m], post.y)
 
 
 def _param_columns(space: SearchSpace) -> list[np.ndarray]:

@@ -120,7 +120,9 @@ class AdditivePosterior:
             ),
         )
 
-    def _moments(self, Kq: np.ndarray, prior_var: float) -> tuple[np.ndarray, np.ndarray]:
+    def _moments(
+        self, Kq: np.ndarray, prior_var: float | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Mean and floored variance ``(b,)`` from the cross-covariances ``Kq`` ``(b, n)``."""
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b)
         return Kq @ self.alpha, np.maximum(prior_var - np.einsum("nb,nb->b", V, V), VARIANCE_FLOOR)
@@ -180,6 +182,43 @@ class AdditivePosterior:
         h, grp = self.hyper, self.groups[g]
         Kq, dKq = kernel_grad_x(self.spec, Z, self._Xg[g], h.ls[grp], float(h.amps[g]))
         return self._moments_with_grad(Kq, dKq, float(h.amps[g]))
+
+    def factors_predict(
+        self, factors: Sequence[int], Zs: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`factor_predict` of each factor ``factors[i]`` at ``Zs[i] (b, m_i)``, in its own
+        columns: means and variances ``(len(factors), b)``, one triangular solve for all."""
+        b = len(Zs[0])
+        for g, Z in zip(factors, Zs, strict=True):
+            self._check_factor(g, Z)
+        Kq = np.vstack([self._factor_cross(g, Z) for g, Z in zip(factors, Zs)])  # (F b, n)
+        mean, var = self._moments(Kq, np.repeat(self.hyper.amps[list(factors)], b))
+        return mean.reshape(-1, b), var.reshape(-1, b)
+
+    def factors_predict_with_grad(
+        self, factors: Sequence[int], Zs: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """:meth:`factors_predict` and, per factor, the gradients ``(b, m_i)`` of its mean and
+        variance; the factors share two triangular solves."""
+        h, b = self.hyper, len(Zs[0])
+        crosses = []  # F x ((b, n), (b, n, m_i))
+        for g, Z in zip(factors, Zs, strict=True):
+            self._check_factor(g, Z)
+            grp = self.groups[g]
+            crosses.append(kernel_grad_x(self.spec, Z, self._Xg[g], h.ls[grp], float(h.amps[g])))
+        Kq = np.vstack([K for K, _ in crosses])  # (F b, n)
+        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, F b): L^-1 k
+        W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)  # (K+sI)^-1 k
+        raw_var = np.repeat(h.amps[list(factors)], b) - np.einsum("nb,nb->b", V, V)  # (F b,)
+        dmeans, dvars = [], []
+        for i, (_, dKq) in enumerate(crosses):
+            rows = slice(i * b, (i + 1) * b)
+            dvar = -2.0 * np.einsum("bnm,nb->bm", dKq, W[:, rows])
+            dvar[raw_var[rows] <= VARIANCE_FLOOR] = 0.0  # the floor is flat
+            dmeans.append(np.einsum("bnm,n->bm", dKq, self.alpha))
+            dvars.append(dvar)
+        mean, var = Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR)
+        return mean.reshape(-1, b), var.reshape(-1, b), dmeans, dvars
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[AdditivePosterior, float]:
         """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive

@@ -292,6 +292,26 @@ def test_factor_gradients_match_finite_differences():
             np.testing.assert_allclose(df[0], fd, atol=1e-6)
 
 
+def test_all_factors_at_once_are_each_factor_alone():
+    """One stacked solve for several factors (the acquisition's batches) gives each factor's own
+    moments and gradients; factors may repeat and come in any order."""
+    post = AdditivePosterior(GROUPS, HYPER, *_data())
+    rng = np.random.default_rng(5)
+    factors = [1, 0, 1]
+    Zs = [rng.random((7, len(GROUPS[g]))) for g in factors]
+    mean, var = post.factors_predict(factors, Zs)  # (3, 7) each
+    mean_g, var_g, dmeans, dvars = post.factors_predict_with_grad(factors, Zs)
+    for i, (g, Z) in enumerate(zip(factors, Zs)):
+        alone = post.factor_predict_with_grad(g, Z)
+        # the same arithmetic on columns of one solve: equal up to rounding
+        for got, want in zip((mean[i], var[i], mean_g[i], var_g[i]), (*alone[:2], *alone[:2])):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(dmeans[i], alone[2], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(dvars[i], alone[3], rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="group 0's columns"):
+        post.factors_predict([0, 1], [Zs[0], Zs[1]])  # one column for two
+
+
 def test_believing_keeps_factor_means_and_never_raises_factor_variances():
     """GP-BUCB's hallucinated observations: the believed means of f at pending points leave every
     factor's mean as it was and shrink every factor's variance (eq. 1 with the grown data)."""

@@ -114,6 +114,57 @@ def test_grids_grow_with_the_iteration_hold_the_incumbent_and_cap_every_table():
     assert all(len(g) == 9 and np.any(np.isclose(g[:, 0], 0.123)) for g in grids)
 
 
+def test_tables_of_many_factors_and_observations_stay_within_the_work_budget():
+    """Each table point's variance solves against the n observations: the grid shrinks until
+    all tables' points x n^2 fit ``TABLE_WORK``, and no further; few observations leave it."""
+    space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(102)})
+    algorithm = DECHBOAlgorithm()
+    algorithm.partitions = [tuple(tuple(range(i, i + 3)) for i in range(0, 102, 3))] * 3
+    tables = 3 * 34
+
+    def work(size: int, n: int) -> float:
+        return tables * size**3 * n * n
+
+    assert algorithm._grid_size(space, 1000, 10) == 20  # 20^3 = MAX_TABLE: the cap of one table
+    size = algorithm._grid_size(space, 1000, 500)
+    assert 2 < size < 20
+    assert work(size, 500) <= dec_hbo.TABLE_WORK < work(size + 1, 500)
+    assert algorithm._grid_size(space, 1000, 100_000) == 2  # never fewer than 2 points
+
+
+def test_between_refits_new_trials_are_appended_to_the_posteriors(monkeypatch):
+    """Trials completed since the last suggestion extend the cached posteriors by a block
+    Cholesky append (no rebuild), to the moments of a fresh posterior; data that do not extend
+    the cached data (a trial completed out of order) rebuild them."""
+    obs = _obs(60)
+    algorithm = DECHBOAlgorithm(groups=[["x0", "x1"], ["x2", "x3"], ["x4", "x5"]])
+    algorithm.suggest(SPACE6, Observations(obs.X[:50], obs.y[:50]), 1, np.random.default_rng(0))
+    assert not algorithm.schedule.due(algorithm._n_at_refit, 52)  # 52 trials: no refit
+    built = []
+    original = dec_hbo.AdditivePosterior
+    monkeypatch.setattr(
+        dec_hbo, "AdditivePosterior", lambda *a, **k: built.append(1) or original(*a, **k)
+    )
+    rng = np.random.default_rng(1)
+    [post] = algorithm._prepare(SPACE6, Observations(obs.X[:52], obs.y[:52]), rng)
+    assert (post.n, built) == (52, [])
+    y = algorithm._transform(obs.y[:52])
+    fresh = original(post.groups, post.hyper, obs.X[:52], y, form=post.spec.form)
+    Z = np.random.default_rng(2).random((20, 2))
+    for got, want in zip(post.factor_predict(1, Z), fresh.factor_predict(1, Z)):
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)  # two Cholesky orders
+    swapped = np.r_[0:50, 51, 50]  # trial 51 completed before trial 50
+    [post] = algorithm._prepare(SPACE6, Observations(obs.X[swapped], obs.y[swapped]), rng)
+    assert (post.n, built) == (52, [1])
+
+
+def test_the_polish_takes_fewer_random_candidates_only_where_they_would_cost_too_much():
+    assert dec_hbo._within_polish_work(256, 12, 150) == 256  # MF3 at 10 parameters
+    n_raw = dec_hbo._within_polish_work(256, 102, 500)  # 3 samples of 34 factors, 500 trials
+    assert n_raw * 102 * 500**2 <= dec_hbo.POLISH_WORK < (n_raw + 1) * 102 * 500**2
+    assert dec_hbo._within_polish_work(256, 102, 100_000) == 1
+
+
 def test_product_grid_order_is_the_factor_tables():
     grids = [np.array([[0.0], [1.0]]), np.eye(3), np.array([[5.0], [6.0]])]
     P = dec_hbo._product(grids, (0, 1, 2))  # (12, 5)

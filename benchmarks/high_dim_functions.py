@@ -18,6 +18,14 @@ is reported instead of a regret).
   ``make_regression`` data set of ``d`` features, 30 of them informative (in the spirit of
   LassoBench, Šehić, Gramfort, Salmon & Nardi, "LassoBench: a high-dimensional hyperparameter
   optimization benchmark suite for Lasso", AutoML 2022); ``f_min`` unknown.
+- ``rover-60``: the rover trajectory of Wang, Gehring, Kohli & Jegelka ("Batched large-scale
+  Bayesian optimization in high-dimensional spaces", AISTATS 2018) as their ``ebo`` code runs it
+  (``create_large_domain``, its 113 boxes, 10 times the l1 misses of start and goal): 30 points on
+  [-0.1, 1.1]^2 smoothed by a cubic spline (in effect their least-squares cubic), the cost its
+  integral of 20 inside a box or off [0, 1]^2 plus 0.05, plus the misses; the objective is minus
+  the reference's reward, ``cost - 5``, made deterministic (the points' jitter drawn once).
+  ``f_min`` unknown: no trajectory costs less than the straight line's length cost
+  (``ROVER_BOUND``, -4.936), but that line crosses boxes.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.interpolate import splev, splprep
 from scipy.optimize import minimize, minimize_scalar
 
 from benchmarks.functions import hartmann6, levy, michalewicz, michalewicz_term
@@ -42,6 +51,16 @@ ROTATION_SEED, LASSO_SEED = 7, 0
 # noise 100: about a tenth of y's variance, so which features to penalise matters (with little
 # noise the lightest penalty on every feature is nearly best)
 LASSO_INFORMATIVE, LASSO_ALPHA, LASSO_NOISE = 30, 1.0, 100.0
+# the rover's reference constants: points on [-0.1, 1.1]^2, start and goal, samples along the path,
+# boxes 0.05 wide; cost per length inside a box or off the map, everywhere, per l1 miss; reward
+# offset; the control points' jitter
+ROVER_LOW, ROVER_SPAN = -0.1, 1.2
+ROVER_START, ROVER_GOAL = np.array([0.05, 0.05]), np.array([0.95, 0.95])
+ROVER_SAMPLES, ROVER_HALF_WIDTH = 1000, 0.025
+ROVER_HIT, ROVER_STEP, ROVER_MISS, ROVER_OFFSET = 20.0, 0.05, 10.0, 5.0
+ROVER_JITTER, ROVER_SEED = 1e-4, 0
+# no trajectory below: its length is at least the start-goal distance less its l1 misses
+ROVER_BOUND = ROVER_STEP * float(np.linalg.norm(ROVER_GOAL - ROVER_START)) - ROVER_OFFSET
 
 
 @dataclass(frozen=True)
@@ -203,6 +222,79 @@ def weighted_lasso(u: np.ndarray) -> float:
     return float(np.mean((model.predict(X_val / w) - y_val) ** 2))
 
 
+# ------------------------------------------------------------------------------ rover
+# the reference's 113 box centres (x, y), from ``create_cost_large``
+ROVER_CENTRES = np.array([
+    0.43143755, 0.20876147, 0.38485367, 0.39183579, 0.02985961, 0.22328303, 0.7803707, 0.3447003,
+    0.93685657, 0.56297285, 0.04194252, 0.23598362, 0.28049582, 0.40984475, 0.6756053, 0.70939481,
+    0.01926493, 0.86972335, 0.5993437, 0.63347932, 0.57807619, 0.40180792, 0.56824287, 0.75486851,
+    0.35403502, 0.38591056, 0.72492026, 0.59969313, 0.27618746, 0.64322757, 0.54029566, 0.25492943,
+    0.30903526, 0.60166842, 0.2913432, 0.29636879, 0.78512072, 0.62340245, 0.29592116, 0.08400595,
+    0.87548394, 0.04877622, 0.21714791, 0.9607346, 0.92624074, 0.53441687, 0.53639253, 0.45127928,
+    0.99892031, 0.79537837, 0.84621631, 0.41891986, 0.39432819, 0.06768617, 0.92365693, 0.72217512,
+    0.95520914, 0.73956575, 0.820383, 0.53880139, 0.22378049, 0.9971974, 0.34023233, 0.91014706,
+    0.64960636, 0.35661133, 0.29976464, 0.33578931, 0.43202238, 0.11563227, 0.66764947, 0.52086962,
+    0.45431078, 0.94582745, 0.12819915, 0.33555344, 0.19287232, 0.8112075, 0.61214791, 0.71940626,
+    0.4522542, 0.47352186, 0.95623345, 0.74174186, 0.17340293, 0.89136853, 0.04600255, 0.53040724,
+    0.42493468, 0.41006649, 0.37631485, 0.88033853, 0.66951947, 0.29905739, 0.4151516, 0.77308712,
+    0.55762991, 0.26400156, 0.6280609, 0.53201974, 0.92727447, 0.61054975, 0.93206587, 0.42107549,
+    0.63885574, 0.37540613, 0.15303425, 0.57377797, 0.8208471, 0.16566631, 0.14889043, 0.35157346,
+    0.71724622, 0.57110725, 0.32866327, 0.8929578, 0.74435871, 0.47464421, 0.9252026, 0.21034329,
+    0.57039306, 0.54356078, 0.56611551, 0.02531317, 0.84830056, 0.01180542, 0.51282028, 0.73916524,
+    0.58795481, 0.46527371, 0.83259048, 0.98598188, 0.00242488, 0.83734691, 0.72505789, 0.04846931,
+    0.07312971, 0.30147979, 0.55250344, 0.23891255, 0.51161315, 0.46466442, 0.802125, 0.93440495,
+    0.9157825, 0.32441602, 0.44927665, 0.53380074, 0.67708372, 0.67527231, 0.81868924, 0.88356194,
+    0.48228814, 0.88668497, 0.39805433, 0.99341196, 0.86671752, 0.79016975, 0.01115417, 0.6924913,
+    0.34272199, 0.89543756, 0.40721675, 0.86164495, 0.26317679, 0.37334193, 0.74446787, 0.84782643,
+    0.55560143, 0.46405104, 0.73567977, 0.12776233, 0.28080322, 0.26036748, 0.17507419, 0.95540673,
+    0.54233783, 0.1196808, 0.76670967, 0.88396285, 0.61297539, 0.79057776, 0.9344029, 0.86252764,
+    0.48746839, 0.74942784, 0.18657635, 0.58127321, 0.10377802, 0.71463978, 0.7771771, 0.01463505,
+    0.7635042, 0.45498358, 0.83345861, 0.34749363, 0.38273809, 0.51890558, 0.33887574, 0.82842507,
+    0.02073685, 0.41776737, 0.68754547, 0.96430979, 0.4704215, 0.92717361, 0.72666234, 0.63241306,
+    0.48494401, 0.72003268, 0.52601215, 0.81641253, 0.71426732, 0.47077212, 0.00258906, 0.30377501,
+    0.35495269, 0.98585155, 0.65507544, 0.03458909, 0.10550588, 0.62032937, 0.60259145, 0.87110846,
+    0.04959159, 0.535785
+]).reshape(-1, 2)  # fmt: skip
+
+
+@functools.cache
+def _rover_jitter(n: int) -> np.ndarray:
+    """The reference's ``N(0, 1e-4)`` jitter of ``n`` control points ``(n, 2)``, which keeps
+    coinciding points apart (the fit divides by their chord length): drawn once (seeded), where the
+    reference draws it at every call (a noise of sd about 0.01 to 0.05: sampled box edges move)."""
+    return np.random.default_rng(ROVER_SEED).normal(0.0, ROVER_JITTER, 2 * n).reshape(n, 2)
+
+
+def rover_path(u: np.ndarray) -> np.ndarray:
+    """The trajectory ``(ROVER_SAMPLES, 2)``: the reference's cubic smoothing spline of the control
+    points ``(d / 2, 2)``, ``(u_0, u_1), (u_2, u_3), ...`` on [-0.1, 1.1], by chord length. With
+    ``splprep``'s default smoothing ``s = m - sqrt(2 m)`` (22.25 for 30 points) it is always the
+    least-squares cubic, not a curve through the points: the points' squared distances from their
+    mean sum to at most 30 * 2 * 0.6^2 = 21.6, so the cubic is smooth enough."""
+    points = ROVER_LOW + ROVER_SPAN * np.asarray(u, dtype=float).reshape(-1, 2)
+    tck, _ = splprep((points + _rover_jitter(len(points))).T, k=3)
+    return np.column_stack(splev(np.linspace(0.0, 1.0, ROVER_SAMPLES), tck))
+
+
+def rover_cost(path: np.ndarray) -> float:
+    """The reference's cost of a path ``(n, 2)``: the trapezoidal integral along it of 20 inside
+    a box (``low <= x < high``) or off [0, 1]^2 plus 0.05, and 10 times its ends' l1 misses."""
+    low = (ROVER_CENTRES - ROVER_HALF_WIDTH).T  # (2, 113)
+    high = (ROVER_CENTRES + ROVER_HALF_WIDTH).T
+    x, y = path[:, :1], path[:, 1:]  # (n, 1): a coordinate at a time, ten times faster
+    hit = ((low[0] <= x) & (x < high[0]) & (low[1] <= y) & (y < high[1])).any(axis=1)  # (n,)
+    hit |= ~((path >= 0.0) & (path < 1.0)).all(axis=1)
+    density = ROVER_HIT * hit + ROVER_STEP  # (n,)
+    lengths = np.linalg.norm(np.diff(path, axis=0), axis=1)  # (n - 1,)
+    miss = np.abs(path[0] - ROVER_START).sum() + np.abs(path[-1] - ROVER_GOAL).sum()
+    return float(np.sum(lengths * (density[:-1] + density[1:]) / 2) + ROVER_MISS * miss)
+
+
+def rover(u: np.ndarray) -> float:
+    """Minus the reference's reward ``5 - cost`` (maximised there)."""
+    return rover_cost(rover_path(u)) - ROVER_OFFSET
+
+
 # ------------------------------------------------------------------------------ the tiers
 def _problems() -> dict[str, HighDimProblem]:
     def known(value: float | None) -> Callable[[], float | None]:
@@ -235,6 +327,9 @@ def _problems() -> dict[str, HighDimProblem]:
         out[f"weighted-lasso-{d}"] = HighDimProblem(
             d, tier, weighted_lasso, known(None), f"weighted Lasso, {d} features, 30 informative"
         )
+    out["rover-60"] = HighDimProblem(
+        60, 50, rover, known(None), "rover trajectory, 30 spline points among 113 boxes"
+    )
     return out
 
 

@@ -159,6 +159,14 @@ def conditional_page(ctx: Context) -> list[str]:
     return problem_page(ctx, conditional.PAGE)
 
 
+def high_dim_page(ctx: Context) -> list[str]:
+    """The high-dimensional problems' settings, then seconds per suggestion on stored trials."""
+    from benchmarks import high_dim
+
+    speed = script_section(ctx, "high_dim_speed", "high_dim_speed.jsonl", peers=("gp",))
+    return problem_page(ctx, high_dim.PAGE) + speed
+
+
 def failures_page(ctx: Context) -> list[str]:
     """The failures benchmark's settings, then the comparison of feasibility models."""
     from benchmarks import failures

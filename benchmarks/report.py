@@ -19,6 +19,7 @@ from benchmarks.pages import (
     constrained_page,
     distributed_page,
     failures_page,
+    high_dim_page,
     multi_objective_page,
     robustness_page,
     speed_page,
@@ -107,6 +108,15 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "Hartmann-6, Shekel-4 and Michalewicz-10, 150 evaluations, sequential "
         "(`python -m benchmarks.dec_hbo`).",
         lambda ctx: dec_hbo_report.page(ctx.results, ctx.img),
+    ),
+    "high_dim": (
+        "High-dimensional problems",
+        "DEC-HBO where it is meant to win: 20 to 102 parameters in three tiers, additive "
+        "problems on disjoint and on chained blocks, a rotated problem without structure and "
+        "two real ones, `10 d` evaluations capped at 500, against EGPTSSampler, GPSampler "
+        "(fewer seeds, under a recorded wall-time limit), TPE and CMA-ES "
+        "(`python -m benchmarks.high_dim`, `python -m benchmarks.high_dim_speed`).",
+        high_dim_page,
     ),
     "sto_bnts": (
         "STO-BNTS",

@@ -262,7 +262,7 @@ class DECHBOSampler(CoreSampler):
             With define-by-run spaces the names are checked at the first model-based suggestion.
             Default ``None``: sampled from the data by MCMC on the marginal likelihood.
         n_structures: structure samples whose acquisitions are averaged (default 3).
-        mcmc_steps: Metropolis-Hastings moves per structure refresh (default 20).
+        mcmc_steps: Metropolis-Hastings moves per structure refresh (default 100).
         beta_scale: multiplies the paper's ``beta_t`` (Lemma 4) (default 0.02).
         delta: confidence parameter of ``beta_t`` (default 0.1).
         max_sum_iterations: message-passing iterations per suggestion (default 30, the paper's).
@@ -287,7 +287,7 @@ class DECHBOSampler(CoreSampler):
         max_factor_size: int = 3,
         groups: Sequence[Sequence[str | int]] | None = None,
         n_structures: int = 3,
-        mcmc_steps: int = 20,
+        mcmc_steps: int = 100,
         beta_scale: float = 0.02,
         delta: float = 0.1,
         max_sum_iterations: int = 30,

@@ -79,3 +79,66 @@ def test_weighted_lasso_is_deterministic_and_rewards_light_penalties_on_signal()
     light = hd.weighted_lasso(np.full(d, 0.25))
     assert light == hd.weighted_lasso(np.full(d, 0.25)) and light >= 0.0
     assert hd.weighted_lasso(np.ones(d)) > light  # the heaviest penalty on every feature
+
+
+def _rover_u(points: np.ndarray) -> np.ndarray:
+    """The unit-cube point of the rover's control points ``(30, 2)`` on [-0.1, 1.1]^2."""
+    return ((points - hd.ROVER_LOW) / hd.ROVER_SPAN).ravel()
+
+
+def test_the_rover_is_in_tier_50_deterministic_and_above_its_bound():
+    problem = hd.PROBLEMS["rover-60"]
+    assert (problem.d, problem.tier, problem.f_min) == (60, 50, None)
+    rng = np.random.default_rng(4)
+    for u in rng.random((20, 60)):
+        value = problem.objective(u)
+        assert math.isfinite(value) and value == problem.objective(u.copy())
+        assert value > hd.ROVER_BOUND
+    # coinciding control points: the jitter keeps the fit defined
+    assert math.isfinite(hd.rover(np.full(60, 0.5)))
+
+
+def test_the_rover_path_is_the_least_squares_cubic_by_chord_length():
+    # the reference's splprep smoothing admits the cubic however far apart the points
+    for u in (np.random.default_rng(5).random(60), np.tile([0.0, 0.0, 1.0, 1.0], 15)):
+        points = hd.ROVER_LOW + hd.ROVER_SPAN * u.reshape(-1, 2) + hd._rover_jitter(30)
+        chord = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))]
+        coefficients = np.polyfit(chord / chord[-1], points, 3)  # (4, 2)
+        t = np.linspace(0.0, 1.0, hd.ROVER_SAMPLES)
+        cubic = np.column_stack([np.polyval(coefficients[:, j], t) for j in range(2)])
+        np.testing.assert_allclose(hd.rover_path(u), cubic, atol=1e-9)
+
+
+def test_the_straight_rover_line_costs_its_length_and_the_boxes_it_crosses():
+    s = np.linspace(0.0, 1.0, 30)[:, None]
+    value = hd.rover(_rover_u(hd.ROVER_START + s * (hd.ROVER_GOAL - hd.ROVER_START)))
+    # on y = x the box at (a, b) covers x in [max(a, b) - 0.025, min(a, b) + 0.025]
+    c, h = hd.ROVER_CENTRES, hd.ROVER_HALF_WIDTH
+    spans = sorted(
+        (max(lo, 0.05), min(hi, 0.95))
+        for lo, hi in zip(c.max(axis=1) - h, c.min(axis=1) + h)
+        if hi > lo
+    )
+    merged: list[list[float]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    inside = math.sqrt(2) * sum(hi - lo for lo, hi in merged)
+    expected = 0.05 * 0.9 * math.sqrt(2) + 20.0 * inside - 5.0  # no misses: the line is the cubic
+    assert len(merged) == 7 and expected > 2.0
+    # each of the 14 box edges costs at most 20 over half a sample step (0.0013) too much or little
+    assert value == pytest.approx(expected, abs=14 * 10.0 * 0.9 * math.sqrt(2) / 999 + 0.01)
+
+
+def test_a_rover_path_through_a_box_costs_more_than_the_same_path_shifted_out_of_it():
+    # a segment 0.2 long through the centre of the box at (0.193, 0.811), alone on its row, and the
+    # same segment 0.05 above and below, clear of every box: same length and the same l1 misses
+    x, y = hd.ROVER_CENTRES[38]
+    assert (round(x, 3), round(y, 3)) == (0.193, 0.811)
+    segment = np.column_stack([np.linspace(x - 0.1, x + 0.1, 30), np.full(30, y)])
+    through = hd.rover(_rover_u(segment))
+    above, below = (hd.rover(_rover_u(segment + [0.0, dy])) for dy in (0.05, -0.05))
+    assert above == pytest.approx(below, abs=1e-9)
+    assert through - above == pytest.approx(20.0 * 0.05, abs=0.01)  # the box's width at 20

@@ -8,8 +8,11 @@ Per suggestion:
        for each of ``k`` structure samples (disjoint partitions of the parameters into groups of
        at most ``max_factor_size``; Appendix B) an additive GP (Assumptions 1-2) with MAP
        hyperparameters. The structure is given (``groups``) or sampled by MCMC on the marginal
-       likelihood (:mod:`shared_core.models.structure`); with ``max_factor_size = 1`` every
-       parameter is its own factor (Add-GP-UCB, Kandasamy et al. 2015), and with
+       likelihood (:mod:`shared_core.models.structure`, proposals scored at inherited
+       hyperparameters: :mod:`shared_core.algorithms.dec_hbo_structure`), the chain run again
+       once the data grew by ``STRUCTURE_GROWTH`` since it last ran; with
+       ``max_factor_size = 1`` every parameter is its own factor (Add-GP-UCB, Kandasamy et al.
+       2015), and with
        ``max_factor_size`` at least the number of parameters there is one factor of them all
        (the ARD GP; no sampling);
     2. running trials and the earlier suggestions of a batch are believed at each GP's mean
@@ -52,17 +55,13 @@ import numpy as np
 
 from shared_core.acquisition.additive_ucb import AdditiveUCB, UCBTerm, paper_beta
 from shared_core.algorithms.dec_hbo_groups import checked_groups, resolve_groups
+from shared_core.algorithms.dec_hbo_structure import StructureFitter
 from shared_core.encoding import decode_block, encode_block
 from shared_core.interface import Observations, OneAtATimeAlgorithm
-from shared_core.models.additive import AdditiveHyper, AdditivePosterior, additive_log_evidence
+from shared_core.models.additive import AdditiveHyper, AdditivePosterior
 from shared_core.models.output_transform import OutputTransform
 from shared_core.models.refit import RefitSchedule, fit_subset
-from shared_core.models.structure import (
-    Partition,
-    canonical,
-    partition_columns,
-    sample_partitions,
-)
+from shared_core.models.structure import Partition, canonical, partition_columns
 from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition
 from shared_core.optim.max_sum import Factor, max_sum
 from shared_core.parameters import CategoricalParam
@@ -80,6 +79,9 @@ TABLE_WORK = 2e9
 POLISH_WORK = 5e8
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
+# The structure chain runs at a refit once the data grew by this factor since it last ran
+# (hyperparameters are refitted warm at every refit).
+STRUCTURE_GROWTH = 1.5
 MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points
 
 
@@ -116,7 +118,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         max_factor_size: int = 3,
         groups: Sequence[Sequence[str | int]] | None = None,
         n_structures: int = 3,
-        mcmc_steps: int = 20,
+        mcmc_steps: int = 100,
         beta_scale: float = 0.02,
         delta: float = 0.1,
         max_sum_iterations: int = 30,
@@ -145,6 +147,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self.weights: list[float] = []  # their shares of the k samples
         self._hypers: dict[Partition, AdditiveHyper] = {}
         self._posteriors: list[AdditivePosterior] = []  # one per partition, on the last data
+        self._n_at_structure = 0  # observations when the structure was last sampled
         self._transform = OutputTransform()
         self._n_at_refit = 0
         self._space_key: tuple[Any, ...] | None = None
@@ -159,6 +162,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         if key != self._space_key:  # a new space: start over
             self._space_key, self.partitions, self.weights = key, [], []
             self._hypers, self._n_at_refit, self._posteriors = {}, 0, []
+            self._n_at_structure = 0
         if not self.partitions or self.schedule.due(self._n_at_refit, len(obs.y)):
             self._refit(space, obs, param_columns, rng)
             self._posteriors = []
@@ -188,20 +192,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self._transform = OutputTransform.fit(obs.y, warp=self.warp_outputs)
         rows = fit_subset(obs.X, obs.y, MAX_FIT_POINTS, rng)
         X, y = obs.X[rows], self._transform(obs.y[rows])
-        previous = dict(self._hypers)
-        fits: dict[Partition, tuple[AdditiveHyper, float]] = {}
-
-        def evidence(partition: Partition) -> float:
-            if partition not in fits:
-                fits[partition] = additive_log_evidence(
-                    partition_columns(partition, param_columns),
-                    X,
-                    y,
-                    form=self.kernel,
-                    start=previous.get(partition),
-                )
-            return fits[partition][1]
-
+        fitter = StructureFitter(param_columns, X, y, self.kernel, dict(self._hypers))
         n_params = len(param_columns)
         if self.groups is not None:
             samples = [resolve_groups(self.groups, space)]
@@ -210,23 +201,19 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             samples = [
                 canonical([range(i, min(i + size, n_params)) for i in range(0, n_params, size)])
             ]
+        elif self.partitions and len(obs.y) < STRUCTURE_GROWTH * self._n_at_structure:
+            samples = None  # the same structure samples, their hyperparameters refitted
         else:
             start = self.partitions[-1] if self.partitions else None
-            samples = sample_partitions(
-                n_params,
-                self.max_factor_size,
-                evidence,
-                rng,
-                k=self.n_structures,
-                steps=self.mcmc_steps,
-                start=start,
+            samples = fitter.sample(
+                self.max_factor_size, self.n_structures, self.mcmc_steps, start, rng
             )
-        counts = Counter(samples)  # a chain revisits partitions: one model each, weighted
-        for p in counts:
-            evidence(p)
-        self.partitions = list(counts)
-        self.weights = [counts[p] / len(samples) for p in self.partitions]  # eq. (5)'s 1/k each
-        self._hypers = {p: fits[p][0] for p in self.partitions}
+            self._n_at_structure = len(obs.y)
+        if samples is not None:
+            counts = Counter(samples)  # a chain revisits partitions: one model each, weighted
+            self.partitions = list(counts)
+            self.weights = [counts[p] / len(samples) for p in self.partitions]  # eq. (5)'s 1/k
+        self._hypers = {p: fitter.fit(p) for p in self.partitions}
         self._n_at_refit = len(obs.y)
 
     # ------------------------------------------------------------------------ suggestion

@@ -30,6 +30,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from shared_core.models.additive_fit import (
     _LOG_2PI,
     AdditiveHyper,
+    EvidenceAtFixedHyper,
     _check_data,
     _check_groups,
     _check_hyper,
@@ -48,6 +49,7 @@ from shared_core.models.surrogate import VARIANCE_FLOOR, kriging_believer
 
 __all__ = [
     "AdditiveHyper",
+    "EvidenceAtFixedHyper",
     "AdditivePathSample",
     "AdditivePosterior",
     "additive_log_evidence",

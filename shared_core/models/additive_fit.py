@@ -45,7 +45,7 @@ from shared_core.models.gp import (
 )
 from shared_core.models.kernels import KernelSpec, scaled_sqdist
 
-__all__ = ["AdditiveHyper", "additive_log_evidence", "fit_additive"]
+__all__ = ["AdditiveHyper", "additive_log_evidence", "EvidenceAtFixedHyper", "fit_additive"]
 
 _logger = logging.getLogger(__name__)
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -214,8 +214,10 @@ def _fit(
     spec: KernelSpec,
     start: AdditiveHyper | None,
     maxiter: int,
+    from_prior: bool = True,
 ) -> tuple[np.ndarray, float]:
-    """Best ``theta`` of L-BFGS-B runs from the prior mode and ``start``, and its objective."""
+    """Best ``theta`` of L-BFGS-B runs from the prior mode (unless ``from_prior`` is False and
+    ``start`` fits) and ``start``, and its objective."""
     d, G = X.shape[1], len(groups)
     # the groups share the standardised variance: each amp's lower bound is gp.py's over G (so
     # the prior mode, 1 / (e G), stays inside it for many groups)
@@ -225,7 +227,7 @@ def _fit(
     mu, sd = _prior_moments(groups, d)
     starts = [mu - sd**2]  # the log-normal modes, exp(mu - sd^2) for each value
     if start is not None and np.shape(start.ls) == (d,) and np.shape(start.amps) == (G,):
-        starts.insert(0, _pack(start))
+        starts = [_pack(start)] + (starts if from_prior else [])
     best_theta, best_val = np.clip(starts[-1], lo, hi), math.inf
     for theta0 in starts:
         try:
@@ -283,6 +285,7 @@ def additive_log_evidence(
     form: str = "matern52",
     start: AdditiveHyper | None = None,
     maxiter: int = 200,
+    from_prior: bool = True,
 ) -> tuple[AdditiveHyper, float]:
     """:func:`fit_additive`'s hyperparameters and the maximised ``log p(y | X, h) + log p(h)``.
 
@@ -293,16 +296,67 @@ def additive_log_evidence(
     density of the values that the fit maximises has the Jacobian ``-sum(theta)`` besides, which
     gives each factor's amplitude about ``log G`` nats that have nothing to do with the data and
     so would favour many small groups when there are few observations. ``-inf`` if no fit
-    succeeded.
+    succeeded. ``from_prior=False``: from ``start`` alone when it fits (a warm refit).
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     _check_data(X, y)
     spec = KernelSpec(form, ard=True)
     checked = _check_groups(groups, X.shape[1])
-    theta, val = _fit(checked, X, y, spec, start, maxiter)
+    theta, val = _fit(checked, X, y, spec, start, maxiter, from_prior)
     failed = val >= 0.1 * _FAILED
     jacobian = -float(np.sum(theta))  # log |d values / d theta|^-1, in val's prior (_log_prior)
     log_evidence = (
         -math.inf if failed else -val - jacobian + _log_prior_constant(checked, X.shape[1])
     )
     return _unpack(theta, X.shape[1]), float(log_evidence)
+
+
+class EvidenceAtFixedHyper:
+    """:func:`additive_log_evidence`'s score of partitions of ``X``'s columns at fixed lengthscales
+    ``ls (d,)`` and ``noise``, each group's signal variance given per call, instead of fitted:
+    one Cholesky factorisation per partition, no fit (``-inf`` if it fails). Structures compared
+    at fixed hyperparameters, as Wang, Li, Jegelka & Kohli, "Batched high-dimensional Bayesian
+    optimization via structural kernel learning" (ICML 2017) compare decompositions. Each
+    group's unit-variance Gram matrix is kept while the last two partitions scored hold it (a
+    chain's proposal changes at most two groups of its state)."""
+
+    def __init__(
+        self, X: np.ndarray, y: np.ndarray, ls: np.ndarray, noise: float, *, form: str = "matern52"
+    ) -> None:
+        self.X, self.y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        _check_data(self.X, self.y)
+        self.ls, self.noise = np.asarray(ls, dtype=float), float(noise)
+        self.spec = KernelSpec(form, ard=True)
+        self._unit: dict[tuple[int, ...], np.ndarray] = {}  # group -> (n, n)
+        self._last: set[tuple[int, ...]] = set()
+
+    def __call__(self, groups: Sequence[np.ndarray], amps: np.ndarray) -> float:
+        n, d = self.X.shape
+        checked = _check_groups(groups, d)
+        hyper = AdditiveHyper(self.ls, np.asarray(amps, dtype=float), self.noise)
+        _check_hyper(hyper, d, len(checked))
+        K = self.noise * np.eye(n)  # (n, n)
+        for g, amp in zip(checked, hyper.amps):
+            K += amp * self._unit_gram(g)
+        keys = {tuple(int(c) for c in g) for g in checked}
+        self._unit = {k: v for k, v in self._unit.items() if k in keys | self._last}
+        self._last = keys
+        try:
+            L = cholesky(K, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return -math.inf
+        alpha = cho_solve((L, True), self.y, check_finite=False)  # (n,)
+        theta = _pack(hyper)
+        lp, _ = _log_prior(theta, checked, d)
+        # as additive_log_evidence: log_ml + log prior of theta (the values' minus the Jacobian)
+        return (
+            _log_ml(L, self.y, alpha) + lp + float(np.sum(theta)) + _log_prior_constant(checked, d)
+        )
+
+    def _unit_gram(self, g: np.ndarray) -> np.ndarray:
+        key = tuple(int(c) for c in g)
+        if key not in self._unit:
+            self._unit[key] = self.spec.k_of_r2(
+                scaled_sqdist(self.X[:, g], self.X[:, g], self.ls[g])
+            )
+        return self._unit[key]

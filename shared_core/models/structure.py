@@ -29,6 +29,7 @@ import numpy as np
 __all__ = [
     "Partition",
     "canonical",
+    "inherited_amplitudes",
     "partition_columns",
     "random_partition",
     "sample_partitions",
@@ -48,6 +49,14 @@ def partition_columns(
 ) -> tuple[np.ndarray, ...]:
     """The encoded columns of each group: ``param_columns[p]`` holds parameter ``p``'s columns."""
     return tuple(np.concatenate([param_columns[p] for p in group]) for group in partition)
+
+
+def inherited_amplitudes(amps: np.ndarray, old: Partition, new: Partition) -> np.ndarray:
+    """``(G_new,)`` a signal variance per group of ``new`` from ``amps`` ``(G_old,)``, those of
+    ``old``'s groups: the mean over its parameters of their old groups' (a group the chain did not
+    change keeps its own)."""
+    of_param = {p: float(amps[i]) for i, group in enumerate(old) for p in group}
+    return np.array([np.mean([of_param[p] for p in group]) for group in new])
 
 
 def random_partition(n_params: int, max_size: int, rng: np.random.Generator) -> Partition:
@@ -83,11 +92,13 @@ def sample_partitions(
     k: int,
     steps: int,
     start: Partition | None = None,
+    on_accept: Callable[[Partition], float] | None = None,
 ) -> list[Partition]:
     """``k`` partitions of ``n_params`` parameters into groups of at most ``max_size``, sampled by
     the chain of the module docstring from ``start`` (default :func:`random_partition`) for
     ``steps`` moves; ``evidence(partition)`` is its log evidence (called once per partition
-    visited: cache it there if it is costly)."""
+    visited: cache it there if it is costly); ``on_accept(state)``, if given, is called at each
+    accepted move and returns the state's log evidence anew (after a refit there)."""
     state = start if start is not None else random_partition(n_params, max_size, rng)
     log_p = evidence(state)
     chain = [state]
@@ -101,6 +112,8 @@ def sample_partitions(
         log_q = evidence(proposal)
         if np.log(rng.random()) < log_q - log_p:  # symmetric proposal (module docstring)
             state, log_p = proposal, log_q
+            if on_accept is not None:
+                log_p = on_accept(state)
         chain.append(state)
     tail = chain[len(chain) // 2 :]
     picks = np.linspace(0, len(tail) - 1, k).round().astype(int)

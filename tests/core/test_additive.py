@@ -117,6 +117,32 @@ def test_log_evidence_adds_the_constants_that_normalise_the_prior():
     assert value == pytest.approx(-objective + constant + jacobian, rel=1e-8)
 
 
+def test_the_evidence_at_fixed_hyperparameters_is_the_fitted_score_at_the_fit():
+    X, y = _data()
+    hyper, value = additive_log_evidence(GROUPS, X, y)
+    score = additive_fit.EvidenceAtFixedHyper(X, y, hyper.ls, hyper.noise)
+    assert score(GROUPS, hyper.amps) == pytest.approx(value, rel=1e-10)
+    # the Gram matrices it keeps are those of the last two partitions scored
+    merged = (np.array([0, 2]), np.array([1, 3]))
+    assert score(merged, np.array([0.5, 0.5])) != pytest.approx(value, rel=1e-3)
+    assert score(GROUPS, hyper.amps) == pytest.approx(value, rel=1e-10)
+    assert set(score._unit) == {(0, 2), (1,), (3,), (1, 3)}
+
+
+def test_a_warm_refit_without_the_prior_start_runs_from_the_start_alone(monkeypatch):
+    X, y = _data(n=40)
+    h = fit_additive(GROUPS, X, y)
+    starts = []
+    original = additive_fit.minimize
+    monkeypatch.setattr(
+        additive_fit, "minimize", lambda f, x0, **kw: starts.append(x0) or original(f, x0, **kw)
+    )
+    additive_log_evidence(GROUPS, X, y, start=h, maxiter=5, from_prior=False)
+    assert len(starts) == 1 and np.allclose(starts[0], additive_fit._pack(h))
+    additive_log_evidence(GROUPS, X, y, start=h, maxiter=5)
+    assert len(starts) == 3  # the start and the prior mode
+
+
 # ------------------------------------------------------------------------------------ fitting
 def test_log_evidence_prefers_the_true_grouping():
     """``f = sin(4 (x0 + x1)) + cos(5 x2)``: x0 and x1 interact, x2 is alone. The true grouping

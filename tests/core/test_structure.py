@@ -9,6 +9,7 @@ import pytest
 
 from shared_core.models.structure import (
     canonical,
+    inherited_amplitudes,
     partition_columns,
     random_partition,
     sample_partitions,
@@ -86,3 +87,23 @@ def test_the_proposal_is_symmetric():
             for target in _targets(partition, param, 3):
                 after = _moved(partition, param, target)
                 assert len(_targets(after, param, 3)) == len(_targets(partition, param, 3))
+
+
+def test_inherited_amplitudes_keep_unchanged_groups_and_average_moved_parameters():
+    old = ((0, 1), (2, 3), (4,))
+    amps = np.array([0.5, 0.2, 0.1])
+    new = ((0, 1), (2,), (3, 4))  # parameter 3 moved from (2, 3) to (4,)
+    np.testing.assert_allclose(inherited_amplitudes(amps, old, new), [0.5, 0.2, 0.15])
+
+
+def test_on_accept_rescores_the_accepted_state():
+    accepted, rng = [], np.random.default_rng(0)
+
+    def on_accept(state):
+        accepted.append(state)
+        return 1e9  # a state no proposal can beat: the chain stays there
+
+    chain = sample_partitions(
+        5, 2, lambda p: -float(len(p)), rng, k=4, steps=30, on_accept=on_accept
+    )
+    assert len(accepted) == 1 and set(chain) <= {accepted[0]}

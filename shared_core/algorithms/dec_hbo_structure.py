@@ -1,0 +1,119 @@
+"""DEC-HBO's structure samples and their hyperparameters on one data set (Hoang, Hoang, Ouyang &
+Low, AAAI 2018, Appendix B), at a cost that does not grow with the chain's length beyond one
+Cholesky factorisation per proposal.
+
+The chain (:func:`~shared_core.models.structure.sample_partitions`) starts at the last refit's
+partition (a random one at the first). That start's hyperparameters are fitted; every proposal is
+then scored at them (the same lengthscales and noise, each group's signal variance inherited from
+the groups its parameters come from: :func:`~shared_core.models.structure.inherited_amplitudes`),
+as Wang, Li, Jegelka & Kohli, "Batched high-dimensional Bayesian optimization via structural
+kernel learning" (ICML 2017) score decompositions at fixed hyperparameters. Only the partitions
+the chain returns get fits of their own. A partition fitted at an earlier refit, or one inheriting
+hyperparameters, is refitted warm (``WARM_MAXITER`` iterations from those alone); a partition
+with neither, from the prior mode too (``FIT_MAXITER``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from shared_core.models.additive import AdditiveHyper, EvidenceAtFixedHyper, additive_log_evidence
+from shared_core.models.structure import (
+    Partition,
+    inherited_amplitudes,
+    partition_columns,
+    random_partition,
+    sample_partitions,
+)
+
+__all__ = ["StructureFitter"]
+
+FIT_MAXITER = 200  # L-BFGS-B iterations of a fit without a start of its own
+WARM_MAXITER = 10  # and of a refit from the hyperparameters a partition has or inherits
+MAX_REBASES = 20  # accepted states refitted per chain; later proposals keep the last fit's
+
+
+class StructureFitter:
+    """Fits and samples partitions of the parameters on ``(X (n, d), y (n,))``.
+
+    Args:
+        param_columns: each parameter's encoded columns.
+        X, y: the data the hyperparameters are fitted on (``y`` transformed).
+        form: the factors' kernel form.
+        previous: hyperparameters of partitions fitted at the last refit (warm starts).
+    """
+
+    def __init__(
+        self,
+        param_columns: list[np.ndarray],
+        X: np.ndarray,
+        y: np.ndarray,
+        form: str,
+        previous: Mapping[Partition, AdditiveHyper],
+    ) -> None:
+        self.param_columns, self.X, self.y, self.form = param_columns, X, y, form
+        self.previous = previous
+        self.fits: dict[Partition, AdditiveHyper] = {}
+
+    def fit(self, partition: Partition, inherited: AdditiveHyper | None = None) -> AdditiveHyper:
+        """MAP hyperparameters of ``partition`` (cached): warm from its previous fit, else from
+        ``inherited``, else from the prior mode."""
+        if partition not in self.fits:
+            start = self.previous.get(partition, inherited)
+            self.fits[partition] = additive_log_evidence(
+                partition_columns(partition, self.param_columns),
+                self.X,
+                self.y,
+                form=self.form,
+                start=start,
+                maxiter=FIT_MAXITER if start is None else WARM_MAXITER,
+                from_prior=start is None,
+            )[0]
+        return self.fits[partition]
+
+    def sample(
+        self,
+        max_size: int,
+        k: int,
+        steps: int,
+        start: Partition | None,
+        rng: np.random.Generator,
+    ) -> list[Partition]:
+        """``k`` structure samples of the chain from ``start`` (module docstring), each fitted."""
+        n_params = len(self.param_columns)
+        start = start or random_partition(n_params, max_size, rng)
+        state, base, rebases = start, self.fit(start), 0
+        scores: dict[Partition, float] = {}
+        score = EvidenceAtFixedHyper(self.X, self.y, base.ls, base.noise, form=self.form)
+
+        def inherit(partition: Partition) -> AdditiveHyper:
+            amps = inherited_amplitudes(base.amps, state, partition)
+            return AdditiveHyper(base.ls, amps, base.noise)
+
+        def evidence(partition: Partition) -> float:
+            if partition not in scores:
+                columns = partition_columns(partition, self.param_columns)
+                scores[partition] = score(columns, inherit(partition).amps)
+            return scores[partition]
+
+        def rebase(accepted: Partition) -> float:
+            """Refit warm at the accepted state (the first ``MAX_REBASES``); later proposals
+            inherit from it."""
+            nonlocal state, base, score, rebases
+            if rebases == MAX_REBASES:
+                return evidence(accepted)
+            rebases += 1
+            base = self.fit(accepted, inherit(accepted))
+            state = accepted
+            score = EvidenceAtFixedHyper(self.X, self.y, base.ls, base.noise, form=self.form)
+            scores.clear()
+            return evidence(accepted)
+
+        samples = sample_partitions(
+            n_params, max_size, evidence, rng, k=k, steps=steps, start=start, on_accept=rebase
+        )
+        for partition in dict.fromkeys(samples):  # in the chain's order, for reproducibility
+            self.fit(partition, inherit(partition))
+        return samples

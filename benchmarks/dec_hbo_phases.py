@@ -8,9 +8,11 @@ points in the unit cube), a fresh algorithm suggests once (the first suggestion:
 hyperparameters are fitted) and once more with one more trial (between refits). Each call is split
 by timers wrapped around the functions that do the phases' work:
 
-* ``structure``: the structure chain and the hyperparameter fits (``_refit``: the ``evidence`` of
-  the chain's start and of each partition it proposes, each a MAP fit of the additive GP);
-* ``posteriors``: the additive posteriors (one Cholesky factorisation per structure sample);
+* ``structure``: the structure chain and the hyperparameter fits (``_refit``: the chain's start
+  fitted, each proposal scored at inherited hyperparameters, the first accepted states and the
+  samples refitted warm);
+* ``posteriors``: the additive posteriors (one Cholesky factorisation per structure sample at a
+  refit, a block append of the new trials between refits);
 * ``tables``: the factors' acquisition tables on the grids (one factor prediction per grid point);
 * ``max_sum``: message passing over the tables;
 * ``polish``: the continuous optimiser started from the max-sum point;
@@ -55,15 +57,15 @@ def _timed_phases(seconds: dict[str, float]):
     """Wrap the phases' functions (module docstring) to add their seconds to ``seconds``."""
     import shared_core.algorithms.dec_hbo as dec_hbo
 
-    targets = {
-        "structure": (dec_hbo.DECHBOAlgorithm, "_refit"),
-        "posteriors": (dec_hbo, "AdditivePosterior"),
-        "tables": (dec_hbo, "_chunked"),
-        "max_sum": (dec_hbo, "max_sum"),
-        "polish": (dec_hbo, "maximize_acquisition"),
-    }
-    originals = {phase: getattr(owner, name) for phase, (owner, name) in targets.items()}
-    restore = list(targets.items())
+    targets = [
+        ("structure", dec_hbo.DECHBOAlgorithm, "_refit"),
+        ("posteriors", dec_hbo, "AdditivePosterior"),  # built at a refit
+        ("posteriors", dec_hbo.AdditivePosterior, "condition"),  # extended between refits
+        ("tables", dec_hbo, "_chunked"),
+        ("max_sum", dec_hbo, "max_sum"),
+        ("polish", dec_hbo, "maximize_acquisition"),
+    ]
+    originals = [getattr(owner, name) for _, owner, name in targets]
 
     def timer(phase, fn):
         def wrapped(*args, **kwargs):
@@ -76,12 +78,12 @@ def _timed_phases(seconds: dict[str, float]):
         return wrapped
 
     try:
-        for phase, (owner, name) in restore:
-            setattr(owner, name, timer(phase, originals[phase]))
+        for (phase, owner, name), original in zip(targets, originals):
+            setattr(owner, name, timer(phase, original))
         yield
     finally:
-        for phase, (owner, name) in restore:
-            setattr(owner, name, originals[phase])
+        for (_, owner, name), original in zip(targets, originals):
+            setattr(owner, name, original)
 
 
 def _timed_suggestion(algorithm, space, obs, rng) -> dict[str, float]:

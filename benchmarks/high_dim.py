@@ -12,7 +12,8 @@ cube (``docs/benchmarks/high_dim.md``).
         --procs 2 --out benchmarks/results/high_dim_async4.jsonl
 
 ``--functions`` takes problem names or tiers (``tier20``, ``tier50``, ``tier100``). A problem
-without a known minimum (the weighted Lasso) reports its best value (``f_min`` taken as 0).
+without a known minimum (the weighted Lasso, the rover) reports its best value (``f_min`` taken
+as 0; the rover's values are negative).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ def expand_tiers(functions: str) -> str:
     out: list[str] = []
     for item in functions.split(","):
         if item.startswith("tier") and item[4:].isdigit():
+            if int(item[4:]) not in TIERS:
+                raise SystemExit(
+                    f"unknown tier {item!r}; known: {', '.join(f'tier{t}' for t in TIERS)}"
+                )
             out += [name for name, p in HIGH_DIM.items() if p.tier == int(item[4:])]
         else:
             out.append(item)

@@ -291,6 +291,47 @@ BENCHMARKS: list[Benchmark] = [
         cache=False,
         why="the runs of dec_hbo with maximum factor sizes 1 and 2",
     ),
+    # DEC-HBO at 20-102 parameters: 10 seeds at tier 20, 5 above; GPSampler 3 seeds under a
+    # recorded wall-time limit; 4 pending at tier 50 only. Quick: 10 random trials, then 2 of MF3's
+    runs(
+        "high_dim_tier20",
+        "high_dim",
+        "--functions tier20 --samplers dec-hbo-mf3,egp-auto,tpe,cmaes --seeds 10 --procs 2",
+        "--functions branin-chain-24 --samplers dec-hbo-mf3,tpe --seeds 1 --trials 12",
+        out="high_dim_seq",
+    ),
+    runs(
+        "high_dim_tiers50_100",
+        "high_dim",
+        "--functions tier50,tier100 --samplers dec-hbo-mf3,egp-auto,tpe,cmaes --seeds 5 --procs 2",
+        None,
+        out="high_dim_seq",
+        why="high_dim_tier20's quick run covers the script",
+    ),
+    runs(
+        "high_dim_gp",
+        "high_dim",
+        "--functions tier20,tier50,tier100 --samplers gp --seeds 3 --wall-limit 1800 --procs 2",
+        None,
+        out="high_dim_seq",
+        why="GPSampler's runs of the same script, long",
+    ),
+    runs(
+        "high_dim_async4",
+        "high_dim",
+        "--functions tier50 --mode async --workers 4 --seeds 5 --procs 2 "
+        "--samplers dec-hbo-mf3,egp-auto,gp,tpe,cmaes --wall-limit 1800",
+        None,
+        out="high_dim_async4",
+        why="high_dim_tier20's quick run covers the script",
+    ),
+    runs(
+        "high_dim_speed",
+        "high_dim_speed",
+        "",
+        "--samplers dec-hbo-mf3 --cells 12x20 --asks 1",
+        command="run",
+    ),
     # MF3 at four values of beta_scale on seeds apart from dec_hbo's (its page's second table)
     runs(
         "dec_hbo_beta",

@@ -71,7 +71,7 @@ class AdditiveUCB(Acquisition):
                 [term.group for term in batch], [X[:, term.columns] for term in batch]
             )  # (F, b) each
             weights = np.array([term.weight for term in batch])[:, None]  # (F, 1)
-            out += np.sum(weights * (-mean + self.sqrt_beta * np.sqrt(var)), axis=0)
+            out += np.sum(weights * (-mean + self.sqrt_beta * np.sqrt(var)), axis=0)  # eq. 2, 5
         return out
 
     def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,14 +7,14 @@ Per suggestion:
        with the new data in between): the minimised values through EGP-TS's output transform, and
        for each of ``k`` structure samples (disjoint partitions of the parameters into groups of
        at most ``max_factor_size``; Appendix B) an additive GP (Assumptions 1-2) with MAP
-       hyperparameters. The structure is given (``groups``) or sampled by MCMC on the marginal
-       likelihood (:mod:`shared_core.models.structure`, proposals scored at inherited
-       hyperparameters: :mod:`shared_core.algorithms.dec_hbo_structure`), the chain run again
-       once the data grew by ``STRUCTURE_GROWTH`` since it last ran; with
+       hyperparameters (refitted warm from the last fit:
+       :mod:`shared_core.algorithms.dec_hbo_structure`). The structure is given (``groups``) or
+       sampled by MCMC on the marginal likelihood (:mod:`shared_core.models.structure`, proposals
+       scored at inherited hyperparameters: :mod:`shared_core.algorithms.dec_hbo_structure`), the
+       chain run again once the data grew by ``STRUCTURE_GROWTH`` since it last ran; with
        ``max_factor_size = 1`` every parameter is its own factor (Add-GP-UCB, Kandasamy et al.
-       2015), and with
-       ``max_factor_size`` at least the number of parameters there is one factor of them all
-       (the ARD GP; no sampling);
+       2015), and with ``max_factor_size`` at least the number of parameters there is one factor of
+       them all (the ARD GP; no sampling);
     2. running trials and the earlier suggestions of a batch are believed at each GP's mean
        (kriging believer: the variances shrink there, the means stay; the GP-BUCB idea of
        Desautels, Krause & Burdick 2014);
@@ -79,8 +79,11 @@ TABLE_WORK = 2e9
 POLISH_WORK = 5e8
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
-# The structure chain runs at a refit once the data grew by this factor since it last ran
-# (hyperparameters are refitted warm at every refit).
+# The structure chain runs, and hyperparameters are fitted from the prior mode too, at every
+# refit while parameters x fit points^2 is at most CHAIN_WORK (then it costs about a second), and
+# beyond at a refit once the data grew by STRUCTURE_GROWTH since that last happened; other refits
+# are warm.
+CHAIN_WORK = 1e6
 STRUCTURE_GROWTH = 1.5
 MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points
 
@@ -153,6 +156,11 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self._space_key: tuple[Any, ...] | None = None
         super().__init__()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_posteriors"] = []  # n x n factors: rebuilt from the data at the next suggestion
+        return state
+
     # ------------------------------------------------------------------------------ model
     def _prepare(
         self, space: SearchSpace, obs: Observations, rng: np.random.Generator
@@ -192,8 +200,15 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         self._transform = OutputTransform.fit(obs.y, warp=self.warp_outputs)
         rows = fit_subset(obs.X, obs.y, MAX_FIT_POINTS, rng)
         X, y = obs.X[rows], self._transform(obs.y[rows])
-        fitter = StructureFitter(param_columns, X, y, self.kernel, dict(self._hypers))
+        anew = (
+            not self.partitions
+            or len(obs.y) >= STRUCTURE_GROWTH * self._n_at_structure
+            or len(param_columns) * len(rows) ** 2 <= CHAIN_WORK  # cheap: at every refit
+        )
+        fitter = StructureFitter(param_columns, X, y, self.kernel, dict(self._hypers), full=anew)
         n_params = len(param_columns)
+        if anew:
+            self._n_at_structure = len(obs.y)
         if self.groups is not None:
             samples = [resolve_groups(self.groups, space)]
         elif self.max_factor_size == 1 or self.max_factor_size >= n_params:
@@ -201,14 +216,13 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             samples = [
                 canonical([range(i, min(i + size, n_params)) for i in range(0, n_params, size)])
             ]
-        elif self.partitions and len(obs.y) < STRUCTURE_GROWTH * self._n_at_structure:
-            samples = None  # the same structure samples, their hyperparameters refitted
+        elif not anew:
+            samples = None  # the same structure samples, their hyperparameters refitted warm
         else:
             start = self.partitions[-1] if self.partitions else None
             samples = fitter.sample(
                 self.max_factor_size, self.n_structures, self.mcmc_steps, start, rng
             )
-            self._n_at_structure = len(obs.y)
         if samples is not None:
             counts = Counter(samples)  # a chain revisits partitions: one model each, weighted
             self.partitions = list(counts)

@@ -1,6 +1,6 @@
 """DEC-HBO's structure samples and their hyperparameters on one data set (Hoang, Hoang, Ouyang &
-Low, AAAI 2018, Appendix B), at a cost that does not grow with the chain's length beyond one
-Cholesky factorisation per proposal.
+Low, AAAI 2018, Appendix B), at one Cholesky factorisation per proposal of the chain and at most
+``MAX_REBASES`` short warm refits besides.
 
 The chain (:func:`~shared_core.models.structure.sample_partitions`) starts at the last refit's
 partition (a random one at the first). That start's hyperparameters are fitted; every proposal is
@@ -43,6 +43,9 @@ class StructureFitter:
         X, y: the data the hyperparameters are fitted on (``y`` transformed).
         form: the factors' kernel form.
         previous: hyperparameters of partitions fitted at the last refit (warm starts).
+        full: fit a partition that inherits nothing from the prior mode too, ``FIT_MAXITER``
+            iterations (at the refits where the structure is sampled anew, so that a fit stuck
+            in a poor optimum since the first trials gets out), else warm.
     """
 
     def __init__(
@@ -52,24 +55,27 @@ class StructureFitter:
         y: np.ndarray,
         form: str,
         previous: Mapping[Partition, AdditiveHyper],
+        *,
+        full: bool = False,
     ) -> None:
         self.param_columns, self.X, self.y, self.form = param_columns, X, y, form
-        self.previous = previous
+        self.previous, self.full = previous, full
         self.fits: dict[Partition, AdditiveHyper] = {}
 
     def fit(self, partition: Partition, inherited: AdditiveHyper | None = None) -> AdditiveHyper:
-        """MAP hyperparameters of ``partition`` (cached): warm from its previous fit, else from
-        ``inherited``, else from the prior mode."""
+        """MAP hyperparameters of ``partition`` (cached): from ``inherited`` if given, else from
+        its previous fit (and the prior mode if ``full``), else from the prior mode."""
         if partition not in self.fits:
-            start = self.previous.get(partition, inherited)
+            start = inherited if inherited is not None else self.previous.get(partition)
+            warm = start is not None and (inherited is not None or not self.full)
             self.fits[partition] = additive_log_evidence(
                 partition_columns(partition, self.param_columns),
                 self.X,
                 self.y,
                 form=self.form,
                 start=start,
-                maxiter=FIT_MAXITER if start is None else WARM_MAXITER,
-                from_prior=start is None,
+                maxiter=WARM_MAXITER if warm else FIT_MAXITER,
+                from_prior=not warm,
             )[0]
         return self.fits[partition]
 

@@ -190,18 +190,25 @@ class AdditivePosterior:
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`factor_predict` of each factor ``factors[i]`` at ``Zs[i] (b, m_i)``, in its own
         columns: means and variances ``(len(factors), b)``, one triangular solve for all."""
+        if not factors:
+            raise ValueError("factors must name at least one factor")
         b = len(Zs[0])
         for g, Z in zip(factors, Zs, strict=True):
             self._check_factor(g, Z)
         Kq = np.vstack([self._factor_cross(g, Z) for g, Z in zip(factors, Zs)])  # (F b, n)
-        mean, var = self._moments(Kq, np.repeat(self.hyper.amps[list(factors)], b))
+        mean, var = self._moments(Kq, np.repeat(self._amps_of(factors), b))  # eq. (1)
         return mean.reshape(-1, b), var.reshape(-1, b)
+
+    def _amps_of(self, factors: Sequence[int]) -> np.ndarray:
+        return np.asarray(self.hyper.amps, dtype=float)[list(factors)]  # (F,)
 
     def factors_predict_with_grad(
         self, factors: Sequence[int], Zs: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
         """:meth:`factors_predict` and, per factor, the gradients ``(b, m_i)`` of its mean and
         variance; the factors share two triangular solves."""
+        if not factors:
+            raise ValueError("factors must name at least one factor")
         h, b = self.hyper, len(Zs[0])
         crosses = []  # F x ((b, n), (b, n, m_i))
         for g, Z in zip(factors, Zs, strict=True):
@@ -211,7 +218,7 @@ class AdditivePosterior:
         Kq = np.vstack([K for K, _ in crosses])  # (F b, n)
         V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, F b): L^-1 k
         W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)  # (K+sI)^-1 k
-        raw_var = np.repeat(h.amps[list(factors)], b) - np.einsum("nb,nb->b", V, V)  # (F b,)
+        raw_var = np.repeat(self._amps_of(factors), b) - np.einsum("nb,nb->b", V, V)  # eq. (1)
         dmeans, dvars = [], []
         for i, (_, dKq) in enumerate(crosses):
             rows = slice(i * b, (i + 1) * b)

@@ -339,7 +339,8 @@ class EvidenceAtFixedHyper:
         for g, amp in zip(checked, hyper.amps):
             K += amp * self._unit_gram(g)
         keys = {tuple(int(c) for c in g) for g in checked}
-        self._unit = {k: v for k, v in self._unit.items() if k in keys | self._last}
+        kept = keys | self._last
+        self._unit = {k: v for k, v in self._unit.items() if k in kept}
         self._last = keys
         try:
             L = cholesky(K, lower=True, check_finite=False)

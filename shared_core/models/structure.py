@@ -13,11 +13,12 @@ and puts it into another group with room (fewer than ``max_size`` parameters) or
 of its own (unless it is alone already), chosen uniformly among those targets. The proposal is
 symmetric (the moved parameter has as many targets after the move as before: its old group, or a
 group of its own, replaces its new one), so a move is accepted with probability
-``min(1, p(y | U') / p(y | U))``, ``p(y | U)`` the fitted additive GP's log marginal likelihood
-plus log prior of its hyperparameters and their normalising constants (a MAP approximation of the
-evidence, without an Occam factor for the hyperparameters; cached per partition). The ``k``
-samples are taken at even intervals from the second half of the chain, so a partition the chain
-dwells in counts more; they are correlated draws of one short chain, not independent ones.
+``min(1, p(y | U') / p(y | U))``, ``p(y | U)`` the additive GP's log marginal likelihood plus log
+prior of its hyperparameters and their normalising constants, at hyperparameters the caller chooses
+(fitted per partition: a MAP approximation of the evidence, without an Occam factor for the
+hyperparameters; or, as DEC-HBO's sampler does, inherited from the chain's last fitted state). The
+``k`` samples are taken at even intervals from the second half of the chain, so a partition the
+chain dwells in counts more; they are correlated draws of one short chain, not independent ones.
 """
 
 from __future__ import annotations

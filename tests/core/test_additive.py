@@ -127,6 +127,8 @@ def test_the_evidence_at_fixed_hyperparameters_is_the_fitted_score_at_the_fit():
     assert score(merged, np.array([0.5, 0.5])) != pytest.approx(value, rel=1e-3)
     assert score(GROUPS, hyper.amps) == pytest.approx(value, rel=1e-10)
     assert set(score._unit) == {(0, 2), (1,), (3,), (1, 3)}
+    score((np.array([0]), np.array([2]), np.array([1]), np.array([3])), np.full(4, 0.25))
+    assert set(score._unit) == {(0,), (2,), (1,), (3,), (0, 2)}  # (1, 3) is two scores old
 
 
 def test_a_warm_refit_without_the_prior_start_runs_from_the_start_alone(monkeypatch):
@@ -336,6 +338,10 @@ def test_all_factors_at_once_are_each_factor_alone():
         np.testing.assert_allclose(dvars[i], alone[3], rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="group 0's columns"):
         post.factors_predict([0, 1], [Zs[0], Zs[1]])  # one column for two
+    with pytest.raises(ValueError, match="at least one"):
+        post.factors_predict([], [])
+    listed = AdditivePosterior(GROUPS, AdditiveHyper(HYPER.ls, [0.6, 0.3, 0.2], 1e-3), *_data())
+    np.testing.assert_allclose(listed.factors_predict(factors, Zs)[1], var)  # amps as a list
 
 
 def test_believing_keeps_factor_means_and_never_raises_factor_variances():

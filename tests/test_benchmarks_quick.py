@@ -45,6 +45,7 @@ MODEL_BASED = (
     "cond_ax",
     "defaults",
     "dec_hbo",
+    "high_dim_seq",
     "sto_bnts",
     "basins_suite_seq",
     "basins_suite_async4",
@@ -68,6 +69,7 @@ PAGES = (
     "basins",
     "defaults",
     "dec_hbo",
+    "high_dim",
     "sto_bnts",
 )
 # The sections of benchmarks without a quick mode (run_all's ``quick=None``) that say "No results

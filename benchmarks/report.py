@@ -111,8 +111,8 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
     ),
     "high_dim": (
         "High-dimensional problems",
-        "DEC-HBO where it is meant to win: 20 to 102 parameters in three tiers, additive "
-        "problems on disjoint and on chained blocks, a rotated problem without structure and "
+        "DEC-HBO where it is meant to win: 20 to 102 parameters in three tiers: additive "
+        "problems on disjoint and on chained blocks, a rotated problem without structure, "
         "a rover trajectory and a weighted Lasso, `10 d` evaluations capped at 500, against "
         "EGPTSSampler, GPSampler "
         "(fewer seeds, under a recorded wall-time limit), TPE and CMA-ES "

@@ -304,11 +304,17 @@ def additive_log_evidence(
     checked = _check_groups(groups, X.shape[1])
     theta, val = _fit(checked, X, y, spec, start, maxiter, from_prior)
     failed = val >= 0.1 * _FAILED
-    jacobian = -float(np.sum(theta))  # log |d values / d theta|^-1, in val's prior (_log_prior)
-    log_evidence = (
-        -math.inf if failed else -val - jacobian + _log_prior_constant(checked, X.shape[1])
-    )
+    log_evidence = -math.inf if failed else _evidence(-val, theta, checked, X.shape[1])
     return _unpack(theta, X.shape[1]), float(log_evidence)
+
+
+def _evidence(
+    log_posterior: float, theta: np.ndarray, groups: tuple[np.ndarray, ...], d: int
+) -> float:
+    """The score of :func:`additive_log_evidence` from ``log_ml + log prior`` at ``theta``: the
+    values' density is the log-space prior minus its Jacobian ``-sum(theta)``, plus the prior's
+    normalising constants."""
+    return log_posterior + float(np.sum(theta)) + _log_prior_constant(groups, d)
 
 
 class EvidenceAtFixedHyper:
@@ -349,10 +355,7 @@ class EvidenceAtFixedHyper:
         alpha = cho_solve((L, True), self.y, check_finite=False)  # (n,)
         theta = _pack(hyper)
         lp, _ = _log_prior(theta, checked, d)
-        # as additive_log_evidence: log_ml + log prior of theta (the values' minus the Jacobian)
-        return (
-            _log_ml(L, self.y, alpha) + lp + float(np.sum(theta)) + _log_prior_constant(checked, d)
-        )
+        return _evidence(_log_ml(L, self.y, alpha) + lp, theta, checked, d)
 
     def _unit_gram(self, g: np.ndarray) -> np.ndarray:
         key = tuple(int(c) for c in g)

@@ -113,7 +113,8 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "High-dimensional problems",
         "DEC-HBO where it is meant to win: 20 to 102 parameters in three tiers, additive "
         "problems on disjoint and on chained blocks, a rotated problem without structure and "
-        "two real ones, `10 d` evaluations capped at 500, against EGPTSSampler, GPSampler "
+        "a rover trajectory and a weighted Lasso, `10 d` evaluations capped at 500, against "
+        "EGPTSSampler, GPSampler "
         "(fewer seeds, under a recorded wall-time limit), TPE and CMA-ES "
         "(`python -m benchmarks.high_dim`, `python -m benchmarks.high_dim_speed`).",
         high_dim_page,

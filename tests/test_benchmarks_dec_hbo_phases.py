@@ -4,6 +4,7 @@ structure is fitted at the first suggestion only, and the timers are removed aft
 import pytest
 
 import shared_core.algorithms.dec_hbo as dec_hbo
+import shared_core.models.additive as additive
 from benchmarks import dec_hbo_phases as phases
 
 
@@ -11,6 +12,7 @@ def _targets():
     return (
         dec_hbo.DECHBOAlgorithm._refit,
         dec_hbo.AdditivePosterior,
+        additive.AdditivePosterior.condition,  # the class: dec_hbo's name is wrapped too
         dec_hbo._chunked,
         dec_hbo.max_sum,
         dec_hbo.maximize_acquisition,

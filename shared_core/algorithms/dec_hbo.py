@@ -7,12 +7,13 @@ Per suggestion:
        with the new data in between): the minimised values through EGP-TS's output transform, and
        for each of ``k`` structure samples (disjoint partitions of the parameters into groups of
        at most ``max_factor_size``; Appendix B) an additive GP (Assumptions 1-2) with MAP
-       hyperparameters (refitted warm from the last fit:
-       :mod:`shared_core.algorithms.dec_hbo_structure`). The structure is given (``groups``) or
-       sampled by MCMC on the marginal likelihood (:mod:`shared_core.models.structure`, proposals
-       scored at inherited hyperparameters: :mod:`shared_core.algorithms.dec_hbo_structure`), the
-       chain run again once the data grew by ``STRUCTURE_GROWTH`` since it last ran; with
-       ``max_factor_size = 1`` every parameter is its own factor (Add-GP-UCB, Kandasamy et al.
+       hyperparameters (:mod:`shared_core.algorithms.dec_hbo_structure`: from the prior mode too
+       where the structure is sampled anew, warm from the last fit in between). The structure is
+       given (``groups``) or sampled by MCMC on the marginal likelihood
+       (:mod:`shared_core.models.structure`, proposals scored at inherited hyperparameters:
+       :mod:`shared_core.algorithms.dec_hbo_structure`), the chain run at every refit while
+       ``CHAIN_WORK`` allows, else once the data grew by ``STRUCTURE_GROWTH`` since it last ran;
+       with ``max_factor_size = 1`` every parameter is its own factor (Add-GP-UCB, Kandasamy et al.
        2015), and with ``max_factor_size`` at least the number of parameters there is one factor of
        them all (the ARD GP; no sampling);
     2. running trials and the earlier suggestions of a batch are believed at each GP's mean
@@ -79,10 +80,10 @@ TABLE_WORK = 2e9
 POLISH_WORK = 5e8
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
-# The structure chain runs, and hyperparameters are fitted from the prior mode too, at every
-# refit while parameters x fit points^2 is at most CHAIN_WORK (then it costs about a second), and
-# beyond at a refit once the data grew by STRUCTURE_GROWTH since that last happened; other refits
-# are warm.
+# The structure chain runs (its start, or a fixed structure, fitted from the prior mode too) at
+# every refit while parameters x fit points^2 is at most CHAIN_WORK (small studies, where it is
+# cheap), and beyond at a refit once the data grew by STRUCTURE_GROWTH since it last ran; other
+# refits are warm.
 CHAIN_WORK = 1e6
 STRUCTURE_GROWTH = 1.5
 MAX_FIT_POINTS = 300  # hyperparameters (and structures) are fitted on at most this many points

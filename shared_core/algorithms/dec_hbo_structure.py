@@ -8,9 +8,10 @@ then scored at them (the same lengthscales and noise, each group's signal varian
 the groups its parameters come from: :func:`~shared_core.models.structure.inherited_amplitudes`),
 as Wang, Li, Jegelka & Kohli, "Batched high-dimensional Bayesian optimization via structural
 kernel learning" (ICML 2017) score decompositions at fixed hyperparameters. Only the partitions
-the chain returns get fits of their own. A partition fitted at an earlier refit, or one inheriting
-hyperparameters, is refitted warm (``WARM_MAXITER`` iterations from those alone); a partition
-with neither, from the prior mode too (``FIT_MAXITER``).
+the chain returns get fits of their own. A partition inheriting hyperparameters (an accepted
+state, a sample) is fitted warm from them (``WARM_MAXITER`` iterations); one fitted at an earlier
+refit, warm from that fit, unless ``full`` (the refits where the structure is sampled anew), when
+it is fitted from the prior mode too (``FIT_MAXITER``), as is a partition with neither.
 """
 
 from __future__ import annotations

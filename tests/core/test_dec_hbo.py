@@ -260,8 +260,10 @@ def test_the_learned_structure_recovers_the_interacting_pairs():
     are false (recovered 1.00, false 0.20). Seeds 0-5: mean 0.51 recovered, 0.55 false. Three
     random partitions into triples (the samples of a chain that ignored the evidence) hold 0.45 of
     the true pairs, 0.82 of their pairs false (means of 20 000 draws). The test asks for the
-    seed-0 figures and, over seeds 0-5, better than chance on both counts."""
-    assert _recovery(0) == (1.0, 0.2)
+    seed-0 figures (at least 0.75 recovered, at most 0.3 false) and, over seeds 0-5, better than
+    chance on both counts."""
+    recovered, false = _recovery(0)
+    assert recovered >= 0.75 and false <= 0.3, (recovered, false)
     recovered, false = np.mean([_recovery(seed) for seed in range(6)], axis=0)
     assert recovered > 0.45 and false < 0.7, (recovered, false)
 
@@ -331,3 +333,16 @@ def test_the_structure_fitter_refits_the_first_accepted_states_and_fits_every_sa
     assert fitted[1:] == [structure.WARM_MAXITER] * (len(fitted) - 1)
     assert 2 <= len(fitted) <= 1 + 2 + 3  # the start, 2 accepted states, at most 3 samples
     assert set(samples) <= set(fitter.fits)
+
+
+def test_a_pickled_algorithm_drops_its_cached_posteriors_and_suggests_the_same():
+    import pickle
+
+    obs = _obs(30)
+    algorithm = DECHBOAlgorithm(groups=[["x0", "x1"], ["x2", "x3"]])
+    algorithm.suggest(SPACE6, Observations(obs.X[:29], obs.y[:29]), 1, np.random.default_rng(0))
+    assert algorithm._posteriors
+    copy = pickle.loads(pickle.dumps(algorithm))
+    assert copy._posteriors == []
+    x = algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(1))
+    np.testing.assert_allclose(copy.suggest(SPACE6, obs, 1, np.random.default_rng(1)), x)

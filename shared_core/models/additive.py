@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import cho_solve, lapack, solve_triangular
 
 from shared_core.models.additive_fit import (
     _LOG_2PI,
@@ -271,8 +271,16 @@ class AdditivePosterior:
     def _inverse(self) -> np.ndarray:
         """``(K + noise I)^-1`` ``(n, n)``, computed on first use."""
         if self._K_inv is None:
-            self._K_inv = cho_solve((self.L, True), np.eye(self.n), check_finite=False)
+            inverse, info = lapack.dpotri(self.L, lower=1)  # the lower triangle only
+            if info != 0:
+                raise np.linalg.LinAlgError(f"dpotri failed (info={info})")
+            self._K_inv = np.tril(inverse) + np.tril(inverse, -1).T  # exactly symmetric
         return self._K_inv
+
+    def release(self) -> None:
+        """Drop what :meth:`factors_predict_with_grad` keeps (``n^2`` numbers): a posterior kept
+        between suggestions holds its data and factor only."""
+        self._K_inv, self._stacks = None, {}
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[AdditivePosterior, float]:
         """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive

@@ -266,6 +266,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             n_starts=min(self.n_starts, n_raw),
             avoid=avoid,
         )
+        for post in posteriors:  # the cached ones would keep the optimiser's n x n inverse
+            post.release()
         candidates = np.vstack([x_grid, x_polished])  # (2, d); x_polished is always feasible
         usable = space.feasible(candidates) & ~matches_any(candidates, avoid)
         if not usable.any():  # the optimiser's own fall-back: feasible, avoided if it can be

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import cho_solve, lapack, solve_triangular
 
 from shared_core.models.additive_fit import (
     _LOG_2PI,
@@ -55,6 +55,10 @@ __all__ = [
     "additive_log_evidence",
     "fit_additive",
 ]
+
+
+# factors of one width: their positions, data columns (F_m, n, m) and lengthscales (F_m, m)
+_Stack = tuple[list[int], np.ndarray, np.ndarray]
 
 
 # ------------------------------------------------------------------------------------ posterior
@@ -94,6 +98,8 @@ class AdditivePosterior:
             L = safe_cholesky(self._gram(X) + hyper.noise * np.eye(len(X)))
         self.L = np.asfortranarray(L)  # (n, n)
         self.alpha = cho_solve((self.L, True), y, check_finite=False) if len(y) else np.zeros(0)
+        self._K_inv: np.ndarray | None = None  # (n, n), for the optimiser's gradients
+        self._stacks: dict[tuple[int, ...], list[_Stack]] = {}
 
     @property
     def n(self) -> int:
@@ -215,19 +221,75 @@ class AdditivePosterior:
         self, factors: Sequence[int], Zs: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
         """:meth:`factors_predict` and, per factor, the gradients ``(b, m_i)`` of its mean and
-        variance; the factors share two triangular solves."""
+        variance: the kernels of factors of one width evaluated together, and one product with
+        ``(K + noise I)^-1`` for all factors (the optimiser's many small calls)."""
         if not factors:
             raise ValueError("factors must name at least one factor")
-        h, b = self.hyper, len(Zs[0])
-        crosses = []  # F x ((b, n), (b, n, m_i))
         for g, Z in zip(factors, Zs, strict=True):
             self._check_factor(g, Z)
-            grp = self.groups[g]
-            crosses.append(kernel_grad_x(self.spec, Z, self._Xg[g], h.ls[grp], float(h.amps[g])))
-        Kq = np.vstack([K for K, _ in crosses])  # (F b, n)
-        prior_var = np.repeat(self._amps_of(factors), b)  # (F b,)
-        mean, var, dmeans, dvars = self._moments_with_grad(Kq, [dK for _, dK in crosses], prior_var)
-        return mean.reshape(-1, b), var.reshape(-1, b), dmeans, dvars
+        F, b = len(factors), len(Zs[0])
+        K, G = np.empty((F, b, self.n)), np.empty((F, b, self.n))  # k and amp * dkbar/dr2
+        for rows, X, ls in self._stacked(tuple(factors)):
+            Z = np.stack([Zs[i] for i in rows])  # (F_m, b, m)
+            A, B = Z / ls[:, None, :], X / ls[:, None, :]  # scaled inputs
+            r2 = np.maximum(
+                (A * A).sum(-1)[:, :, None]
+                + (B * B).sum(-1)[:, None, :]
+                - 2.0 * np.einsum("fbm,fnm->fbn", A, B),
+                0.0,
+            )  # (F_m, b, n)
+            amps = self._amps_of([factors[i] for i in rows])[:, None, None]
+            K[rows], G[rows] = amps * self.spec.k_of_r2(r2), amps * self.spec.dk_dr2(r2)
+        Kq = K.reshape(F * b, self.n)
+        W = Kq @ self._inverse()  # (F b, n): ((K + noise I)^-1 k)^T
+        raw_var = np.repeat(self._amps_of(factors), b) - np.einsum("rn,rn->r", W, Kq)  # eq. (1)
+        # dk/dz = 2 amp dkbar/dr2 (z - x) / ls^2: sums over n of dk times alpha and W
+        Ga, Gw = G * self.alpha, G * (-2.0 * W).reshape(F, b, self.n)  # (F, b, n)
+        dmeans: list[np.ndarray] = [np.empty(0)] * F
+        dvars: list[np.ndarray] = [np.empty(0)] * F
+        for rows, X, ls in self._stacked(tuple(factors)):
+            Z = np.stack([Zs[i] for i in rows])  # (F_m, b, m)
+            scale = 2.0 / (ls * ls)[:, None, :]  # (F_m, 1, m)
+            for out, H in ((dmeans, Ga[rows]), (dvars, Gw[rows])):
+                grad = scale * (Z * H.sum(-1)[:, :, None] - np.einsum("fbn,fnm->fbm", H, X))
+                for j, i in enumerate(rows):
+                    out[i] = grad[j]
+        floored = raw_var.reshape(F, b) <= VARIANCE_FLOOR
+        for i in range(F):
+            dvars[i][floored[i]] = 0.0  # the floor is flat
+        mean, var = Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR)
+        return mean.reshape(F, b), var.reshape(F, b), dmeans, dvars
+
+    def _stacked(self, factors: tuple[int, ...]) -> list[_Stack]:
+        """Per width ``m`` of the factors: their positions in ``factors``, their data columns
+        ``(F_m, n, m)`` and lengthscales ``(F_m, m)`` (kept per tuple of factors)."""
+        if factors not in self._stacks:
+            by_width: dict[int, list[int]] = {}
+            for i, g in enumerate(factors):
+                by_width.setdefault(len(self.groups[g]), []).append(i)
+            self._stacks[factors] = [
+                (
+                    rows,
+                    np.stack([self._Xg[factors[i]] for i in rows]),
+                    np.stack([self.hyper.ls[self.groups[factors[i]]] for i in rows]),
+                )
+                for rows in by_width.values()
+            ]
+        return self._stacks[factors]
+
+    def _inverse(self) -> np.ndarray:
+        """``(K + noise I)^-1`` ``(n, n)``, computed on first use."""
+        if self._K_inv is None:
+            inverse, info = lapack.dpotri(self.L, lower=1)  # the lower triangle only
+            if info != 0:
+                raise np.linalg.LinAlgError(f"dpotri failed (info={info})")
+            self._K_inv = np.tril(inverse) + np.tril(inverse, -1).T  # exactly symmetric
+        return self._K_inv
+
+    def release(self) -> None:
+        """Drop what :meth:`factors_predict_with_grad` keeps (``n^2`` numbers): a posterior kept
+        between suggestions holds its data and factor only."""
+        self._K_inv, self._stacks = None, {}
 
     def condition(self, Xn: np.ndarray, yn: np.ndarray) -> tuple[AdditivePosterior, float]:
         """Posterior after also observing ``(Xn (k, d), yn (k,))`` and the joint log predictive

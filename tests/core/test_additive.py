@@ -344,6 +344,31 @@ def test_all_factors_at_once_are_each_factor_alone():
     np.testing.assert_allclose(listed.factors_predict(factors, Zs)[1], var)  # amps as a list
 
 
+def test_the_batched_gradients_match_each_factor_alone_when_ill_conditioned_and_on_reuse():
+    """The optimiser's path multiplies by the explicit inverse: against the triangular solves of
+    one factor alone, with many close points and the noise at 1e-6 (condition number ~1e8), at
+    points on and off the data, called twice with different batch sizes (its kept data reused),
+    then released."""
+    rng = np.random.default_rng(7)
+    X = np.repeat(rng.random((40, 4)), 3, axis=0) + 1e-4 * rng.standard_normal((120, 4))
+    y = np.sin(3 * X).sum(1)
+    post = AdditivePosterior(GROUPS, AdditiveHyper(HYPER.ls, HYPER.amps, 1e-6), X, y - y.mean())
+    for Z in (X[:5], rng.random((9, 4))):  # on the data (variances near the noise), off it
+        factors = [0, 1, 2]
+        Zs = [Z[:, g] for g in GROUPS]
+        mean, var, dmeans, dvars = post.factors_predict_with_grad(factors, Zs)
+        for i, g in enumerate(factors):
+            m, v, dm, dv = post.factor_predict_with_grad(g, Zs[i])
+            # the two formulas differ by rounding times the condition number: ~1e-8 of amps
+            np.testing.assert_allclose(mean[i], m, rtol=1e-7, atol=1e-8)
+            np.testing.assert_allclose(var[i], v, rtol=1e-4, atol=1e-8)
+            np.testing.assert_allclose(dmeans[i], dm, rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(dvars[i], dv, rtol=1e-3, atol=1e-5)
+    assert post._K_inv is not None and post._stacks
+    post.release()
+    assert post._K_inv is None and not post._stacks
+
+
 def test_believing_keeps_factor_means_and_never_raises_factor_variances():
     """GP-BUCB's hallucinated observations: the believed means of f at pending points leave every
     factor's mean as it was and shrink every factor's variance (eq. 1 with the grown data)."""

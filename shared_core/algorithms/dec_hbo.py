@@ -34,9 +34,9 @@ Per suggestion:
        and Appendix A states the cost per grid size ``|D_t|`` without a schedule);
     5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it,
        fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B on the same
-       acquisition), and the better of the two by the acquisition (the
-       max-sum point only if it satisfies the space's linear constraints and is no pending or
-       observed point) is the suggestion.
+       acquisition, with fewer starts and iterations where they would exceed ``LBFGS_WORK``),
+       and the better of the two by the acquisition (the max-sum point only if it satisfies the
+       space's linear constraints and is no pending or observed point) is the suggestion.
 
 Not supported (refused): several objectives and constraint values, which the additive UCB has no
 place for. ``multi_objective`` and ``models_constraints`` are False
@@ -78,6 +78,10 @@ TABLE_WORK = 2e9
 # The polish's random candidates, (candidates x terms x n^2) at most: each evaluated on every term;
 # with many terms and observations, L-BFGS-B from the max-sum point does the polish's work.
 POLISH_WORK = 5e8
+# And its L-BFGS-B, (starts x iterations x terms x n^2) at most: fewer starts first (the max-sum
+# point's start is the one that matters), then fewer iterations, at least MIN_POLISH_ITERATIONS.
+LBFGS_WORK = 2e8
+MAX_POLISH_ITERATIONS, MIN_POLISH_ITERATIONS = 100, 10
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
 # The structure chain runs (its start, or a fixed structure, fitted from the prior mode too) at
@@ -256,14 +260,17 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         acq = AdditiveUCB(terms, math.sqrt(beta))
         x_grid = self._max_sum_point(acq, term_params, grids, space, rng)
         avoid = obs.X_avoid
-        n_raw = _within_polish_work(self.n_raw, len(terms), n_posterior)
+        n_raw, n_starts, maxiter = _polish_budget(
+            self.n_raw, self.n_starts, len(terms), n_posterior
+        )
         x_polished = maximize_acquisition(
             acq,
             space,
             rng,
             X_best=x_grid[None],
             n_raw=n_raw,
-            n_starts=min(self.n_starts, n_raw),
+            n_starts=n_starts,
+            maxiter=maxiter,
             avoid=avoid,
         )
         for post in posteriors:  # the cached ones would keep the optimiser's n x n inverse
@@ -323,10 +330,18 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         return cast(np.ndarray, space.round_to_valid(x[None])[0])
 
 
-def _within_polish_work(n_raw: int, n_terms: int, n: int) -> int:
-    """The polish's random candidates: ``n_raw``, fewer where ``n_raw x n_terms x n^2`` exceeds
-    ``POLISH_WORK``, at least 1."""
-    return max(1, min(n_raw, int(POLISH_WORK / (max(n_terms, 1) * max(n, 1) ** 2))))
+def _polish_budget(n_raw: int, n_starts: int, n_terms: int, n: int) -> tuple[int, int, int]:
+    """The polish's random candidates, L-BFGS-B starts and iterations: ``n_raw`` candidates, fewer
+    where ``candidates x n_terms x n^2`` exceeds ``POLISH_WORK`` (at least 1); ``n_starts`` (at
+    most the candidates) and ``MAX_POLISH_ITERATIONS``, where ``starts x iterations x n_terms x
+    n^2`` exceeds ``LBFGS_WORK`` fewer starts (at least 1), then fewer iterations (at least
+    ``MIN_POLISH_ITERATIONS``)."""
+    point_cost = max(n_terms, 1) * max(n, 1) ** 2  # one acquisition gradient at one point
+    n_raw = max(1, min(n_raw, int(POLISH_WORK / point_cost)))
+    evaluations = int(LBFGS_WORK / point_cost)  # starts x iterations
+    n_starts = max(1, min(n_starts, n_raw, evaluations // MAX_POLISH_ITERATIONS))
+    maxiter = max(MIN_POLISH_ITERATIONS, min(MAX_POLISH_ITERATIONS, evaluations // n_starts))
+    return n_raw, n_starts, maxiter
 
 
 def _extends(post: AdditivePosterior, X: np.ndarray, y: np.ndarray) -> bool:

@@ -158,11 +158,19 @@ def test_between_refits_new_trials_are_appended_to_the_posteriors(monkeypatch):
     assert (post.n, built) == (52, [1])
 
 
-def test_the_polish_takes_fewer_random_candidates_only_where_they_would_cost_too_much():
-    assert dec_hbo._within_polish_work(256, 12, 150) == 256  # MF3 at 10 parameters
-    n_raw = dec_hbo._within_polish_work(256, 102, 500)  # 3 samples of 34 factors, 500 trials
+def test_the_polish_does_less_only_where_it_would_cost_too_much():
+    """Candidates, L-BFGS-B starts and iterations: all of them at Table 1's sizes; where they
+    would cost too much, fewer starts before fewer iterations, within the work budgets."""
+    assert dec_hbo._polish_budget(256, 4, 12, 150) == (256, 4, 100)  # MF3 at 10 parameters
+    cost = 51 * 300**2  # 3 samples of 17 factors, 300 trials
+    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 51, 300)
+    assert n_raw * cost <= dec_hbo.POLISH_WORK < (n_raw + 1) * cost
+    assert n_starts == 1 and maxiter * cost <= dec_hbo.LBFGS_WORK < (maxiter + 1) * cost
+    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 102, 500)  # 34 factors, 500 trials
     assert n_raw * 102 * 500**2 <= dec_hbo.POLISH_WORK < (n_raw + 1) * 102 * 500**2
-    assert dec_hbo._within_polish_work(256, 102, 100_000) == 1
+    assert (n_starts, maxiter) == (1, dec_hbo.MIN_POLISH_ITERATIONS)  # the floor
+    assert dec_hbo._polish_budget(256, 4, 102, 100_000) == (1, 1, dec_hbo.MIN_POLISH_ITERATIONS)
+    assert dec_hbo._polish_budget(256, 4, 30, 240)[1:] == (1, 100)  # tier 20: one start
 
 
 def test_product_grid_order_is_the_factor_tables():

@@ -14,7 +14,7 @@ import argparse
 import statistics
 
 from benchmarks.harness.cache import machine_key
-from benchmarks.harness.results import RESULTS, latest
+from benchmarks.harness.results import RESULTS, latest, same_setting
 from benchmarks.scale import worker_row
 from benchmarks.speed_timing import Store, section
 
@@ -47,7 +47,7 @@ def _warm(r: dict) -> float:
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: cold and warm seconds per sampler and cell, DEC-HBO's warm ask as a fraction of
     each peer's, and the targets."""
-    rows = latest(rows, ("sampler", "d", "n"))
+    rows = latest(same_setting(rows, ("asks",)), ("sampler", "d", "n"))  # the last run's asks
     if not rows:
         return []
     by = {(r["sampler"], r["d"], r["n"]): r for r in rows}

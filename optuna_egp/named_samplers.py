@@ -269,8 +269,8 @@ class DECHBOSampler(CoreSampler):
         damping: message damping on loopy factor graphs (default 0: none).
         kernel: each factor's kernel, ``"matern52"`` (default), ``"matern32"`` or ``"rbf"``.
         warp_outputs: fit the GPs to power-warped objective values (default True).
-        n_raw: random candidates of the polishing step (default 256).
-        n_starts: of those, the best refined by L-BFGS-B (default 4).
+        n_raw: random candidates of the polishing step (default 256; fewer with many factors).
+        n_starts: of those and the max-sum point, the best refined (default 4; fewer likewise).
         constraints_func: not supported (a ``ValueError``): DEC-HBO does not model constraints.
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,

@@ -32,8 +32,8 @@ Per suggestion:
        observations each point's variance solves against) at most ``TABLE_WORK``: this package's
        schedule (the grid of the paper's regret bound, Lemma 5, grows as ``t^2`` per parameter,
        and Appendix A states the cost per grid size ``|D_t|`` without a schedule);
-    5. the max-sum point is polished by the shared continuous optimiser (raw candidates around it,
-       fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B on the same
+    5. the max-sum point is polished by the shared continuous optimiser (it and raw candidates
+       around it, fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B on the same
        acquisition, with fewer starts and iterations where they would exceed ``LBFGS_WORK``),
        and the better of the two by the acquisition (the max-sum point only if it satisfies the
        space's linear constraints and is no pending or observed point) is the suggestion.
@@ -78,9 +78,10 @@ TABLE_WORK = 2e9
 # The polish's random candidates, (candidates x terms x n^2) at most: each evaluated on every term;
 # with many terms and observations, L-BFGS-B from the max-sum point does the polish's work.
 POLISH_WORK = 5e8
-# And its L-BFGS-B, (starts x iterations x terms x n^2) at most: fewer starts first (the max-sum
-# point's start is the one that matters), then fewer iterations, at least MIN_POLISH_ITERATIONS.
-LBFGS_WORK = 2e8
+# And its L-BFGS-B, (starts x iterations x terms x n^2) at most: fewer starts first (the best
+# start, the max-sum point or one near it, is the one that matters), then fewer iterations, at
+# least MIN_POLISH_ITERATIONS. Table 1's sizes (at most 30 terms, 150 trials) keep them all.
+LBFGS_WORK = 3e8
 MAX_POLISH_ITERATIONS, MIN_POLISH_ITERATIONS = 100, 10
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
@@ -113,8 +114,9 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         kernel: ``"matern52"``, ``"matern32"`` or ``"rbf"``, each factor's kernel (one lengthscale
             per column).
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
-        n_raw: the polishing optimiser's random candidates.
-        n_starts: of them, how many start L-BFGS-B.
+        n_raw: the polishing optimiser's random candidates (at most: fewer where the factors and
+            trials are many, module docstring).
+        n_starts: of them and the max-sum point, how many start L-BFGS-B (at most, likewise).
     """
 
     models_constraints = False  # refused: the additive UCB has no place for them
@@ -263,18 +265,21 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         n_raw, n_starts, maxiter = _polish_budget(
             self.n_raw, self.n_starts, len(terms), n_posterior
         )
-        x_polished = maximize_acquisition(
-            acq,
-            space,
-            rng,
-            X_best=x_grid[None],
-            n_raw=n_raw,
-            n_starts=n_starts,
-            maxiter=maxiter,
-            avoid=avoid,
-        )
-        for post in posteriors:  # the cached ones would keep the optimiser's n x n inverse
-            post.release()
+        try:
+            x_polished = maximize_acquisition(
+                acq,
+                space,
+                rng,
+                X_best=x_grid[None],
+                n_raw=n_raw,
+                n_starts=n_starts,
+                maxiter=maxiter,
+                avoid=avoid,
+                keep_best=True,
+            )
+        finally:
+            for post in posteriors:  # the cached ones would keep the optimiser's n x n inverse
+                post.release()
         candidates = np.vstack([x_grid, x_polished])  # (2, d); x_polished is always feasible
         usable = space.feasible(candidates) & ~matches_any(candidates, avoid)
         if not usable.any():  # the optimiser's own fall-back: feasible, avoided if it can be

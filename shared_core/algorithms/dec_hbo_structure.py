@@ -2,10 +2,13 @@
 Low, AAAI 2018, Appendix B), at one Cholesky factorisation per proposal of the chain and at most
 ``MAX_REBASES`` short warm refits besides.
 
-The chain (:func:`~shared_core.models.structure.sample_partitions`) starts at the last refit's
-partition (a random one at the first). That start's hyperparameters are fitted; every proposal is
-then scored at them (the same lengthscales and noise, each group's signal variance inherited from
-the groups its parameters come from: :func:`~shared_core.models.structure.inherited_amplitudes`),
+The chain (:func:`~shared_core.models.structure.sample_partitions`) starts at the partition of
+the strongest interactions in a full GP's mean
+(:func:`~shared_core.models.interactions.interaction_partition`), or at the last refit's
+partition where that has the higher evidence. That start's hyperparameters are fitted; every
+proposal is then scored at them (the same lengthscales and noise, each group's signal variance
+inherited from the groups its parameters come from:
+:func:`~shared_core.models.structure.inherited_amplitudes`),
 as Wang, Li, Jegelka & Kohli, "Batched high-dimensional Bayesian optimization via structural
 kernel learning" (ICML 2017) score decompositions at fixed hyperparameters. Only the partitions
 the chain returns get fits of their own. A partition inheriting hyperparameters (an accepted
@@ -21,11 +24,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from shared_core.models.additive import AdditiveHyper, EvidenceAtFixedHyper, additive_log_evidence
+from shared_core.models.interactions import interaction_partition, interaction_strengths
 from shared_core.models.structure import (
     Partition,
     inherited_amplitudes,
     partition_columns,
-    random_partition,
     sample_partitions,
 )
 
@@ -62,6 +65,7 @@ class StructureFitter:
         self.param_columns, self.X, self.y, self.form = param_columns, X, y, form
         self.previous, self.full = previous, full
         self.fits: dict[Partition, AdditiveHyper] = {}
+        self.evidences: dict[Partition, float] = {}  # of the fits
 
     def fit(self, partition: Partition, inherited: AdditiveHyper | None = None) -> AdditiveHyper:
         """MAP hyperparameters of ``partition`` (cached): from ``inherited`` if given, else from
@@ -69,7 +73,7 @@ class StructureFitter:
         if partition not in self.fits:
             start = inherited if inherited is not None else self.previous.get(partition)
             warm = start is not None and (inherited is not None or not self.full)
-            self.fits[partition] = additive_log_evidence(
+            self.fits[partition], self.evidences[partition] = additive_log_evidence(
                 partition_columns(partition, self.param_columns),
                 self.X,
                 self.y,
@@ -77,7 +81,7 @@ class StructureFitter:
                 start=start,
                 maxiter=WARM_MAXITER if warm else FIT_MAXITER,
                 from_prior=not warm,
-            )[0]
+            )
         return self.fits[partition]
 
     def sample(
@@ -88,9 +92,14 @@ class StructureFitter:
         start: Partition | None,
         rng: np.random.Generator,
     ) -> list[Partition]:
-        """``k`` structure samples of the chain from ``start`` (module docstring), each fitted."""
+        """``k`` structure samples of the chain from the interaction partition or ``start``,
+        whichever has the higher evidence (module docstring), each fitted."""
         n_params = len(self.param_columns)
-        start = start or random_partition(n_params, max_size, rng)
+        strength = interaction_strengths(self.X, self.y, self.param_columns, rng)  # (p, p)
+        starts = [interaction_partition(strength, max_size)] + ([start] if start else [])
+        for candidate in starts:
+            self.fit(candidate)
+        start = max(starts, key=lambda partition: self.evidences[partition])
         state, base, rebases = start, self.fit(start), 0
         scores: dict[Partition, float] = {}
         score = EvidenceAtFixedHyper(self.X, self.y, base.ls, base.noise, form=self.form)

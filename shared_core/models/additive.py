@@ -279,6 +279,8 @@ class AdditivePosterior:
 
     def _inverse(self) -> np.ndarray:
         """``(K + noise I)^-1`` ``(n, n)``, computed on first use."""
+        if self._K_inv is None and self.n == 0:
+            self._K_inv = np.zeros((0, 0))
         if self._K_inv is None:
             inverse, info = lapack.dpotri(self.L, lower=1)  # the lower triangle only
             if info != 0:

@@ -147,8 +147,12 @@ def maximize_acquisition(
     maxiter: int = 100,
     avoid: np.ndarray | None = None,
     smooth: Acquisition | None = None,
+    keep_best: bool = False,
 ) -> np.ndarray:
     """Return the ``(d,)`` valid encoded point with the largest acquisition value found.
+
+    ``keep_best``: ``X_best``'s rows are candidates themselves too (they may start L-BFGS-B), not
+    only the centres of the perturbed ones.
 
     ``avoid`` ``(k, d)``: valid encoded points not to return (e.g. pending points, so that one batch
     never holds the same point twice); they are only returned if every candidate found is one of
@@ -158,6 +162,8 @@ def maximize_acquisition(
     smooth = acq if smooth is None else smooth
     X_best = np.zeros((0, space.dim)) if X_best is None else X_best
     raw = raw_candidates(space, rng, n_raw, X_best)
+    if keep_best:
+        raw = np.vstack([raw, space.round_to_valid(X_best)])
     raw_vals = np.concatenate(
         [acq.value(chunk) for chunk in np.array_split(raw, max(1, len(raw) // 512))]
     )

@@ -34,3 +34,30 @@ def test_log_ei_and_ucb_gradients_match_finite_differences():
             assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)
             fd = approx_fprime(x, lambda z, acq=acq: acq.value(z[None])[0], 1e-7)
             np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)
+
+
+def test_the_optimiser_keeps_the_given_best_point_as_a_candidate_only_if_asked():
+    """An acquisition that is 1 at one point and 0 elsewhere (flat: no gradient to follow): only
+    a candidate that is that point finds it; the perturbed copies around it never are."""
+    from shared_core import FloatParam, SearchSpace
+    from shared_core.acquisition.base import Acquisition
+    from shared_core.optim.acquisition_optimizer import maximize_acquisition
+
+    peak = np.array([0.3, 0.6])
+
+    class Spike(Acquisition):
+        def value(self, X):
+            return np.all(X == peak, axis=1).astype(float)
+
+        def value_and_grad(self, X):
+            return self.value(X), np.zeros(X.shape)
+
+    space = SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
+    kept = maximize_acquisition(
+        Spike(), space, np.random.default_rng(0), X_best=peak[None], n_raw=8, keep_best=True
+    )
+    np.testing.assert_array_equal(kept, peak)
+    lost = maximize_acquisition(
+        Spike(), space, np.random.default_rng(0), X_best=peak[None], n_raw=8
+    )
+    assert not np.array_equal(lost, peak)

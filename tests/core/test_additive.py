@@ -451,3 +451,15 @@ def test_irrelevant_groups_may_take_less_than_gp_amp_bound():
     y = np.sin(6 * X[:, 0])
     h = fit_additive([np.array([i]) for i in range(10)], X, (y - y.mean()) / y.std())
     assert h.amps[0] > 0.5 and np.all(h.amps[1:] < 0.04)
+
+
+def test_the_batched_gradients_without_observations_are_the_priors():
+    post = AdditivePosterior(GROUPS, HYPER, np.zeros((0, 4)), np.zeros(0))
+    Z = np.random.default_rng(8).random((3, 4))
+    mean, var, dmeans, dvars = post.factors_predict_with_grad(
+        [0, 2], [Z[:, GROUPS[0]], Z[:, GROUPS[2]]]
+    )
+    np.testing.assert_array_equal(mean, 0.0)
+    np.testing.assert_allclose(var, np.repeat(np.asarray(HYPER.amps)[[0, 2]][:, None], 3, axis=1))
+    for grad in (*dmeans, *dvars):
+        np.testing.assert_array_equal(grad, 0.0)

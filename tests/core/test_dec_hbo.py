@@ -159,18 +159,52 @@ def test_between_refits_new_trials_are_appended_to_the_posteriors(monkeypatch):
 
 
 def test_the_polish_does_less_only_where_it_would_cost_too_much():
-    """Candidates, L-BFGS-B starts and iterations: all of them at Table 1's sizes; where they
-    would cost too much, fewer starts before fewer iterations, within the work budgets."""
-    assert dec_hbo._polish_budget(256, 4, 12, 150) == (256, 4, 100)  # MF3 at 10 parameters
+    """Candidates, L-BFGS-B starts and iterations: all of them at Table 1's sizes (at most 3
+    samples of 10 factors, 150 trials); where they would cost too much, fewer starts before fewer
+    iterations, within the work budgets."""
+    assert dec_hbo._polish_budget(256, 4, 30, 150) == (256, 4, 100)  # MF3 at 10 parameters
     cost = 51 * 300**2  # 3 samples of 17 factors, 300 trials
     n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 51, 300)
     assert n_raw * cost <= dec_hbo.POLISH_WORK < (n_raw + 1) * cost
     assert n_starts == 1 and maxiter * cost <= dec_hbo.LBFGS_WORK < (maxiter + 1) * cost
-    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 102, 500)  # 34 factors, 500 trials
-    assert n_raw * 102 * 500**2 <= dec_hbo.POLISH_WORK < (n_raw + 1) * 102 * 500**2
-    assert (n_starts, maxiter) == (1, dec_hbo.MIN_POLISH_ITERATIONS)  # the floor
+    cost = 102 * 500**2  # 34 factors, 500 trials
+    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 102, 500)
+    assert n_raw * cost <= dec_hbo.POLISH_WORK < (n_raw + 1) * cost
+    assert n_starts == 1 and maxiter * cost <= dec_hbo.LBFGS_WORK < (maxiter + 1) * cost
     assert dec_hbo._polish_budget(256, 4, 102, 100_000) == (1, 1, dec_hbo.MIN_POLISH_ITERATIONS)
     assert dec_hbo._polish_budget(256, 4, 30, 240)[1:] == (1, 100)  # tier 20: one start
+
+
+def test_the_polish_starts_from_the_max_sum_point_within_its_budget_and_frees_the_inverses(
+    monkeypatch,
+):
+    """The optimiser gets the max-sum point as a candidate of its own, the budget's starts and
+    iterations, and every posterior kept between suggestions is released after it, also when it
+    raises."""
+    calls = []
+    original = dec_hbo.maximize_acquisition
+
+    def spy(acq, space, rng, **kwargs):
+        calls.append(kwargs)
+        return original(acq, space, rng, **kwargs)
+
+    monkeypatch.setattr(dec_hbo, "maximize_acquisition", spy)
+    monkeypatch.setattr(dec_hbo, "LBFGS_WORK", 1.0)  # the floor: one start, the fewest iterations
+    algorithm, obs = DECHBOAlgorithm(), _obs(30)
+    algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(0))
+    [kwargs] = calls
+    assert kwargs["keep_best"] and kwargs["n_starts"] == 1
+    assert kwargs["maxiter"] == dec_hbo.MIN_POLISH_ITERATIONS
+    assert algorithm._posteriors and all(p._K_inv is None for p in algorithm._posteriors)
+
+    def broken(acq, space, rng, **kwargs):
+        acq.value_and_grad(kwargs["X_best"])  # computes the inverses
+        raise RuntimeError("optimiser failed")
+
+    monkeypatch.setattr(dec_hbo, "maximize_acquisition", broken)
+    with pytest.raises(RuntimeError, match="optimiser failed"):
+        algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(1))
+    assert all(p._K_inv is None for p in algorithm._posteriors)
 
 
 def test_product_grid_order_is_the_factor_tables():
@@ -263,17 +297,17 @@ def _recovery(seed: int, d: int = 12, n: int = 100) -> tuple[float, float]:
 
 
 def test_the_learned_structure_recovers_the_interacting_pairs():
-    """12 parameters in 4 interacting triples (12 true pairs of 66), n = 100 uniform points. Seed
-    0: the union of the structure samples recovers 12 of the 12 true pairs, and 3 of its 15 pairs
-    are false (recovered 1.00, false 0.20). Seeds 0-5: mean 0.51 recovered, 0.55 false. Three
-    random partitions into triples (the samples of a chain that ignored the evidence) hold 0.45 of
-    the true pairs, 0.82 of their pairs false (means of 20 000 draws). The test asks for the
-    seed-0 figures (at least 0.75 recovered, at most 0.3 false) and, over seeds 0-5, better than
-    chance on both counts."""
-    recovered, false = _recovery(0)
-    assert recovered >= 0.75 and false <= 0.3, (recovered, false)
-    recovered, false = np.mean([_recovery(seed) for seed in range(6)], axis=0)
-    assert recovered > 0.45 and false < 0.7, (recovered, false)
+    """12 parameters in 4 interacting triples (12 true pairs of 66), n = 100 uniform points, the
+    chain started from the interaction partition. Seeds 0-5: the union of the structure samples
+    recovers 0.33, 0.42, 1, 1, 1 and 1 of the true pairs (mean 0.79), and 0.69, 0.58, 0, 0, 0
+    and 0 of its pairs are false (mean 0.21). Three random partitions into triples (the samples
+    of a chain that ignored the evidence) hold 0.45 of the true pairs, 0.82 of their pairs false
+    (means of 20 000 draws). The test asks for at least 0.7 recovered and at most 0.3 false over
+    the six seeds (one seed's miss moves a mean by up to 0.11), and for one seed to be exact."""
+    results = np.array([_recovery(seed) for seed in range(6)])  # (6, 2)
+    recovered, false = results.mean(axis=0)
+    assert recovered >= 0.7 and false <= 0.3, results
+    assert tuple(results[2]) == (1.0, 0.0), results
 
 
 @pytest.mark.parametrize("cheap", [True, False])
@@ -337,7 +371,7 @@ def test_the_structure_fitter_refits_the_first_accepted_states_and_fits_every_sa
     columns = [np.array([i]) for i in range(9)]
     fitter = structure.StructureFitter(columns, X, y, "matern52", {})
     samples = fitter.sample(3, 3, 60, None, rng)
-    assert fitted[0] == structure.FIT_MAXITER  # the random start, from the prior mode
+    assert fitted[0] == structure.FIT_MAXITER  # the interaction start, from the prior mode
     assert fitted[1:] == [structure.WARM_MAXITER] * (len(fitted) - 1)
     assert 2 <= len(fitted) <= 1 + 2 + 3  # the start, 2 accepted states, at most 3 samples
     assert set(samples) <= set(fitter.fits)

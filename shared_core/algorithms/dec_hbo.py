@@ -80,7 +80,7 @@ TABLE_WORK = 2e9
 POLISH_WORK = 5e8
 # And its L-BFGS-B, (starts x iterations x terms x n^2) at most: fewer starts first (the best
 # start, the max-sum point or one near it, is the one that matters), then fewer iterations, at
-# least MIN_POLISH_ITERATIONS. Table 1's sizes (at most 30 terms, 150 trials) keep them all.
+# least MIN_POLISH_ITERATIONS. Table 1's sizes (at most 30 terms, 150 observations) keep them all.
 LBFGS_WORK = 3e8
 MAX_POLISH_ITERATIONS, MIN_POLISH_ITERATIONS = 100, 10
 CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary

@@ -1,11 +1,12 @@
 """DEC-HBO's structure samples and their hyperparameters on one data set (Hoang, Hoang, Ouyang &
-Low, AAAI 2018, Appendix B), at one Cholesky factorisation per proposal of the chain and at most
-``MAX_REBASES`` short warm refits besides.
+Low, AAAI 2018, Appendix B): one fit of a full GP and of one or two start partitions, one Cholesky
+factorisation per proposal of the chain, and at most ``MAX_REBASES`` short warm refits besides.
 
 The chain (:func:`~shared_core.models.structure.sample_partitions`) starts at the partition of
 the strongest interactions in a full GP's mean
 (:func:`~shared_core.models.interactions.interaction_partition`), or at the last refit's
-partition where that has the higher evidence. That start's hyperparameters are fitted; every
+partition where that has the higher evidence (both fitted; the last one warm from its previous fit
+too, which favours it a little). That start's hyperparameters are fitted; every
 proposal is then scored at them (the same lengthscales and noise, each group's signal variance
 inherited from the groups its parameters come from:
 :func:`~shared_core.models.structure.inherited_amplitudes`),
@@ -99,7 +100,7 @@ class StructureFitter:
         starts = [interaction_partition(strength, max_size)] + ([start] if start else [])
         for candidate in starts:
             self.fit(candidate)
-        start = max(starts, key=lambda partition: self.evidences[partition])
+        start = max(starts, key=lambda p: np.nan_to_num(self.evidences[p], nan=-np.inf))
         state, base, rebases = start, self.fit(start), 0
         scores: dict[Partition, float] = {}
         score = EvidenceAtFixedHyper(self.X, self.y, base.ls, base.noise, form=self.form)

@@ -39,10 +39,11 @@ def test_the_mixed_partials_are_the_means_by_finite_differences():
             )
             want[i, j] += abs(fd) / len(P)
     want += want.T
-    np.testing.assert_allclose(mean_cross_partials(post, P), want, rtol=1e-4, atol=1e-6)
+    columns = [np.array([i]) for i in range(3)]
+    np.testing.assert_allclose(mean_cross_partials(post, P, columns), want, rtol=1e-4, atol=1e-6)
     with pytest.raises(ValueError, match="Matérn-5/2 ARD"):
         rbf = ExactPosterior(KernelSpec("rbf", ard=True), post.hyper, post.X, post.y)
-        mean_cross_partials(rbf, P)
+        mean_cross_partials(rbf, P, columns)
 
 
 def test_the_partition_joins_the_strongest_pairs_within_the_size():
@@ -55,17 +56,35 @@ def test_the_partition_joins_the_strongest_pairs_within_the_size():
     assert interaction_partition(strength, 6) == ((0, 1, 2, 3, 4), (5,))
 
 
-def test_the_strengths_find_the_interacting_pairs_and_sum_a_parameters_columns():
-    """Columns (0, 1) interact, column 2 is additive: the parameter of columns 1 and 2 (one
-    parameter of two encoded columns) interacts with the first one only through column 1."""
+def test_the_strengths_find_the_interacting_pairs():
     rng = np.random.default_rng(2)
     X = rng.random((60, 4))
     y = np.sin(4 * X[:, 0] * X[:, 1]) + np.cos(3 * X[:, 2]) + X[:, 3]
     y = (y - y.mean()) / y.std()
-    per_column = interaction_strengths(X, y, [np.array([i]) for i in range(4)], rng)
-    assert np.argmax(per_column[np.triu_indices(4, 1)]) == 0  # the pair (0, 1)
-    columns = [np.array([0]), np.array([1, 2]), np.array([3])]
-    per_param = interaction_strengths(X, y, columns, np.random.default_rng(2))
-    assert per_param.shape == (3, 3) and np.all(np.diag(per_param) == 0.0)
-    np.testing.assert_allclose(per_param, per_param.T)
-    assert per_param[0, 1] > 5 * max(per_param[0, 2], per_param[1, 2])
+    strength = interaction_strengths(X, y, [np.array([i]) for i in range(4)], rng)
+    assert strength.shape == (4, 4) and np.all(np.diag(strength) == 0.0)
+    np.testing.assert_allclose(strength, strength.T)
+    assert np.argmax(strength[np.triu_indices(4, 1)]) == 0  # the pair (0, 1)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_additive_categorical_of_many_choices_does_not_break_the_true_pairs(seed):
+    """A categorical of 12 choices adds a value of its own (no interaction), besides two
+    interacting pairs of floats and a fifth float. Its block is centred (moves among choices) and
+    measured by its norm, so its many columns do not make it look interacting: the partition into
+    pairs keeps the two true ones. (Summing the block's magnitudes instead broke a true pair at
+    both seeds.)"""
+    rng = np.random.default_rng(seed)
+    n, c = 120, 12
+    choice, F = rng.integers(c, size=n), rng.random((n, 5))
+    X = np.c_[np.eye(c)[choice], F]  # (n, 17): the categorical's one-hot columns, then the floats
+    y = (
+        rng.standard_normal(c)[choice]
+        + np.sin(4 * F[:, 0] * F[:, 1])
+        + np.sin(4 * F[:, 2] * F[:, 3])
+    )
+    y += np.cos(3 * F[:, 4])
+    y = (y - y.mean()) / y.std()
+    columns = [np.arange(c)] + [np.array([c + i]) for i in range(5)]  # parameters 0 (cat), 1-5
+    groups = interaction_partition(interaction_strengths(X, y, columns, rng), 2)
+    assert (1, 2) in groups and (3, 4) in groups, groups

@@ -136,24 +136,17 @@ class AdditivePosterior:
         return Kq @ self.alpha, np.maximum(prior_var - np.einsum("nb,nb->b", V, V), VARIANCE_FLOOR)
 
     def _moments_with_grad(
-        self, Kq: np.ndarray, dKqs: Sequence[np.ndarray], prior_var: float | np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
-        """:meth:`_moments` and their gradients from ``dKqs``, one ``(b_i, n, m_i)`` per block of
-        consecutive rows of ``Kq`` ``(sum b_i, n)`` (its own columns each): ``(b_i, m_i)`` each;
-        all blocks share two triangular solves."""
-        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, B): L^-1 k
-        # (n, B): (K + noise I)^-1 k
+        self, Kq: np.ndarray, dKq: np.ndarray, prior_var: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_moments` and their gradients ``(b, m)`` from ``dKq`` ``(b, n, m)``."""
+        V = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)  # (n, b): L^-1 k
+        # (n, b): (K + noise I)^-1 k
         W = solve_triangular(self.L, V, lower=True, trans="T", check_finite=False)
-        raw_var = prior_var - np.einsum("nb,nb->b", V, V)  # (B,), eq. (1)
-        dmeans, dvars, start = [], [], 0
-        for dKq in dKqs:
-            rows = slice(start, start + len(dKq))
-            dvar = -2.0 * np.einsum("bnm,nb->bm", dKq, W[:, rows])
-            dvar[raw_var[rows] <= VARIANCE_FLOOR] = 0.0  # the floor is flat
-            dmeans.append(np.einsum("bnm,n->bm", dKq, self.alpha))
-            dvars.append(dvar)
-            start = rows.stop
-        return Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR), dmeans, dvars
+        raw_var = prior_var - np.einsum("nb,nb->b", V, V)  # (b,), eq. (1)
+        dvar = -2.0 * np.einsum("bnm,nb->bm", dKq, W)
+        dvar[raw_var <= VARIANCE_FLOOR] = 0.0  # the floor is flat
+        dmean = np.einsum("bnm,n->bm", dKq, self.alpha)
+        return Kq @ self.alpha, np.maximum(raw_var, VARIANCE_FLOOR), dmean, dvar
 
     def _check_factor(self, g: int, Z: np.ndarray) -> None:
         if not 0 <= g < len(self.groups):
@@ -181,8 +174,7 @@ class AdditivePosterior:
         for i, g in enumerate(self.groups):
             Kg, dKq[:, :, g] = kernel_grad_x(self.spec, X[:, g], self._Xg[i], h.ls[g], h.amps[i])
             Kq += Kg
-        mean, var, [dmean], [dvar] = self._moments_with_grad(Kq, [dKq], float(np.sum(h.amps)))
-        return mean, var, dmean, dvar
+        return self._moments_with_grad(Kq, dKq, float(np.sum(h.amps)))
 
     def factor_predict(self, g: int, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance ``(b,)`` of the factor ``f_g`` at ``Z (b, m)``, given in
@@ -197,8 +189,7 @@ class AdditivePosterior:
         self._check_factor(g, Z)
         h, grp = self.hyper, self.groups[g]
         Kq, dKq = kernel_grad_x(self.spec, Z, self._Xg[g], h.ls[grp], float(h.amps[g]))
-        mean, var, [dmean], [dvar] = self._moments_with_grad(Kq, [dKq], float(h.amps[g]))
-        return mean, var, dmean, dvar
+        return self._moments_with_grad(Kq, dKq, float(h.amps[g]))
 
     def factors_predict(
         self, factors: Sequence[int], Zs: Sequence[np.ndarray]

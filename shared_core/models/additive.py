@@ -219,6 +219,10 @@ class AdditivePosterior:
         for g, Z in zip(factors, Zs, strict=True):
             self._check_factor(g, Z)
         F, b = len(factors), len(Zs[0])
+        if any(len(Z) != b for Z in Zs):
+            raise ValueError(
+                f"every factor needs the same points, got batches {[len(Z) for Z in Zs]}"
+            )
         K, G = np.empty((F, b, self.n)), np.empty((F, b, self.n))  # k and amp * dkbar/dr2
         for rows, X, ls in self._stacked(tuple(factors)):
             Z = np.stack([Zs[i] for i in rows])  # (F_m, b, m)

@@ -463,3 +463,10 @@ def test_the_batched_gradients_without_observations_are_the_priors():
     np.testing.assert_allclose(var, np.repeat(np.asarray(HYPER.amps)[[0, 2]][:, None], 3, axis=1))
     for grad in (*dmeans, *dvars):
         np.testing.assert_array_equal(grad, 0.0)
+
+
+def test_batched_gradients_refuse_factors_at_different_points():
+    post = AdditivePosterior(GROUPS, HYPER, np.zeros((0, 4)), np.zeros(0))
+    Z = np.random.default_rng(9).random((3, 4))
+    with pytest.raises(ValueError, match=r"same points, got batches \[3, 2\]"):
+        post.factors_predict_with_grad([0, 2], [Z[:, GROUPS[0]], Z[:2, GROUPS[2]]])

@@ -1,5 +1,5 @@
 """Where DEC-HBO's seconds go at 20, 50 and 100 parameters: one suggestion of ``DECHBOAlgorithm``
-(MF3, its defaults) on stored random trials, split into its phases.
+(its defaults: factors of at most six parameters) on stored random trials, split into its phases.
 
     python -m benchmarks.dec_hbo_phases
 
@@ -104,7 +104,7 @@ def run_one(job: dict) -> dict:
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
     X = rng.random((n + 1, d))
     y = chain_of_factors(X)
-    algorithm = DECHBOAlgorithm()
+    algorithm = DECHBOAlgorithm(max_factor_size=int(job["sampler"].removeprefix("dec-hbo-mf")))
     first = _timed_suggestion(algorithm, space, Observations(X[:n], y[:n]), rng)
     second = _timed_suggestion(algorithm, space, Observations(X, y), rng)
     egp, egp_seconds = EGPAlgorithm(acquisition="auto"), []
@@ -114,7 +114,6 @@ def run_one(job: dict) -> dict:
         egp_seconds.append(time.perf_counter() - start)
     return {
         "bench": "dec_hbo_phases",
-        "sampler": "dec-hbo-mf3",
         **job,
         "first": first,
         "next": second,
@@ -147,7 +146,7 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     cells = [tuple(int(v) for v in c.split("x")) for c in a.cells.split(",") if c]
     jobs = [
-        {"sampler": "dec-hbo-mf3", "d": d, "n": n, "seed": seed}
+        {"sampler": "dec-hbo-mf6", "d": d, "n": n, "seed": seed}
         for seed in range(a.seeds)
         for d, n in cells
     ]

@@ -18,7 +18,7 @@ from benchmarks.harness.results import RESULTS, latest, same_setting
 from benchmarks.scale import worker_row
 from benchmarks.speed_timing import Store, section
 
-SAMPLERS = ("dec-hbo-mf3", "egp-ts", "gp")
+SAMPLERS = ("dec-hbo-mf6", "egp-ts", "gp")
 CELLS = ((20, 100), (50, 300), (100, 500))  # (d, n): the tiers and their study sizes
 BENCH = "high_dim_speed"
 CELL = ("bench", "n", "d", "asks")
@@ -75,7 +75,7 @@ def summarise(rows: list[dict]) -> list[str]:
 def _checks(by: dict) -> list[str]:
     out = []
     for (name, d, n), r in sorted(by.items(), key=lambda kv: kv[0][1]):
-        if name != "dec-hbo-mf3" or d < 50 or "seconds" not in r:
+        if name != SAMPLERS[0] or d < 50 or "seconds" not in r:
             continue
         ours, parts = _warm(r), []
         gp, egp = by.get(("gp", d, n)), by.get(("egp-ts", d, n))

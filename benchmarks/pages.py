@@ -111,7 +111,7 @@ def settings(ctx: Context, page) -> Iterator[tuple[list[dict], str, str]]:
     modes = (("seq", page.peers), ("async", page.peers), ("seq", ("ax-default",)))
     for (mode, peers), stem in zip(modes, page.stems):
         cached = cache.rows(samplers=peers, bench=page.bench, mode=mode)
-        rows = problem_report.shown(ctx.rows(f"{stem}.jsonl"), cached)
+        rows = problem_report.shown(ctx.rows(f"{stem}.jsonl"), cached, page.own_seeds)
         if not rows:
             continue
         title = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,9 @@ class ProblemPage:
     suggest: str = "suggest_float"  # the trial methods an ask calls
     extra_tables: Callable[[dict, list[str]], list[str]] | None = None
     extra_plots: Callable[[list[dict], Callable, str, str], list[str]] | None = None
+    # samplers run on fewer seeds (under a wall-time limit): shown on the seeds they ran, not
+    # counted in "the seeds every sampler ran"
+    own_seeds: tuple[str, ...] = ()
 
     def order(self, problems) -> list[str]:
         return sorted(problems, key=list(self.problems).index)
@@ -62,19 +65,25 @@ class ProblemPage:
         return median <= best + self.tie(fn) and best < math.inf
 
 
-def shown(ours: list[dict], peers: list[dict]) -> list[dict]:
+def shown(ours: list[dict], peers: list[dict], own_seeds: Sequence[str] = ()) -> list[dict]:
     """The rows a table shows: the latest of each cell; per problem, those of the setting
     (workers, trials) of its latest row (ours first, else the peers'); of the (problem, seed)
-    pairs that every sampler of the problem ran."""
+    pairs that every sampler of the problem ran, but those of ``own_seeds``, which keep all
+    their rows and are not waited for."""
     rows = latest(ours, RUN_CELL) + latest(peers, RUN_CELL)
     setting = {r["function"]: (r["workers"], r["n_trials"]) for r in peers + ours}
     rows = [r for r in rows if (r["workers"], r["n_trials"]) == setting[r["function"]]]
     samplers: dict = defaultdict(set)
     ran: dict = defaultdict(set)
     for r in rows:
-        samplers[r["function"]].add(r["sampler"])
-        ran[(r["function"], r["seed"])].add(r["sampler"])
-    return [r for r in rows if ran[(r["function"], r["seed"])] == samplers[r["function"]]]
+        if r["sampler"] not in own_seeds:
+            samplers[r["function"]].add(r["sampler"])
+            ran[(r["function"], r["seed"])].add(r["sampler"])
+    return [
+        r
+        for r in rows
+        if r["sampler"] in own_seeds or ran[(r["function"], r["seed"])] == samplers[r["function"]]
+    ]
 
 
 def quantile(values, q: float) -> float:
@@ -154,8 +163,8 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         f"## {title}",
         "",
         f"{page.measure}: median over {span(seeds)} seed{'s' * (seeds[-1] > 1)} per problem (the "
-        f"seeds every sampler ran), quartiles in brackets{page.worst}. Bold: {bold}."
-        + _limits(rows, page.noun),
+        f"seeds every sampler ran{_own_seeds(rows, page)}), quartiles in brackets{page.worst}. "
+        f"Bold: {bold}." + _limits(rows, page.noun),
         "",
         *final_table(finals, trials, samplers, page.ties, show=page.show),
         *(page.extra_tables(cells, samplers) if page.extra_tables else []),
@@ -218,6 +227,16 @@ def _cell(finals: list[float], show: Callable[[float], str], bold: bool) -> str:
     median = show(quantile(finals, 0.5))
     quartiles = f"{show(quantile(finals, 0.25))} – {show(quantile(finals, 0.75))}"
     return f"{f'**{median}**' if bold else median} ({quartiles})"
+
+
+def _own_seeds(rows: list[dict], page: ProblemPage) -> str:
+    """What the first sentence says of the samplers shown on their own seeds."""
+    own = [s for s in page.own_seeds if any(r["sampler"] == s for r in rows)]
+    if not own:
+        return ""
+    seeds = sorted({len(v) for c in by_cell(rows).values() for s, v in c.items() if s in own})
+    names = ", ".join(LABELS.get(s, s) for s in own)
+    return f"; {names}: the {span(seeds)} seeds it ran"
 
 
 def _limits(rows: list[dict], noun: str) -> str:

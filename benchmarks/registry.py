@@ -296,14 +296,14 @@ BENCHMARKS: list[Benchmark] = [
     runs(
         "high_dim_tier20",
         "high_dim",
-        "--functions tier20 --samplers dec-hbo-mf3,egp-auto,tpe,cmaes --seeds 10 --procs 2",
-        "--functions branin-chain-24 --samplers dec-hbo-mf3,tpe --seeds 1 --trials 12",
+        "--functions tier20 --samplers dec-hbo-mf6,egp-auto,tpe,cmaes --seeds 10 --procs 2",
+        "--functions branin-chain-24 --samplers dec-hbo-mf6,tpe --seeds 1 --trials 12",
         out="high_dim_seq",
     ),
     runs(
         "high_dim_tiers50_100",
         "high_dim",
-        "--functions tier50,tier100 --samplers dec-hbo-mf3,egp-auto,tpe,cmaes --seeds 5 --procs 2",
+        "--functions tier50,tier100 --samplers dec-hbo-mf6,egp-auto,tpe,cmaes --seeds 5 --procs 2",
         None,
         out="high_dim_seq",
         why="high_dim_tier20's quick run covers the script",
@@ -320,7 +320,7 @@ BENCHMARKS: list[Benchmark] = [
         "high_dim_async4",
         "high_dim",
         "--functions tier50 --mode async --workers 4 --seeds 5 --procs 2 "
-        "--samplers dec-hbo-mf3,egp-auto,gp,tpe,cmaes --wall-limit 1800",
+        "--samplers dec-hbo-mf6,egp-auto,gp,tpe,cmaes --wall-limit 1800",
         None,
         out="high_dim_async4",
         why="high_dim_tier20's quick run covers the script",
@@ -329,7 +329,7 @@ BENCHMARKS: list[Benchmark] = [
         "high_dim_speed",
         "high_dim_speed",
         "",
-        "--samplers dec-hbo-mf3 --cells 12x20 --asks 1",
+        "--samplers dec-hbo-mf6 --cells 12x20 --asks 1",
         command="run",
     ),
     # MF3 at four values of beta_scale on seeds apart from dec_hbo's (its page's second table)

@@ -21,7 +21,7 @@ def _targets():
 
 def test_a_run_splits_both_suggestions_into_their_phases():
     originals = _targets()
-    row = phases.run_one({"sampler": "dec-hbo-mf3", "d": 8, "n": 20, "seed": 0})
+    row = phases.run_one({"sampler": "dec-hbo-mf6", "d": 8, "n": 20, "seed": 0})
     first, second = row["first"], row["next"]
     for split in (first, second):
         assert all(split[p] >= 0 for p in phases.PHASES) and split["other"] >= 0

@@ -22,16 +22,16 @@ def _row(sampler: str, d: int, warm: float, asks: int = 5) -> dict:
 
 def test_the_targets_compare_rows_of_the_last_runs_setting():
     rows = [
-        _row("dec-hbo-mf3", 20, 0.01, asks=1),  # an earlier run of another setting: left out
+        _row("dec-hbo-mf6", 20, 0.01, asks=1),  # an earlier run of another setting: left out
         _row("gp", 100, 3.0),
         _row("egp-ts", 100, 0.5),
-        _row("dec-hbo-mf3", 100, 0.45),
+        _row("dec-hbo-mf6", 100, 0.45),
         _row("gp", 50, 1.0),
         _row("egp-ts", 50, 0.2),
-        _row("dec-hbo-mf3", 50, 0.4),
+        _row("dec-hbo-mf6", 50, 0.4),
     ]
     text = "\n".join(summarise(rows))
-    assert "| 100 | 1000 | dec-hbo-mf3 | 4.50 | 0.450 | 100 |" in text
+    assert "| 100 | 1000 | dec-hbo-mf6 | 4.50 | 0.450 | 100 |" in text
     assert "0.15 of GPSampler's, 0.9x EGPTSSampler's: **met**" in text  # d = 100
     assert "0.40 of GPSampler's, 2.0x EGPTSSampler's: **not met**" in text  # d = 50
     assert "0.010" not in text

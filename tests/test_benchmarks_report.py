@@ -314,6 +314,18 @@ def test_constrained_tables_pair_seeds_per_problem():
     ]
 
 
+def test_samplers_on_their_own_seeds_keep_them_and_are_not_waited_for():
+    ours = [_constrained_row("egp-auto", s, 1.0) for s in range(4)]
+    peers = [_constrained_row("tpe", s, 2.0) for s in range(4)] + [_constrained_row("gp", 0, 3.0)]
+
+    shown = problem_report.shown(ours, peers, own_seeds=("gp",))
+
+    assert sorted((r["sampler"], r["seed"]) for r in shown) == sorted(
+        [("egp-auto", s) for s in range(4)] + [("tpe", s) for s in range(4)] + [("gp", 0)]
+    )
+    assert len(problem_report.shown(ours, peers)) == 3  # without: seed 0 alone
+
+
 def test_front_hypervolumes_agree_with_the_literature():
     # ZDT1: 11^2 - 1 + 2/3 in closed form; a staircase of 5000 points misses O(1/n) of it.
     assert mo_functions.max_hypervolume("zdt1") == pytest.approx(120 + 2 / 3, rel=1e-5)

@@ -90,7 +90,7 @@ BORE_OPTIONS = [
 ]
 DEC_HBO_OPTIONS = [
     ("max_factor_size", [0, -1, 1.5, "3"]),
-    ("groups", [[], [[]], "x0", [["x0", "x0"]], [["a", "b", "c", "d"]], [[1.5]]]),
+    ("groups", [[], [[]], "x0", [["x0", "x0"]], [["a", "b", "c", "d", "e", "f", "g"]], [[1.5]]]),
     ("n_structures", [0, 1.5]),
     ("mcmc_steps", [-1, 1.5]),
     ("beta_scale", [-1, math.nan, math.inf, "0.1"]),

@@ -22,6 +22,7 @@ LABELS = {
     "bore++": "BORESampler",
     "bore": "BORESampler (BORE)",
     "dts-complete": "DistributedTSSampler",
+    "dec-hbo-mf6": "DECHBOSampler",
     "dec-hbo-mf3": "DECHBOSampler (MF3)",
     "dec-hbo-mf2": "DECHBOSampler (MF2)",
     "dec-hbo-mf1": "DECHBOSampler (MF1, Add-GP-UCB)",

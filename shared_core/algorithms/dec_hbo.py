@@ -125,7 +125,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
     def __init__(
         self,
         *,
-        max_factor_size: int = 3,
+        max_factor_size: int = 6,
         groups: Sequence[Sequence[str | int]] | None = None,
         n_structures: int = 3,
         mcmc_steps: int = 100,

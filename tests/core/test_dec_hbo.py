@@ -34,7 +34,7 @@ def _obs(n=20, seed=0, space=SPACE6, f=_pairs):
         ({"groups": []}, "groups"),
         ({"groups": [[]]}, "non-empty"),
         ({"groups": [["x0", "x1"], ["x1"]]}, "more than once"),
-        ({"groups": [["x0", "x1", "x2", "x3"]]}, "more than max_factor_size"),
+        ({"groups": [["x0", "x1", "x2", "x3"]], "max_factor_size": 3}, "more than max_factor_size"),
         ({"groups": [["x0", 1.5]]}, "1.5"),
         ({"groups": "x0"}, "groups"),
         ({"beta_scale": -1.0}, "beta_scale"),
@@ -289,7 +289,7 @@ def _recovery(seed: int, d: int = 12, n: int = 100) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
     X = rng.random((n, d))
-    algorithm = DECHBOAlgorithm()
+    algorithm = DECHBOAlgorithm(max_factor_size=3)  # the true groups' size
     algorithm.suggest(space, Observations(X, _blocks_of_three(X)), 1, rng)
     true = _pairs_of(tuple(tuple(range(i, i + 3)) for i in range(0, d, 3)))
     learned = set().union(*(_pairs_of(p) for p in algorithm.partitions))
@@ -319,7 +319,7 @@ def test_a_costly_structure_chain_runs_again_only_once_the_data_grew_by_half(mon
     if not cheap:
         monkeypatch.setattr(dec_hbo, "CHAIN_WORK", 0.0)
     obs = _obs(40)
-    algorithm = DECHBOAlgorithm()
+    algorithm = DECHBOAlgorithm(max_factor_size=3)  # fewer than the 6 parameters: a chain runs
     chains, fits = [], []
     fit = structure.additive_log_evidence
     monkeypatch.setattr(

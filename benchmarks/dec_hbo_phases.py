@@ -35,11 +35,12 @@ import numpy as np
 
 from benchmarks.harness.results import RESULTS
 from benchmarks.harness.runner import run_and_summarise
+from benchmarks.harness.samplers import dec_hbo_options
 from benchmarks.harness.tables import markdown_table, provenance_line
 
 CELLS = ((20, 100), (50, 300), (100, 500))  # (d, n): the tiers and their study sizes
 PHASES = ("structure", "posteriors", "tables", "max_sum", "polish")
-CELL = ("d", "n", "seed")
+CELL = ("sampler", "d", "n", "seed")
 
 
 def chain_of_factors(X: np.ndarray) -> np.ndarray:
@@ -104,7 +105,7 @@ def run_one(job: dict) -> dict:
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
     X = rng.random((n + 1, d))
     y = chain_of_factors(X)
-    algorithm = DECHBOAlgorithm(max_factor_size=int(job["sampler"].removeprefix("dec-hbo-mf")))
+    algorithm = DECHBOAlgorithm(**(dec_hbo_options(job["sampler"]) or {}))
     first = _timed_suggestion(algorithm, space, Observations(X[:n], y[:n]), rng)
     second = _timed_suggestion(algorithm, space, Observations(X, y), rng)
     egp, egp_seconds = EGPAlgorithm(acquisition="auto"), []

@@ -17,7 +17,7 @@ from benchmarks.harness.cache import PeerCache
 from benchmarks.harness.plots import pyplot, regret_plot
 from benchmarks.harness.regret import STARTUP_TRIALS
 from benchmarks.harness.results import latest, read_rows
-from benchmarks.harness.samplers import LABELS, ordered
+from benchmarks.harness.samplers import LABELS, dec_hbo_options, ordered
 from benchmarks.harness.tables import (
     fmt,
     markdown_table,
@@ -83,11 +83,15 @@ def _phases_section(results: pathlib.Path) -> list[str]:
     """Where the seconds of a suggestion go at 20-100 parameters (``benchmarks.dec_hbo_phases``)."""
     from benchmarks import dec_hbo_phases
 
-    rows = latest(read_rows(results / "dec_hbo_phases.jsonl"), dec_hbo_phases.CELL)
-    if not rows:
+    written = read_rows(results / "dec_hbo_phases.jsonl")
+    if not written:
         return []
+    sampler = written[-1]["sampler"]  # the last run's
+    rows = latest([r for r in written if r["sampler"] == sampler], dec_hbo_phases.CELL)
     intro = (
-        "Seconds of one MF3 suggestion on random trials of a chain of 3-parameter factors, by "
+        f"Seconds of one suggestion of `{sampler}` (`{sampler}` is `DECHBOSampler(max_factor_size"
+        f"={dec_hbo_options(sampler)['max_factor_size']})`) on random trials of a chain of "
+        "3-parameter factors, by "
         "phase: the first (structure chain and hyperparameter fits) and the next, between refits, "
         "and `EGPAlgorithm`'s first and next on the same trials "
         "(`python -m benchmarks.dec_hbo_phases`; phases in its docstring; one thread)."

@@ -154,7 +154,10 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         for fn in page.order(cells)
     }
     trials = {fn: n_trials(cells[fn]) for fn in cells}
-    seeds = sorted({len(v) for c in cells.values() for v in c.values()})
+    seeds = sorted(
+        {len(v) for c in cells.values() for s, v in c.items() if s not in page.own_seeds}
+        or {len(v) for c in cells.values() for v in c.values()}
+    )
     bold = "best median"
     if page.tolerance:
         tolerances = ", ".join(f"{fn} {fmt(page.tie(fn))}" for fn in page.order(cells))
@@ -236,7 +239,10 @@ def _own_seeds(rows: list[dict], page: ProblemPage) -> str:
         return ""
     seeds = sorted({len(v) for c in by_cell(rows).values() for s, v in c.items() if s in own})
     names = ", ".join(LABELS.get(s, s) for s in own)
-    return f"; {names}: the {span(seeds)} seeds it ran"
+    each = "each" if len(own) > 1 else "it"
+    return (
+        f"; {names}: the {span(seeds)} seeds {each} ran; comparisons below: on the seeds both ran"
+    )
 
 
 def _limits(rows: list[dict], noun: str) -> str:
@@ -292,14 +298,18 @@ def speed_table(
 
 def comparisons(cells: dict, samplers: list[str], page: ProblemPage) -> list[str]:
     """For each of ours against each peer of ``samplers``: ``page.versus`` on the median final
-    values per problem both ran, then its CPU seconds per suggestion over the peer's."""
+    values per problem both ran (on the seeds both ran), then its CPU seconds per suggestion
+    over the peer's."""
     out = []
     for s in (s for s in samplers if not is_peer(s)):
         for p in (p for p in samplers if is_peer(p)):
-            both = [fn for fn in page.order(cells) if cells[fn].get(s) and cells[fn].get(p)]
-            if not both:
+            runs = {
+                fn: pair
+                for fn in page.order(cells)
+                if all(pair := _same_seeds(cells[fn].get(s, []), cells[fn].get(p, [])))
+            }
+            if not runs:
                 continue
-            runs = {fn: (cells[fn][s], cells[fn][p]) for fn in both}
             medians = {
                 fn: tuple(quantile([page.final(r) for r in rs], 0.5) for rs in pair)
                 for fn, pair in runs.items()
@@ -317,6 +327,12 @@ def comparisons(cells: dict, samplers: list[str], page: ProblemPage) -> list[str
                 )
             )
     return out + [""] if out else []
+
+
+def _same_seeds(a: list[dict], b: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The runs of ``a`` and of ``b`` on the seeds both ran."""
+    common = {r["seed"] for r in a} & {r["seed"] for r in b}
+    return [r for r in a if r["seed"] in common], [r for r in b if r["seed"] in common]
 
 
 def lower_on(peer: str, medians: dict) -> str:

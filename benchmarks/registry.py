@@ -292,7 +292,7 @@ BENCHMARKS: list[Benchmark] = [
         why="the runs of dec_hbo with maximum factor sizes 1 and 2",
     ),
     # DEC-HBO at 20-102 parameters: 10 seeds at tier 20, 5 above; GPSampler 3 seeds under a
-    # recorded wall-time limit; 4 pending at tier 50 only. Quick: 10 random trials, then 2 of MF3's
+    # recorded wall-time limit; 4 pending at tier 50 only. Quick: 10 random trials, then 2 of MF6's
     runs(
         "high_dim_tier20",
         "high_dim",

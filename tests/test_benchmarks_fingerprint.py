@@ -216,8 +216,12 @@ def test_rows_of_benchmarks_without_conditional_spaces_leave_the_conditional_sce
         "sequential": lambda c: [1],
         "conditional": lambda c: [2],
         "failing": lambda c: [3],
+        "many-parameters": lambda c: [4],
     }
     monkeypatch.setitem(fingerprint.SCENARIOS, "optuna", scenarios)
     assert fingerprint.suggestions(suite) == {"sequential": [1]}
     assert fingerprint.suggestions(conditional) == {"sequential": [1], "conditional": [2]}
     assert fingerprint.suggestions(failing) == {"sequential": [1], "failing": [3]}
+    # DEC-HBO's rows add a space of more parameters than its largest factor
+    dec_hbo = Config.of_row({"bench": "high_dim", "sampler": "dec-hbo-mf6"})
+    assert fingerprint.suggestions(dec_hbo) == {"sequential": [1], "many-parameters": [4]}

@@ -144,8 +144,10 @@ def suggestions(config: Config) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with lengthscale_penalty(config.penalty):
         for name, run in SCENARIOS["ax" if config.is_ax else "optuna"].items():
-            if (name == "conditional" and not config.conditional) or (
-                name == "failing" and not config.failing
+            if (
+                (name == "conditional" and not config.conditional)
+                or (name == "failing" and not config.failing)
+                or (name == "many-parameters" and not config.sampler.startswith("dec-hbo"))
             ):
                 continue
             try:

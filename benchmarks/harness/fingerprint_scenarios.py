@@ -48,6 +48,13 @@ def _failing(trial) -> float:
     return math.nan if x > 0.6 else (x - 0.5) ** 2 + (y - 0.3) ** 2  # NaN: Optuna fails it
 
 
+def _many(trial) -> float:
+    """Twelve parameters in interacting triples: more than DEC-HBO's largest factor, so its
+    structure chain and max-sum over several factors run."""
+    x = [trial.suggest_float(f"x{i:02d}", 0.0, 1.0) for i in range(12)]
+    return sum((x[i] - 0.3) ** 2 * (1 + x[i + 1]) + (x[i + 2] - 0.6) ** 2 for i in range(0, 12, 3))
+
+
 def _constrained(trial) -> float:
     value = _mixed(trial)
     trial.set_constraint("x_at_most_half", trial.params["x"] - 0.5)
@@ -151,6 +158,7 @@ SCENARIOS: dict[str, dict[str, Callable[[Any], list]]] = {
         "conditional": _optuna_scenario(_conditional),
         # 40 % of the box fails, and failed trials do not end the start-up: 24 trials
         "failing": _optuna_scenario(_failing, n_trials=24),
+        "many-parameters": _optuna_scenario(_many),  # DEC-HBO's only
     },
     "ax": {
         "sequential": _ax_scenario(batch=1),

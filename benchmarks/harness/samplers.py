@@ -147,10 +147,8 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
             "surrogate": surrogate or "gp",
         }
         return DistributedTSSampler(seed=seed, **{**kw, **options})
-    m = _DEC_HBO.fullmatch(name)
-    if m:
-        kw = {"max_factor_size": int(m.group(1))}
-        kw |= {"beta_scale": float(m.group(2))} if m.group(2) else {}
+    kw = dec_hbo_options(name)
+    if kw is not None:
         return DECHBOSampler(seed=seed, **{**kw, **options})
     if name == "gp":
         pin_torch()
@@ -170,6 +168,17 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
         kw = {"population_size": NSGA2_POPULATION}
         return optuna.samplers.NSGAIISampler(seed=seed, **{**kw, **options})
     raise ValueError(f"unknown sampler {name!r}; known (with their patterns): {', '.join(names())}")
+
+
+def dec_hbo_options(name: str) -> dict[str, Any] | None:
+    """The DEC-HBO options of ``dec-hbo-mf<k>[-beta<b>]`` (``max_factor_size``, ``beta_scale``),
+    or None for another name."""
+    m = _DEC_HBO.fullmatch(name)
+    if m is None:
+        return None
+    return {"max_factor_size": int(m.group(1))} | (
+        {"beta_scale": float(m.group(2))} if m.group(2) else {}
+    )
 
 
 def make_agents(name: str, *, seed: int, n_agents: int, **options: Any) -> list:

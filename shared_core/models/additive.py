@@ -156,6 +156,18 @@ class AdditivePosterior:
                 f"Z must be (b, {len(self.groups[g])}) in group {g}'s columns, got {Z.shape}"
             )
 
+    def _check_factors(self, factors: Sequence[int], Zs: Sequence[np.ndarray]) -> int:
+        """Check each factor's points; return their common number ``b``."""
+        if not factors:
+            raise ValueError("factors must name at least one factor")
+        for g, Z in zip(factors, Zs, strict=True):
+            self._check_factor(g, Z)
+        if any(len(Z) != len(Zs[0]) for Z in Zs):
+            raise ValueError(
+                f"every factor needs the same points, got batches {[len(Z) for Z in Zs]}"
+            )
+        return len(Zs[0])
+
     # -------------------------------------------------------------------------- contract
     def log_marginal_likelihood(self) -> float:
         """``log p(y | X)``."""
@@ -196,11 +208,7 @@ class AdditivePosterior:
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`factor_predict` of each factor ``factors[i]`` at ``Zs[i] (b, m_i)``, in its own
         columns: means and variances ``(len(factors), b)``, one triangular solve for all."""
-        if not factors:
-            raise ValueError("factors must name at least one factor")
-        b = len(Zs[0])
-        for g, Z in zip(factors, Zs, strict=True):
-            self._check_factor(g, Z)
+        b = self._check_factors(factors, Zs)
         Kq = np.vstack([self._factor_cross(g, Z) for g, Z in zip(factors, Zs)])  # (F b, n)
         mean, var = self._moments(Kq, np.repeat(self._amps_of(factors), b))  # eq. (1)
         return mean.reshape(-1, b), var.reshape(-1, b)
@@ -214,15 +222,7 @@ class AdditivePosterior:
         """:meth:`factors_predict` and, per factor, the gradients ``(b, m_i)`` of its mean and
         variance: the kernels of factors of one width evaluated together, and one product with
         ``(K + noise I)^-1`` for all factors (the optimiser's many small calls)."""
-        if not factors:
-            raise ValueError("factors must name at least one factor")
-        for g, Z in zip(factors, Zs, strict=True):
-            self._check_factor(g, Z)
-        F, b = len(factors), len(Zs[0])
-        if any(len(Z) != b for Z in Zs):
-            raise ValueError(
-                f"every factor needs the same points, got batches {[len(Z) for Z in Zs]}"
-            )
+        F, b = len(factors), self._check_factors(factors, Zs)
         K, G = np.empty((F, b, self.n)), np.empty((F, b, self.n))  # k and amp * dkbar/dr2
         for rows, X, ls in self._stacked(tuple(factors)):
             Z = np.stack([Zs[i] for i in rows])  # (F_m, b, m)

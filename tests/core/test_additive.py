@@ -468,5 +468,6 @@ def test_the_batched_gradients_without_observations_are_the_priors():
 def test_batched_gradients_refuse_factors_at_different_points():
     post = AdditivePosterior(GROUPS, HYPER, np.zeros((0, 4)), np.zeros(0))
     Z = np.random.default_rng(9).random((3, 4))
-    with pytest.raises(ValueError, match=r"same points, got batches \[3, 2\]"):
-        post.factors_predict_with_grad([0, 2], [Z[:, GROUPS[0]], Z[:2, GROUPS[2]]])
+    for predict in (post.factors_predict, post.factors_predict_with_grad):
+        with pytest.raises(ValueError, match=r"same points, got batches \[3, 2\]"):
+            predict([0, 2], [Z[:, GROUPS[0]], Z[:2, GROUPS[2]]])

@@ -190,7 +190,7 @@ def test_the_polish_starts_from_the_max_sum_point_within_its_budget_and_frees_th
 
     monkeypatch.setattr(dec_hbo, "maximize_acquisition", spy)
     monkeypatch.setattr(dec_hbo, "LBFGS_WORK", 1.0)  # the floor: one start, the fewest iterations
-    algorithm, obs = DECHBOAlgorithm(), _obs(30)
+    algorithm, obs = DECHBOAlgorithm(max_factor_size=3), _obs(30)  # several factors
     algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(0))
     [kwargs] = calls
     assert kwargs["keep_best"] and kwargs["n_starts"] == 1

@@ -196,7 +196,9 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
             lambda: [dts(0), dts(1)], "mixed", 14
         ),
         "optuna/dec-hbo/mixed/concurrent": lambda: concurrent(
-            lambda: [DECHBOSampler(seed=0, n_startup_trials=4, mcmc_steps=4)], "mixed", 12
+            lambda: [DECHBOSampler(seed=0, n_startup_trials=4, mcmc_steps=4, max_factor_size=2)],
+            "mixed",
+            12,
         ),
         "optuna/sto-bnts/mixed/concurrent": lambda: concurrent(
             lambda: [STOBNTSSampler(seed=0, n_startup_trials=4, width=16, max_steps=50)],

@@ -225,3 +225,15 @@ def test_rows_of_benchmarks_without_conditional_spaces_leave_the_conditional_sce
     # DEC-HBO's rows add a space of more parameters than its largest factor
     dec_hbo = Config.of_row({"bench": "high_dim", "sampler": "dec-hbo-mf6"})
     assert fingerprint.suggestions(dec_hbo) == {"sequential": [1], "many-parameters": [4]}
+
+
+def test_dec_hbo_scenario_has_more_parameters_than_its_default_largest_factor():
+    """Else DEC-HBO's fingerprint would see one factor of all parameters only, not the structure
+    chain and max-sum that its high-dimensional rows depend on."""
+    import optuna
+
+    from shared_core import DECHBOAlgorithm
+
+    trial = optuna.trial.FixedTrial({f"x{i:02d}": 0.5 for i in range(12)})
+    fingerprint_scenarios._many(trial)
+    assert len(trial.params) > DECHBOAlgorithm().max_factor_size

@@ -33,7 +33,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.harness.results import RESULTS
+from benchmarks.harness.results import RESULTS, latest
 from benchmarks.harness.runner import run_and_summarise
 from benchmarks.harness.samplers import dec_hbo_options
 from benchmarks.harness.tables import markdown_table, provenance_line
@@ -105,7 +105,10 @@ def run_one(job: dict) -> dict:
     space = SearchSpace({f"x{i}": FloatParam(0.0, 1.0) for i in range(d)})
     X = rng.random((n + 1, d))
     y = chain_of_factors(X)
-    algorithm = DECHBOAlgorithm(**(dec_hbo_options(job["sampler"]) or {}))
+    options = dec_hbo_options(job["sampler"])
+    if options is None:
+        raise ValueError(f"not a DEC-HBO sampler name (dec-hbo-mf<k>): {job['sampler']!r}")
+    algorithm = DECHBOAlgorithm(**options)
     first = _timed_suggestion(algorithm, space, Observations(X[:n], y[:n]), rng)
     second = _timed_suggestion(algorithm, space, Observations(X, y), rng)
     egp, egp_seconds = EGPAlgorithm(acquisition="auto"), []
@@ -125,7 +128,10 @@ def run_one(job: dict) -> dict:
 
 def summarise(rows: list[dict]) -> list[str]:
     """Seconds per phase of the first and the next suggestion, and EGP's total on the same
-    trials, medians over seeds."""
+    trials, medians over seeds: the latest rows of the last run's sampler."""
+    if not rows:
+        return []
+    rows = latest([r for r in rows if r["sampler"] == rows[-1]["sampler"]], CELL)
     body = []
     for d, n in sorted({(r["d"], r["n"]) for r in rows}):
         rs = [r for r in rows if (r["d"], r["n"]) == (d, n)]

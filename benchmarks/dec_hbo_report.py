@@ -88,10 +88,10 @@ def _phases_section(results: pathlib.Path) -> list[str]:
         return []
     sampler = written[-1]["sampler"]  # the last run's
     rows = latest([r for r in written if r["sampler"] == sampler], dec_hbo_phases.CELL)
+    options = ", ".join(f"{k}={v}" for k, v in (dec_hbo_options(sampler) or {}).items())
     intro = (
-        "Seconds of one suggestion of `DECHBOSampler(max_factor_size="
-        f"{dec_hbo_options(sampler)['max_factor_size']})` (`{sampler}`) on random trials of a "
-        "chain of 3-parameter factors, by "
+        f"Seconds of one suggestion of `DECHBOSampler({options})` (`{sampler}`) on random trials "
+        "of a chain of 3-parameter factors, by "
         "phase: the first (structure chain and hyperparameter fits) and the next, between refits, "
         "and `EGPAlgorithm`'s first and next on the same trials "
         "(`python -m benchmarks.dec_hbo_phases`; phases in its docstring; one thread)."

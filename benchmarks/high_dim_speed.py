@@ -76,7 +76,8 @@ def summarise(rows: list[dict]) -> list[str]:
 
 def _checks(by: dict) -> list[str]:
     out = []
-    for (name, d, n), r in sorted(by.items(), key=lambda kv: kv[0][1]):
+    order = ordered({name for name, _, _ in by})
+    for (name, d, n), r in sorted(by.items(), key=lambda kv: (kv[0][1], order.index(kv[0][0]))):
         if not name.startswith("dec-hbo") or d < 50 or "seconds" not in r:
             continue
         ours, parts = _warm(r), []

@@ -71,7 +71,10 @@ def shown(ours: list[dict], peers: list[dict], own_seeds: Sequence[str] = ()) ->
     pairs that every sampler of the problem ran, but those of ``own_seeds``, which keep all
     their rows and are not waited for."""
     rows = latest(ours, RUN_CELL) + latest(peers, RUN_CELL)
-    setting = {r["function"]: (r["workers"], r["n_trials"]) for r in peers + ours}
+    setting = {  # of the latest row; a sampler on its own seeds only where no other ran
+        r["function"]: (r["workers"], r["n_trials"])
+        for r in sorted(peers + ours, key=lambda r: r["sampler"] not in own_seeds)
+    }
     rows = [r for r in rows if (r["workers"], r["n_trials"]) == setting[r["function"]]]
     samplers: dict = defaultdict(set)
     ran: dict = defaultdict(set)
@@ -169,7 +172,7 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         f"seeds every sampler ran{_own_seeds(rows, page)}), quartiles in brackets{page.worst}. "
         f"Bold: {bold}." + _limits(rows, page.noun),
         "",
-        *final_table(finals, trials, samplers, page.ties, show=page.show),
+        *final_table(finals, trials, samplers, page.ties, show=page.show, unranked=page.own_seeds),
         *(page.extra_tables(cells, samplers) if page.extra_tables else []),
         *speed_table(
             cells, samplers, list(page.problems), rows[0]["workers"], suggest=page.suggest
@@ -181,20 +184,32 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
 
 
 def final_table(
-    finals: dict, trials: dict, samplers: list[str], ties, *, show=fmt, label=None, seeds=False
+    finals: dict,
+    trials: dict,
+    samplers: list[str],
+    ties,
+    *,
+    show=fmt,
+    label=None,
+    seeds=False,
+    unranked: Sequence[str] = (),
 ) -> list[str]:
     """Per problem (``finals``: ``{problem: {sampler: [final values]}}`` on the seeds they all
     ran): ``median (first quartile – third quartile)`` per sampler, the median bold where
-    ``ties(problem, median, best median)``; ``seeds``: their number in a last column."""
+    ``ties(problem, median, best median)``; ``seeds``: their number in a last column;
+    ``unranked``: samplers on other seeds, shown but never bold nor the best."""
     label = label or (lambda s: LABELS.get(s, s))
     body = []
     for fn, by_sampler in finals.items():
         medians = {s: quantile(v, 0.5) for s, v in by_sampler.items()}
-        best = min(medians.values())
+        ranked = {s: m for s, m in medians.items() if s not in unranked} or medians
+        best = min(ranked.values())
         body.append(
             [fn, trials[fn]]
             + [
-                _cell(by_sampler[s], show, ties(fn, medians[s], best)) if s in by_sampler else "–"
+                _cell(by_sampler[s], show, s in ranked and ties(fn, medians[s], best))
+                if s in by_sampler
+                else "–"
                 for s in samplers
             ]
             + ([str(len(next(iter(by_sampler.values()))))] if seeds else [])
@@ -237,11 +252,14 @@ def _own_seeds(rows: list[dict], page: ProblemPage) -> str:
     own = [s for s in page.own_seeds if any(r["sampler"] == s for r in rows)]
     if not own:
         return ""
-    seeds = sorted({len(v) for c in by_cell(rows).values() for s, v in c.items() if s in own})
-    names = ", ".join(LABELS.get(s, s) for s in own)
-    each = "each" if len(own) > 1 else "it"
+    cells = by_cell(rows)
+    counts = [
+        f"{LABELS.get(s, s)} {span(sorted({len(c[s]) for c in cells.values() if s in c}))}"
+        for s in own
+    ]
     return (
-        f"; {names}: the {span(seeds)} seeds {each} ran; comparisons below: on the seeds both ran"
+        f"; on the seeds they ran, never bold: {', '.join(counts)}; comparisons below: on the "
+        "seeds both ran"
     )
 
 

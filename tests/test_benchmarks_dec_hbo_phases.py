@@ -39,3 +39,23 @@ def test_the_timers_are_removed_after_an_exception():
         assert _targets() != originals
         raise RuntimeError("a failing suggestion")
     assert _targets() == originals
+
+
+def test_the_summary_shows_the_last_runs_sampler_only():
+    def row(sampler, seconds):
+        split = dict.fromkeys((*phases.PHASES, "other"), 0.0) | {"total": seconds}
+        return {
+            "sampler": sampler,
+            "d": 8,
+            "n": 20,
+            "seed": 0,
+            "first": split,
+            "next": split,
+            "egp_first": 1.0,
+            "egp_next": 1.0,
+            "commit": "abc",
+            "date": "2026-11-29",
+        }
+
+    lines = phases.summarise([row("dec-hbo-mf3", 7.0), row("dec-hbo-mf6", 3.0)])
+    assert "| 3.00 | 1.00 | 1 |" in lines[2]  # mf6's total, one seed (not the mean of both)

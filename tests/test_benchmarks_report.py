@@ -346,8 +346,13 @@ def test_a_sampler_on_its_own_seeds_is_compared_on_the_seeds_both_ran():
     rows += [row("gp", s, 100.0) for s in range(3)]
     text = "\n".join(problem_report.summarise(rows, "Sequential", high_dim.PAGE))
 
-    assert "median over 10 seeds per problem (the seeds every sampler ran; GPSampler: the 3" in text
+    assert (
+        "over 10 seeds per problem (the seeds every sampler ran; on the seeds they ran, never "
+        "bold: GPSampler 3;" in text
+    )
     assert "EGPTSSampler has a lower median than GPSampler on 1 of 1 problems" in text
+    # GPSampler's lower median is on other seeds: shown, not bold
+    assert "| rotated-levy-20 | 200 | **200** (87.5 – 200) | 100 (100 – 100) |" in text
 
 
 def test_front_hypervolumes_agree_with_the_literature():

@@ -83,11 +83,10 @@ def _phases_section(results: pathlib.Path) -> list[str]:
     """Where the seconds of a suggestion go at 20-100 parameters (``benchmarks.dec_hbo_phases``)."""
     from benchmarks import dec_hbo_phases
 
-    written = read_rows(results / "dec_hbo_phases.jsonl")
-    if not written:
+    rows = read_rows(results / "dec_hbo_phases.jsonl")
+    if not rows:
         return []
-    sampler = written[-1]["sampler"]  # the last run's
-    rows = latest([r for r in written if r["sampler"] == sampler], dec_hbo_phases.CELL)
+    sampler = rows[-1]["sampler"]  # the last run's: the one the summary shows
     options = ", ".join(f"{k}={v}" for k, v in (dec_hbo_options(sampler) or {}).items())
     intro = (
         f"Seconds of one suggestion of `DECHBOSampler({options})` (`{sampler}`) on random trials "

@@ -115,7 +115,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     unknown = {s for s in a.samplers if s not in SAMPLERS and dec_hbo_options(s) is None}
     if unknown:
-        ap.error(f"unknown samplers {sorted(unknown)}; known: {SAMPLERS}")
+        ap.error(f"unknown samplers {sorted(unknown)}; known: {SAMPLERS} and dec-hbo-mf<k>")
     run(a)
 
 

@@ -50,8 +50,8 @@ class ProblemPage:
     suggest: str = "suggest_float"  # the trial methods an ask calls
     extra_tables: Callable[[dict, list[str]], list[str]] | None = None
     extra_plots: Callable[[list[dict], Callable, str, str], list[str]] | None = None
-    # samplers run on fewer seeds (under a wall-time limit): shown on the seeds they ran, not
-    # counted in "the seeds every sampler ran"
+    # samplers run on other seeds (fewer: a wall-time limit, a superseded setting): shown on the
+    # seeds they ran, never bold, not counted in "the seeds every sampler ran"
     own_seeds: tuple[str, ...] = ()
 
     def order(self, problems) -> list[str]:
@@ -169,7 +169,7 @@ def summarise(rows: list[dict], title: str, page: ProblemPage) -> list[str]:
         f"## {title}",
         "",
         f"{page.measure}: median over {span(seeds)} seed{'s' * (seeds[-1] > 1)} per problem (the "
-        f"seeds every sampler ran{_own_seeds(rows, page)}), quartiles in brackets{page.worst}. "
+        f"seeds every sampler ran{_own_seeds(cells, page)}), quartiles in brackets{page.worst}. "
         f"Bold: {bold}." + _limits(rows, page.noun),
         "",
         *final_table(finals, trials, samplers, page.ties, show=page.show, unranked=page.own_seeds),
@@ -247,12 +247,12 @@ def _cell(finals: list[float], show: Callable[[float], str], bold: bool) -> str:
     return f"{f'**{median}**' if bold else median} ({quartiles})"
 
 
-def _own_seeds(rows: list[dict], page: ProblemPage) -> str:
-    """What the first sentence says of the samplers shown on their own seeds."""
-    own = [s for s in page.own_seeds if any(r["sampler"] == s for r in rows)]
+def _own_seeds(cells: dict, page: ProblemPage) -> str:
+    """What the first sentence says of the samplers shown on their own seeds (``cells``:
+    ``by_cell``'s)."""
+    own = [s for s in page.own_seeds if any(s in c for c in cells.values())]
     if not own:
         return ""
-    cells = by_cell(rows)
     counts = [
         f"{LABELS.get(s, s)} {span(sorted({len(c[s]) for c in cells.values() if s in c}))}"
         for s in own

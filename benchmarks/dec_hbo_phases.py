@@ -62,7 +62,7 @@ def _timed_phases(seconds: dict[str, float]):
         ("structure", dec_hbo.DECHBOAlgorithm, "_refit"),
         ("posteriors", dec_hbo, "AdditivePosterior"),  # built at a refit
         ("posteriors", dec_hbo.AdditivePosterior, "condition"),  # extended between refits
-        ("tables", dec_hbo, "_chunked"),
+        ("tables", dec_hbo, "factor_table"),
         ("max_sum", dec_hbo, "max_sum"),
         ("polish", dec_hbo, "maximize_acquisition"),
     ]

@@ -29,7 +29,7 @@ from optuna_egp import DECHBOSampler
 
 RUN_CELL = ("function", "sampler", "seed", "mode", "workers", "n_trials")
 PEERS = ("egp-auto", "gp", "tpe", "cmaes")  # egp-auto is ours, in the same file
-VARIANTS = ("dec-hbo-mf1", "dec-hbo-mf2", "dec-hbo-mf3")
+VARIANTS = ("dec-hbo-mf1-ucb", "dec-hbo-mf2-ucb", "dec-hbo-mf3-ucb")
 LAST_ASKS = 10  # seconds per suggestion: the mean over the last 10 asks of a run
 BETA_RESULTS = "dec_hbo_beta_dev.jsonl"  # written by run_all's dec_hbo_beta
 
@@ -136,7 +136,7 @@ def _findings(rows: list[dict]) -> list[str]:
     finals = final_regrets(rows)
     lines = []
     for fn in PROBLEMS:
-        mf3 = finals.get((fn, "dec-hbo-mf3"), {})
+        mf3 = finals.get((fn, "dec-hbo-mf3-ucb"), {})
         parts = []
         for other, stat in [(v, np.mean) for v in VARIANTS[:2]] + [(p, np.median) for p in PEERS]:
             theirs = finals.get((fn, other), {})

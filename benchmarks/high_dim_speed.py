@@ -1,5 +1,5 @@
 """Seconds per suggestion at 20, 50 and 100 parameters: DEC-HBO (its default, factors of up to six
-parameters; ``--samplers dec-hbo-mf3`` the paper's MF3) against EGPTSSampler and
+parameters; ``--samplers dec-hbo-mf3-ucb`` the paper's MF3) against EGPTSSampler and
 GPSampler on the same stored trials, one fresh process per (sampler, d, n), measured as the scale
 benchmark measures (:func:`benchmarks.scale.measure`: ``n`` uniform random completed trials of
 Levy on ``[-10, 10]^d``, the same points for every sampler; the cold ask, three more asks left

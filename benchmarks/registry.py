@@ -279,13 +279,13 @@ BENCHMARKS: list[Benchmark] = [
     runs(
         "dec_hbo",
         "dec_hbo",
-        "--samplers dec-hbo-mf3,egp-auto,gp,tpe,cmaes --seeds 10 --wall-limit 900 --procs 2",
-        "--functions hartmann6 --samplers dec-hbo-mf2,tpe --seeds 1 --trials 12",
+        "--samplers dec-hbo-mf3-ucb,egp-auto,gp,tpe,cmaes --seeds 10 --wall-limit 900 --procs 2",
+        "--functions hartmann6 --samplers dec-hbo-mf2-ucb,tpe --seeds 1 --trials 12",
     ),
     runs(
         "dec_hbo_variants",
         "dec_hbo",
-        "--samplers dec-hbo-mf1,dec-hbo-mf2 --seeds 5 --procs 2",
+        "--samplers dec-hbo-mf1-ucb,dec-hbo-mf2-ucb --seeds 5 --procs 2",
         None,
         out="dec_hbo",
         cache=False,
@@ -336,8 +336,8 @@ BENCHMARKS: list[Benchmark] = [
     runs(
         "dec_hbo_beta",
         "dec_hbo",
-        "--samplers dec-hbo-mf3-beta0.02,dec-hbo-mf3-beta0.1,dec-hbo-mf3-beta0.5,"
-        "dec-hbo-mf3-beta1 --first-seed 10 --seeds 3 --trials 80 --procs 2",
+        "--samplers dec-hbo-mf3-ucb-beta0.02,dec-hbo-mf3-ucb-beta0.1,dec-hbo-mf3-ucb-beta0.5,"
+        "dec-hbo-mf3-ucb-beta1 --first-seed 10 --seeds 3 --trials 80 --procs 2",
         None,
         out="dec_hbo_beta_dev",
         cache=False,

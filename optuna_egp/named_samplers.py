@@ -233,17 +233,14 @@ class BORESampler(CoreSampler):
 class DECHBOSampler(CoreSampler):
     """DEC-HBO (Hoang, Hoang, Ouyang & Low, "Decentralized high-dimensional Bayesian optimization
     with factor graphs", AAAI 2018) as an Optuna sampler: an additive GP over small groups of
-    parameters whose additive UCB is maximised by max-sum message passing (see
-    :class:`shared_core.DECHBOAlgorithm`). For studies with many parameters that interact in
-    small groups.
+    parameters, its additive UCB maximised by max-sum message passing and the point polished on
+    the GP's log EI (see :class:`shared_core.DECHBOAlgorithm`). For studies with many parameters
+    that interact in small groups.
 
     Running trials (``n_jobs``, several processes, ask/tell batches) are believed at the model's
-    mean, which shrinks the factors' standard deviations near them. With the default
-    ``beta_scale`` the acquisition changes little there, so concurrent suggestions can be close to
-    one another (the samplers' duplicate checks keep them distinct points); asynchronous runs are
-    not benchmarked yet.
+    mean: its standard deviations, and so the expected improvement, shrink near them.
 
-    Several objectives and constraints are refused (the additive UCB has no place for them), with
+    Several objectives and constraints are refused (DEC-HBO does not model them), with
     a ``ValueError`` naming the samplers to use instead: several objectives before the first
     trial, ``constraints_func`` when the sampler is built, and constraint values
     (``trial.set_constraint``) at the trial after the first completed one that carries them,
@@ -272,6 +269,8 @@ class DECHBOSampler(CoreSampler):
         warp_outputs: fit the GPs to power-warped objective values (default True).
         n_raw: random candidates of the polishing step (default 256; fewer with many factors).
         n_starts: of those and the max-sum point, the best refined (default 4; fewer likewise).
+        acquisition: what the polish maximises from the max-sum point: ``"ei"`` (default; the
+            log EI of the additive GPs) or ``"ucb"`` (the paper's additive UCB).
         constraints_func: not supported (a ``ValueError``): DEC-HBO does not model constraints.
 
     The other options, ``seed``, ``n_startup_trials``, ``independent_sampler``,
@@ -297,6 +296,7 @@ class DECHBOSampler(CoreSampler):
         warp_outputs: bool = True,
         n_raw: int = 256,
         n_starts: int = 4,
+        acquisition: str = "ei",
         seed: int | None = None,
         n_startup_trials: int = 10,
         independent_sampler: BaseSampler | None = None,

@@ -13,7 +13,7 @@ def _targets():
         dec_hbo.DECHBOAlgorithm._refit,
         dec_hbo.AdditivePosterior,
         additive.AdditivePosterior.condition,  # the class: dec_hbo's name is wrapped too
-        dec_hbo._chunked,
+        dec_hbo.factor_table,
         dec_hbo.max_sum,
         dec_hbo.maximize_acquisition,
     )
@@ -57,5 +57,5 @@ def test_the_summary_shows_the_last_runs_sampler_only():
             "date": "2026-11-29",
         }
 
-    lines = phases.summarise([row("dec-hbo-mf3", 7.0), row("dec-hbo-mf6", 3.0)])
+    lines = phases.summarise([row("dec-hbo-mf3-ucb", 7.0), row("dec-hbo-mf6", 3.0)])
     assert "| 3.00 | 1.00 | 1 |" in lines[2]  # mf6's total, one seed (not the mean of both)

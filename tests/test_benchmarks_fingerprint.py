@@ -125,7 +125,7 @@ def test_suggestions_are_rounded_positions_in_the_unit_cube_and_refusals_a_token
     assert unit_positions(params, dists) == {"c": "b", "lr": 0.667, "n": 3, "x": 0.675}
 
     # DEC-HBO takes one objective: the two-objective scenario is refused, the others run
-    out = fingerprint.suggestions(Config.of("dec-hbo-mf3"))
+    out = fingerprint.suggestions(Config.of("dec-hbo-mf3-ucb"))
     assert out["objectives"] == "refused"
     assert len(out["sequential"]) == fingerprint_scenarios.N_TRIALS
 

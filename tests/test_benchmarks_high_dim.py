@@ -29,3 +29,26 @@ def test_a_run_reports_the_regret_or_the_best_value_where_the_minimum_is_unknown
     f_min = PROBLEMS[function].f_min or 0.0
     np.testing.assert_allclose(regret, np.minimum.accumulate(values) - f_min)
     assert len(values) == 4 and np.all(regret >= 0)
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("dec-hbo-mf6", {"max_factor_size": 6}),
+        ("dec-hbo-mf3-ucb", {"max_factor_size": 3, "acquisition": "ucb"}),
+        (
+            "dec-hbo-mf3-ucb-beta0.5",
+            {"max_factor_size": 3, "acquisition": "ucb", "beta_scale": 0.5},
+        ),
+        ("dec-hbo-mf6-ei", {"max_factor_size": 6, "acquisition": "ei"}),
+        ("dec-hbo-mf3-beta0.5-ucb", None),  # the beta suffix comes last
+        ("egp-auto", None),
+    ],
+)
+def test_dec_hbo_names_give_their_options_and_build_that_sampler(name, options):
+    from benchmarks.harness.samplers import dec_hbo_options, make_sampler
+
+    assert dec_hbo_options(name) == options
+    if options is not None:
+        algorithm = make_sampler(name, seed=0).algorithm
+        assert {k: getattr(algorithm, k) for k in options} == options

@@ -456,7 +456,7 @@ def test_beta_table_ranks_the_medians_of_the_seeds_every_value_ran(monkeypatch):
         ("10", "shekel4"): [0.0, 1.0, 1.0],
     }
     rows = [
-        _row(f"dec-hbo-mf3-beta{beta}", fn, seed, final)
+        _row(f"dec-hbo-mf3-ucb-beta{beta}", fn, seed, final)
         for (beta, fn), values in finals.items()
         for seed, final in enumerate(values)
     ]

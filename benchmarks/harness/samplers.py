@@ -23,9 +23,10 @@ LABELS = {
     "bore": "BORESampler (BORE)",
     "dts-complete": "DistributedTSSampler",
     "dec-hbo-mf6": "DECHBOSampler",
-    "dec-hbo-mf3": "DECHBOSampler (MF3)",
-    "dec-hbo-mf2": "DECHBOSampler (MF2)",
-    "dec-hbo-mf1": "DECHBOSampler (MF1, Add-GP-UCB)",
+    "dec-hbo-mf6-ucb": "DECHBOSampler (UCB)",
+    "dec-hbo-mf3-ucb": "DECHBOSampler (MF3, UCB)",
+    "dec-hbo-mf2-ucb": "DECHBOSampler (MF2, UCB)",
+    "dec-hbo-mf1-ucb": "DECHBOSampler (MF1, Add-GP-UCB)",
     "gp": "GPSampler",
     "tpe": "TPE",
     "tpe-mg": "TPE (multivariate, group)",
@@ -57,7 +58,7 @@ EXTERNAL = ("hebo", "smac")
 # (Optuna's default, 50, would leave 60 trials one generation past the random one).
 NSGA2_POPULATION = 10
 _EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
-_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)(?:-beta(\d+(?:\.\d+)?))?")
+_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)(?:-(ei|ucb))?(?:-beta(\d+(?:\.\d+)?))?")
 _BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
 
 
@@ -75,7 +76,7 @@ def names() -> list[str]:
         "bore++-beta0-sharp1",
         "dts-ring",
         "dts-complete-egp",
-        "dec-hbo-mf3",
+        "dec-hbo-mf3-ucb",
         *PEERS,
     ]
 
@@ -171,13 +172,15 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
 
 
 def dec_hbo_options(name: str) -> dict[str, Any] | None:
-    """The DEC-HBO options of ``dec-hbo-mf<k>[-beta<b>]`` (``max_factor_size``, ``beta_scale``),
-    or None for another name."""
+    """The DEC-HBO options of ``dec-hbo-mf<k>[-ei|-ucb][-beta<b>]`` (``max_factor_size``,
+    ``acquisition``, ``beta_scale``), or None for another name."""
     m = _DEC_HBO.fullmatch(name)
     if m is None:
         return None
-    return {"max_factor_size": int(m.group(1))} | (
-        {"beta_scale": float(m.group(2))} if m.group(2) else {}
+    return (
+        {"max_factor_size": int(m.group(1))}
+        | ({"acquisition": m.group(2)} if m.group(2) else {})
+        | ({"beta_scale": float(m.group(3))} if m.group(3) else {})
     )
 
 

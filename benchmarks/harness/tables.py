@@ -14,7 +14,7 @@ from scipy.stats import rankdata
 from benchmarks.harness.fingerprint import Config, head_fingerprints
 from benchmarks.harness.samplers import is_peer
 
-_BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-beta0.5
+_BETA = re.compile(r"-beta(\d+(?:\.\d+)?)$")  # the registry's suffix: dec-hbo-mf3-ucb-beta0.5
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -122,7 +122,8 @@ def seed_text(seeds: Sequence[int]) -> str:
 
 
 def beta_suffix(sampler: str) -> float | None:
-    """The value of a sampler name's ``-beta<x>`` suffix (``dec-hbo-mf3-beta0.5``: 0.5), or None."""
+    """The value of a sampler name's ``-beta<x>`` suffix (``dec-hbo-mf3-ucb-beta0.5``: 0.5), or
+    None."""
     m = _BETA.search(sampler)
     return float(m.group(1)) if m else None
 

@@ -1,7 +1,8 @@
 """Acquisition functions: small objects with ``value`` and
 ``value_and_grad``, maximised by ``shared_core.optim``.
 
-* ``analytic.py``: of one posterior: Thompson sampling, log EI, UCB
+* ``analytic.py``: of one posterior: Thompson sampling, log EI, UCB; log EI of a mixture of
+  posteriors (DEC-HBO's structure samples)
 * ``constrained.py``: under black-box constraints: SCBO's Thompson rule and its exact-penalty
   merit, constrained log EI, log probability of feasibility
 * ``multi_objective.py``: of several objectives: random Chebyshev and hypervolume scalarisations,

@@ -6,15 +6,22 @@ Each is an :class:`~shared_core.acquisition.base.Acquisition` to be *maximised*.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from scipy.special import erfcx, ndtr
+from scipy.special import erfcx, logsumexp, ndtr
 
 from shared_core.acquisition.base import Acquisition
 from shared_core.models.surrogate import FunctionSample, Posterior
 
-__all__ = ["LogExpectedImprovement", "ThompsonSampling", "UpperConfidenceBound", "log_h"]
+__all__ = [
+    "LogExpectedImprovement",
+    "MixtureLogExpectedImprovement",
+    "ThompsonSampling",
+    "UpperConfidenceBound",
+    "log_h",
+]
 
 _SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -57,6 +64,35 @@ class LogExpectedImprovement(Acquisition):
         # d/dmean = dlh * (-1/sd); d/dsd = 1/sd + dlh * (-z/sd)
         grad = (-dlh / sd)[:, None] * dmean + (1.0 / sd - dlh * z / sd)[:, None] * dsd
         return np.log(sd) + lh, grad
+
+
+class MixtureLogExpectedImprovement(Acquisition):
+    """log EI under a mixture of posteriors, ``log sum_j w_j EI_j(x)``, ``EI_j`` of improving on
+    ``bests[j]`` under posterior ``j``, the weights normalised (the EI of a mixture is the mixture
+    of the EIs)."""
+
+    def __init__(
+        self, posteriors: Sequence[Posterior], bests: Sequence[float], weights: Sequence[float]
+    ) -> None:
+        if not len(posteriors) == len(bests) == len(weights) > 0:
+            raise ValueError(
+                "need one best value and one weight per posterior, got "
+                f"{len(posteriors)} posteriors, {len(bests)} bests, {len(weights)} weights"
+            )
+        self.parts = [LogExpectedImprovement(p, b) for p, b in zip(posteriors, bests)]
+        w = np.asarray(weights, dtype=float)
+        self.log_w = np.log(w / w.sum())[:, None]  # (k, 1)
+
+    def value(self, X: np.ndarray) -> np.ndarray:
+        values = np.stack([p.value(X) for p in self.parts])  # (k, b)
+        return cast(np.ndarray, logsumexp(self.log_w + values, axis=0))
+
+    def value_and_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values, grads = zip(*(p.value_and_grad(X) for p in self.parts))
+        weighted = self.log_w + np.stack(values)  # (k, b)
+        out = logsumexp(weighted, axis=0)  # (b,)
+        share = np.exp(weighted - out)  # (k, b): each part's share of the mixture's EI
+        return out, np.einsum("kb,kbd->bd", share, np.stack(grads))
 
 
 class UpperConfidenceBound(Acquisition):

@@ -33,10 +33,16 @@ Per suggestion:
        schedule (the grid of the paper's regret bound, Lemma 5, grows as ``t^2`` per parameter,
        and Appendix A states the cost per grid size ``|D_t|`` without a schedule);
     5. the max-sum point is polished by the shared continuous optimiser (it and raw candidates
-       around it, fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B on the same
-       acquisition, with fewer starts and iterations where they would exceed ``LBFGS_WORK``),
-       and the better of the two by the acquisition (the max-sum point only if it satisfies the
-       space's linear constraints and is no pending or observed point) is the suggestion.
+       around it, fewer where evaluating them would exceed ``POLISH_WORK``, and L-BFGS-B, with
+       fewer starts and iterations where they would exceed ``LBFGS_WORK``) on the polish's
+       acquisition, and the better of the two by it (the max-sum point only if it satisfies the
+       space's linear constraints and is no pending or observed point) is the suggestion. The
+       polish's acquisition is, by default (``acquisition="ei"``; this package's step, not the
+       paper's), the log of the expected improvement of the additive GPs averaged over the
+       structure samples (weights of eq. 5; each on its own data and believed points), started
+       from the best observed point too; with ``acquisition="ucb"`` it is the additive UCB itself
+       (the paper's algorithm). The UCB's sum of per-factor deviations drives max-sum's search of
+       the factor graph; the EI of the whole additive GP decides where its sum is worth trying.
 
 Not supported (refused): several objectives and constraint values, which the additive UCB has no
 place for. ``multi_objective`` and ``models_constraints`` are False
@@ -55,9 +61,11 @@ from typing import Any, cast
 import numpy as np
 
 from shared_core.acquisition.additive_ucb import AdditiveUCB, UCBTerm, paper_beta
+from shared_core.acquisition.analytic import MixtureLogExpectedImprovement
+from shared_core.acquisition.base import Acquisition
 from shared_core.algorithms.dec_hbo_groups import checked_groups, resolve_groups
 from shared_core.algorithms.dec_hbo_structure import StructureFitter
-from shared_core.encoding import decode_block, encode_block
+from shared_core.algorithms.dec_hbo_tables import factor_table, parameter_grids
 from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.additive import AdditiveHyper, AdditivePosterior
 from shared_core.models.output_transform import OutputTransform
@@ -83,7 +91,6 @@ POLISH_WORK = 5e8
 # least MIN_POLISH_ITERATIONS. Table 1's sizes (at most 30 terms, 150 observations) keep them all.
 LBFGS_WORK = 3e8
 MAX_POLISH_ITERATIONS, MIN_POLISH_ITERATIONS = 100, 10
-CHUNK_ENTRIES = 2_000_000  # a table's chunk: 16 MB per (chunk, n) float64 temporary
 GRID_START, GRID_GROWTH = 8, 5  # D_t = min(cap, GRID_START + t // GRID_GROWTH)
 # The structure chain runs (its start, or a fixed structure, fitted from the prior mode too) at
 # every refit while parameters x fit points^2 is at most CHAIN_WORK (small studies, where it is
@@ -117,6 +124,10 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         n_raw: the polishing optimiser's random candidates (at most: fewer where the factors and
             trials are many, module docstring).
         n_starts: of them and the max-sum point, how many start L-BFGS-B (at most, likewise).
+        acquisition: what the polish maximises from the max-sum point: ``"ei"``, the log EI of
+            the additive GPs averaged over the structure samples, started from the max-sum and
+            the best observed points, or ``"ucb"``, the additive UCB max-sum maximised (the
+            paper's).
     """
 
     models_constraints = False  # refused: the additive UCB has no place for them
@@ -137,7 +148,11 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         warp_outputs: bool = True,
         n_raw: int = 256,
         n_starts: int = 4,
+        acquisition: str = "ei",
     ) -> None:
+        if acquisition not in ("ei", "ucb"):
+            raise ValueError(f"acquisition must be 'ei' or 'ucb', got {acquisition!r}")
+        self.acquisition = acquisition
         self.max_factor_size = check_int("max_factor_size", max_factor_size, minimum=1)
         self.groups = checked_groups(groups, self.max_factor_size)
         self.n_structures = check_int("n_structures", n_structures, minimum=1)
@@ -250,7 +265,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         incumbent = obs.X[obs.best_first()[0]]
         t = len(obs.y) + len(obs.X_pending) + 1
         n_posterior = len(obs.y) + len(obs.X_pending)
-        grids = _grids(space, self._grid_size(space, t, n_posterior), incumbent, rng)
+        grids = parameter_grids(space, self._grid_size(space, t, n_posterior), incumbent, rng)
         terms, term_params = [], []
         for post, partition, weight in zip(posteriors, self.partitions, self.weights):
             for g, columns in enumerate(partition_columns(partition, param_columns)):
@@ -259,18 +274,24 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         factors = {p_group for p in self.partitions for p_group in p}
         log_domain = float(sum(math.log(len(grid)) for grid in grids))
         beta = self.beta_scale * paper_beta(log_domain, len(factors), t, self.delta)
-        acq = AdditiveUCB(terms, math.sqrt(beta))
-        x_grid = self._max_sum_point(acq, term_params, grids, space, rng)
+        ucb = AdditiveUCB(terms, math.sqrt(beta))
+        x_grid = self._max_sum_point(ucb, term_params, grids, space, rng)
         avoid = obs.X_avoid
-        n_raw, n_starts, maxiter = _polish_budget(
-            self.n_raw, self.n_starts, len(terms), n_posterior
-        )
+        acq: Acquisition = ucb
+        if self.acquisition == "ei":  # the max-sum point starts a polish of the models' log EI
+            acq = MixtureLogExpectedImprovement(
+                posteriors, [float(np.min(p.y)) for p in posteriors], self.weights
+            )
+            centres, n_terms = np.vstack([x_grid, incumbent]), len(posteriors)
+        else:
+            centres, n_terms = x_grid[None], len(terms)
+        n_raw, n_starts, maxiter = _polish_budget(self.n_raw, self.n_starts, n_terms, n_posterior)
         try:
             x_polished = maximize_acquisition(
                 acq,
                 space,
                 rng,
-                X_best=x_grid[None],
+                X_best=centres,
                 n_raw=n_raw,
                 n_starts=n_starts,
                 maxiter=maxiter,
@@ -322,7 +343,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         tables: dict[tuple[int, ...], np.ndarray] = {}
         for i, params in enumerate(term_params):
             shape = tuple(len(grids[p]) for p in params)
-            value = _chunked(acq, i, grids, params).reshape(shape)
+            value = factor_table(acq, i, grids, params).reshape(shape)
             tables[params] = tables[params] + value if params in tables else value
         result = max_sum(
             [len(grid) for grid in grids],
@@ -358,41 +379,3 @@ def _extends(post: AdditivePosterior, X: np.ndarray, y: np.ndarray) -> bool:
 def _param_columns(space: SearchSpace) -> list[np.ndarray]:
     """Each parameter's encoded columns, in the space's order."""
     return [np.arange(space.columns[n].start, space.columns[n].stop) for n in space.names]
-
-
-def _grids(
-    space: SearchSpace, size: int, incumbent: np.ndarray, rng: np.random.Generator
-) -> list[np.ndarray]:
-    """Each parameter's grid ``(m, width)`` of encoded values: a categorical's one-hot choices;
-    a float's or int's ``size - 1`` points ``(i + u) / (size - 1)`` (one shift ``u ~ U[0, 1)``
-    per parameter) and the incumbent's value, snapped to valid values and deduplicated."""
-    out = []
-    for name in space.names:
-        p, columns = space.params[name], space.columns[name]
-        if isinstance(p, CategoricalParam):
-            out.append(np.eye(len(p.choices)))
-            continue
-        regular = (np.arange(size - 1) + rng.random()) / (size - 1)  # (size - 1,)
-        u = np.append(regular, incumbent[columns])  # (size,)
-        snapped = encode_block(p, decode_block(p, u[:, None]))  # (size, 1)
-        out.append(np.unique(snapped, axis=0))
-    return out
-
-
-def _chunked(
-    acq: AdditiveUCB, i: int, grids: list[np.ndarray], params: tuple[int, ...]
-) -> np.ndarray:
-    """Term ``i`` of ``acq`` on the product grid of ``params`` ``(prod m,)``, in chunks whose
-    cross-kernel with the observations (chunk x n) holds at most ``CHUNK_ENTRIES`` numbers."""
-    product = _product(grids, params)  # (prod m, sum width)
-    rows = max(256, CHUNK_ENTRIES // max(acq.n_observations, 1))
-    return np.concatenate(
-        [acq.term_value(i, product[j : j + rows]) for j in range(0, len(product), rows)]
-    )
-
-
-def _product(grids: list[np.ndarray], params: tuple[int, ...]) -> np.ndarray:
-    """The product grid of ``params``' grids, ``(prod m, sum width)``, the first parameter
-    varying slowest (C order, as the factor table's axes)."""
-    index = np.indices([len(grids[p]) for p in params]).reshape(len(params), -1)  # (k, prod m)
-    return np.hstack([grids[p][index[j]] for j, p in enumerate(params)])

@@ -4,6 +4,7 @@ from scipy.optimize import approx_fprime
 from scipy.stats import norm
 
 from shared_core.acquisition import LogExpectedImprovement, UpperConfidenceBound, log_h
+from shared_core.acquisition.analytic import MixtureLogExpectedImprovement
 from shared_core.models.gp import ExactPosterior, GPHyper
 from shared_core.models.kernels import KernelSpec
 
@@ -34,6 +35,42 @@ def test_log_ei_and_ucb_gradients_match_finite_differences():
             assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)
             fd = approx_fprime(x, lambda z, acq=acq: acq.value(z[None])[0], 1e-7)
             np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)
+
+
+def _posteriors(rng, k):
+    """``k`` GPs on the same 8 points of 2-D data, with different lengthscales and values."""
+    X = rng.random((8, 2))
+    return [
+        ExactPosterior(
+            KernelSpec("matern52", True),
+            GPHyper(np.array([0.2, 0.4]) * (j + 1), 1.0, 1e-3),
+            X,
+            rng.standard_normal(8),
+        )
+        for j in range(k)
+    ]
+
+
+def test_mixture_log_ei_is_the_log_of_the_weighted_mean_of_the_eis_with_its_gradient():
+    rng = np.random.default_rng(1)
+    posts = _posteriors(rng, 3)
+    bests, weights = [-0.5, -1.0, 0.2], [2.0, 1.0, 1.0]
+    acq = MixtureLogExpectedImprovement(posts, bests, weights)
+    X = rng.random((5, 2))
+    eis = [np.exp(LogExpectedImprovement(p, b).value(X)) for p, b in zip(posts, bests)]
+    expected = np.log(0.5 * eis[0] + 0.25 * eis[1] + 0.25 * eis[2])  # weights normalised
+    np.testing.assert_allclose(acq.value(X), expected, rtol=1e-12)
+    for x in X:
+        v, g = acq.value_and_grad(x[None])
+        assert v[0] == pytest.approx(acq.value(x[None])[0], rel=1e-12)
+        fd = approx_fprime(x, lambda z: acq.value(z[None])[0], 1e-7)
+        np.testing.assert_allclose(g[0], fd, rtol=1e-3, atol=1e-4)
+    single = MixtureLogExpectedImprovement(posts[:1], bests[:1], [0.3])
+    np.testing.assert_allclose(
+        single.value(X), LogExpectedImprovement(posts[0], bests[0]).value(X), rtol=1e-12
+    )
+    with pytest.raises(ValueError, match="2 bests"):
+        MixtureLogExpectedImprovement(posts, bests[:2], weights)
 
 
 def test_the_optimiser_keeps_the_given_best_point_as_a_candidate_only_if_asked():

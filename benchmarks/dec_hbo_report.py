@@ -7,6 +7,7 @@ parameters (``benchmarks.dec_hbo_phases``)."""
 from __future__ import annotations
 
 import inspect
+import json
 import pathlib
 from collections import defaultdict
 
@@ -87,7 +88,10 @@ def _phases_section(results: pathlib.Path) -> list[str]:
     if not rows:
         return []
     sampler = rows[-1]["sampler"]  # the last run's: the one the summary shows
-    options = ", ".join(f"{k}={v}" for k, v in (dec_hbo_options(sampler) or {}).items())
+    options = ", ".join(
+        f"{k}={json.dumps(v) if isinstance(v, str) else v}"
+        for k, v in (dec_hbo_options(sampler) or {}).items()
+    )
     intro = (
         f"Seconds of one suggestion of `DECHBOSampler({options})` (`{sampler}`) on random trials "
         "of a chain of 3-parameter factors, by "
@@ -190,8 +194,10 @@ def _beta_section(rows: list[dict], reported: list[dict]) -> list[str]:
     return [
         "## The development runs behind the default `beta_scale`",
         "",
-        "MF3, `DECHBOSampler(max_factor_size=3, beta_scale=b)` with the structure learned from "
-        f"the data, at each value `b`: {trials} trials (the first {STARTUP_TRIALS} random), "
+        "MF3 with the UCB polish, "
+        '`DECHBOSampler(max_factor_size=3, acquisition="ucb", beta_scale=b)` with the structure '
+        f"learned from the data, at each value `b`: {trials} trials (the first "
+        f"{STARTUP_TRIALS} random), "
         f"seeds {seeds}"
         + (f", apart from the seeds {seed_text(apart)} of the table above" if apart else "")
         + " (`python -m benchmarks.run_all --only dec_hbo_beta`). Cells: the median final regret "

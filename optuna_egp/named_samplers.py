@@ -267,8 +267,8 @@ class DECHBOSampler(CoreSampler):
         damping: message damping on loopy factor graphs (default 0: none).
         kernel: each factor's kernel, ``"matern52"`` (default), ``"matern32"`` or ``"rbf"``.
         warp_outputs: fit the GPs to power-warped objective values (default True).
-        n_raw: random candidates of the polishing step (default 256; fewer with many factors).
-        n_starts: of those and the max-sum point, the best refined (default 4; fewer likewise).
+        n_raw: random candidates of the polishing step (default 256; fewer with many trials).
+        n_starts: of those and the start points, the best refined (default 4; fewer likewise).
         acquisition: what the polish maximises from the max-sum point: ``"ei"`` (default; the
             log EI of the additive GPs) or ``"ucb"`` (the paper's additive UCB).
         constraints_func: not supported (a ``ValueError``): DEC-HBO does not model constraints.

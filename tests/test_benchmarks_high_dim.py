@@ -40,7 +40,7 @@ def test_a_run_reports_the_regret_or_the_best_value_where_the_minimum_is_unknown
             "dec-hbo-mf3-ucb-beta0.5",
             {"max_factor_size": 3, "acquisition": "ucb", "beta_scale": 0.5},
         ),
-        ("dec-hbo-mf6-ei", {"max_factor_size": 6, "acquisition": "ei"}),
+        ("dec-hbo-mf6-ei", None),  # the default has no suffix: one name per configuration
         ("dec-hbo-mf3-beta0.5-ucb", None),  # the beta suffix comes last
         ("egp-auto", None),
     ],

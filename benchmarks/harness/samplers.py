@@ -58,7 +58,8 @@ EXTERNAL = ("hebo", "smac")
 # (Optuna's default, 50, would leave 60 trials one generation past the random one).
 NSGA2_POPULATION = 10
 _EGP = re.compile(r"egp-(ts|ei|auto)((?:-nowarp|-nofant)*)")
-_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)(?:-(ei|ucb))?(?:-beta(\d+(?:\.\d+)?))?")
+# one name per configuration: no suffix is the default acquisition, EI; -ucb the paper's
+_DEC_HBO = re.compile(r"dec-hbo-mf(\d+)(?:-(ucb))?(?:-beta(\d+(?:\.\d+)?))?")
 _BORE_OPTION = re.compile(r"(beta|sharp)(\d+(?:\.\d+)?)")
 
 
@@ -172,7 +173,7 @@ def make_sampler(name: str, *, seed: int, agent: int = 0, n_agents: int = 1, **o
 
 
 def dec_hbo_options(name: str) -> dict[str, Any] | None:
-    """The DEC-HBO options of ``dec-hbo-mf<k>[-ei|-ucb][-beta<b>]`` (``max_factor_size``,
+    """The DEC-HBO options of ``dec-hbo-mf<k>[-ucb][-beta<b>]`` (``max_factor_size``,
     ``acquisition``, ``beta_scale``), or None for another name."""
     m = _DEC_HBO.fullmatch(name)
     if m is None:

@@ -1,4 +1,5 @@
-"""Acquisition functions of one posterior (the surrogate contract), with analytic gradients.
+"""Acquisition functions of one posterior (the surrogate contract), or of a mixture of them (log
+EI), with analytic gradients.
 
 Each is an :class:`~shared_core.acquisition.base.Acquisition` to be *maximised*.
 """
@@ -67,9 +68,15 @@ class LogExpectedImprovement(Acquisition):
 
 
 class MixtureLogExpectedImprovement(Acquisition):
-    """log EI under a mixture of posteriors, ``log sum_j w_j EI_j(x)``, ``EI_j`` of improving on
-    ``bests[j]`` under posterior ``j``, the weights normalised (the EI of a mixture is the mixture
-    of the EIs)."""
+    """log of the weighted mean of several posteriors' EIs, ``log sum_j w_j EI_j(x)``, ``EI_j``
+    of improving on ``bests[j]`` under posterior ``j`` (with one best for all, the EI under the
+    mixture of the posteriors).
+
+    Args:
+        posteriors: the posteriors (e.g. one per structure sample).
+        bests: each one's value to improve on (minimisation).
+        weights: positive, normalised here.
+    """
 
     def __init__(
         self, posteriors: Sequence[Posterior], bests: Sequence[float], weights: Sequence[float]
@@ -79,8 +86,10 @@ class MixtureLogExpectedImprovement(Acquisition):
                 "need one best value and one weight per posterior, got "
                 f"{len(posteriors)} posteriors, {len(bests)} bests, {len(weights)} weights"
             )
-        self.parts = [LogExpectedImprovement(p, b) for p, b in zip(posteriors, bests)]
         w = np.asarray(weights, dtype=float)
+        if not np.all(np.isfinite(w) & (w > 0)):
+            raise ValueError(f"weights must be finite and positive, got {list(weights)!r}")
+        self.parts = [LogExpectedImprovement(p, b) for p, b in zip(posteriors, bests)]
         self.log_w = np.log(w / w.sum())[:, None]  # (k, 1)
 
     def value(self, X: np.ndarray) -> np.ndarray:

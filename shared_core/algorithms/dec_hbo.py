@@ -1,6 +1,7 @@
 """DEC-HBO (Hoang, Hoang, Ouyang & Low, "Decentralized high-dimensional Bayesian optimization
 with factor graphs", AAAI 2018): an additive GP over small groups of parameters, its additive
-GP-UCB maximised by max-sum message passing on the factor graph.
+GP-UCB maximised by max-sum message passing on the factor graph, the point then polished on the
+GP's log EI by default (step 5).
 
 Per suggestion:
     1. the model (refitted on :class:`~shared_core.models.refit.RefitSchedule`'s schedule, rebuilt
@@ -44,8 +45,8 @@ Per suggestion:
        (the paper's algorithm). The UCB's sum of per-factor deviations drives max-sum's search of
        the factor graph; the EI of the whole additive GP decides where its sum is worth trying.
 
-Not supported (refused): several objectives and constraint values, which the additive UCB has no
-place for. ``multi_objective`` and ``models_constraints`` are False
+Not supported (refused): several objectives and constraint values, which DEC-HBO does not
+model. ``multi_objective`` and ``models_constraints`` are False
 (:mod:`shared_core.capabilities`): the adapters refuse such a study before its first trial, or at
 the trial after the first that carries constraint values, and ``suggest`` refuses such
 observations.
@@ -83,10 +84,14 @@ MAX_TABLE = 8000  # grid points of the largest factor's table (20^3)
 # Sum over the tables of (points x observations^2), each point's variance a solve against the
 # n x n Cholesky factor: about 0.25 s of tables per suggestion on one core.
 TABLE_WORK = 2e9
-# The polish's random candidates, (candidates x terms x n^2) at most: each evaluated on every term;
-# with many terms and observations, L-BFGS-B from the max-sum point does the polish's work.
+# The polish's random candidates, (candidates x point cost) at most; with many terms and
+# observations, L-BFGS-B from the max-sum and best points does the polish's work. A point costs
+# terms x n^2 on the UCB (a solve per factor of each structure sample) and structure samples x
+# EI_SOLVES x n^2 on the EI (its gradient for one structure sample took as long as about five
+# n x n solves at 20-100 parameters, the kernel's gradient over n x d entries included).
 POLISH_WORK = 5e8
-# And its L-BFGS-B, (starts x iterations x terms x n^2) at most: fewer starts first (the best
+EI_SOLVES = 5
+# And its L-BFGS-B, (starts x iterations x point cost) at most: fewer starts first (the best
 # start, the max-sum point or one near it, is the one that matters), then fewer iterations, at
 # least MIN_POLISH_ITERATIONS. Table 1's sizes (at most 30 terms, 150 observations) keep them all.
 LBFGS_WORK = 3e8
@@ -123,14 +128,15 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         warp_outputs: as :class:`~shared_core.algorithms.egp.EGPAlgorithm`'s.
         n_raw: the polishing optimiser's random candidates (at most: fewer where the factors and
             trials are many, module docstring).
-        n_starts: of them and the max-sum point, how many start L-BFGS-B (at most, likewise).
+        n_starts: of them, the max-sum point and (EI) the best trial's point, how many start
+            L-BFGS-B (at most, likewise).
         acquisition: what the polish maximises from the max-sum point: ``"ei"``, the log EI of
             the additive GPs averaged over the structure samples, started from the max-sum and
             the best observed points, or ``"ucb"``, the additive UCB max-sum maximised (the
             paper's).
     """
 
-    models_constraints = False  # refused: the additive UCB has no place for them
+    models_constraints = False  # refused: DEC-HBO does not model them
     multi_objective = False  # refused
 
     def __init__(
@@ -282,10 +288,12 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             acq = MixtureLogExpectedImprovement(
                 posteriors, [float(np.min(p.y)) for p in posteriors], self.weights
             )
-            centres, n_terms = np.vstack([x_grid, incumbent]), len(posteriors)
+            centres, point_cost = np.vstack([x_grid, incumbent]), len(posteriors) * EI_SOLVES
         else:
-            centres, n_terms = x_grid[None], len(terms)
-        n_raw, n_starts, maxiter = _polish_budget(self.n_raw, self.n_starts, n_terms, n_posterior)
+            centres, point_cost = x_grid[None], len(terms)
+        n_raw, n_starts, maxiter = _polish_budget(
+            self.n_raw, self.n_starts, point_cost * max(n_posterior, 1) ** 2
+        )
         try:
             x_polished = maximize_acquisition(
                 acq,
@@ -356,13 +364,13 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         return cast(np.ndarray, space.round_to_valid(x[None])[0])
 
 
-def _polish_budget(n_raw: int, n_starts: int, n_terms: int, n: int) -> tuple[int, int, int]:
-    """The polish's random candidates, L-BFGS-B starts and iterations: ``n_raw`` candidates, fewer
-    where ``candidates x n_terms x n^2`` exceeds ``POLISH_WORK`` (at least 1); ``n_starts`` (at
-    most the candidates) and ``MAX_POLISH_ITERATIONS``, where ``starts x iterations x n_terms x
-    n^2`` exceeds ``LBFGS_WORK`` fewer starts (at least 1), then fewer iterations (at least
-    ``MIN_POLISH_ITERATIONS``)."""
-    point_cost = max(n_terms, 1) * max(n, 1) ** 2  # one acquisition gradient at one point
+def _polish_budget(n_raw: int, n_starts: int, point_cost: float) -> tuple[int, int, int]:
+    """The polish's random candidates, L-BFGS-B starts and iterations, ``point_cost`` the work of
+    one acquisition gradient at one point: ``n_raw`` candidates, fewer where ``candidates x
+    point_cost`` exceeds ``POLISH_WORK`` (at least 1); ``n_starts`` (at most the candidates) and
+    ``MAX_POLISH_ITERATIONS``, where ``starts x iterations x point_cost`` exceeds ``LBFGS_WORK``
+    fewer starts (at least 1), then fewer iterations (at least ``MIN_POLISH_ITERATIONS``)."""
+    point_cost = max(point_cost, 1.0)
     n_raw = max(1, min(n_raw, int(POLISH_WORK / point_cost)))
     evaluations = int(LBFGS_WORK / point_cost)  # starts x iterations
     n_starts = max(1, min(n_starts, n_raw, evaluations // MAX_POLISH_ITERATIONS))

@@ -71,6 +71,8 @@ def test_mixture_log_ei_is_the_log_of_the_weighted_mean_of_the_eis_with_its_grad
     )
     with pytest.raises(ValueError, match="2 bests"):
         MixtureLogExpectedImprovement(posts, bests[:2], weights)
+    with pytest.raises(ValueError, match=r"\[1.0, 0.0, 1.0\]"):
+        MixtureLogExpectedImprovement(posts, bests, [1.0, 0.0, 1.0])
 
 
 def test_the_optimiser_keeps_the_given_best_point_as_a_candidate_only_if_asked():

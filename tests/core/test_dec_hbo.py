@@ -164,17 +164,39 @@ def test_the_polish_does_less_only_where_it_would_cost_too_much():
     """Candidates, L-BFGS-B starts and iterations: all of them at Table 1's sizes (at most 3
     samples of 10 factors, 150 trials); where they would cost too much, fewer starts before fewer
     iterations, within the work budgets."""
-    assert dec_hbo._polish_budget(256, 4, 30, 150) == (256, 4, 100)  # MF3 at 10 parameters
+    assert dec_hbo._polish_budget(256, 4, 30 * 150**2) == (256, 4, 100)  # MF3 at 10 parameters
     cost = 51 * 300**2  # 3 samples of 17 factors, 300 trials
-    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 51, 300)
+    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, cost)
     assert n_raw * cost <= dec_hbo.POLISH_WORK < (n_raw + 1) * cost
     assert n_starts == 1 and maxiter * cost <= dec_hbo.LBFGS_WORK < (maxiter + 1) * cost
     cost = 102 * 500**2  # 34 factors, 500 trials
-    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, 102, 500)
+    n_raw, n_starts, maxiter = dec_hbo._polish_budget(256, 4, cost)
     assert n_raw * cost <= dec_hbo.POLISH_WORK < (n_raw + 1) * cost
     assert n_starts == 1 and maxiter * cost <= dec_hbo.LBFGS_WORK < (maxiter + 1) * cost
-    assert dec_hbo._polish_budget(256, 4, 102, 100_000) == (1, 1, dec_hbo.MIN_POLISH_ITERATIONS)
-    assert dec_hbo._polish_budget(256, 4, 30, 240)[1:] == (1, 100)  # tier 20: one start
+    floor = (1, 1, dec_hbo.MIN_POLISH_ITERATIONS)
+    assert dec_hbo._polish_budget(256, 4, 102 * 100_000**2) == floor
+    assert dec_hbo._polish_budget(256, 4, 30 * 240**2)[1:] == (1, 100)  # tier 20: one start
+
+
+@pytest.mark.parametrize("acquisition, n_raw, n_starts", [("ucb", 39, 1), ("ei", 133, 1)])
+def test_the_polish_budget_counts_the_work_of_its_acquisition(
+    monkeypatch, acquisition, n_raw, n_starts
+):
+    """The UCB's point costs a solve per factor and structure sample, the EI's ``EI_SOLVES``
+    solves per structure sample: 3 samples of 17 factors and 500 trials (tier 100) give the UCB
+    39 candidates, the EI 133."""
+    calls, budget = [], dec_hbo._polish_budget
+    monkeypatch.setattr(dec_hbo, "_polish_budget", lambda *a: calls.append(a) or (1, 1, 10))
+    algorithm = DECHBOAlgorithm(
+        groups=[["x0", "x1"], ["x2", "x3"], ["x4", "x5"]], acquisition=acquisition
+    )
+    obs = _obs(30)
+    algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(0))
+    [(_, _, cost)] = calls
+    per_point = 3 if acquisition == "ucb" else dec_hbo.EI_SOLVES  # one structure: 3 factors
+    assert cost == per_point * 30**2
+    real = budget(256, 4, (51 if acquisition == "ucb" else 3 * dec_hbo.EI_SOLVES) * 500**2)
+    assert real[:2] == (n_raw, n_starts)
 
 
 def test_the_polish_starts_from_the_max_sum_point_within_its_budget_and_frees_the_inverses(
@@ -192,7 +214,8 @@ def test_the_polish_starts_from_the_max_sum_point_within_its_budget_and_frees_th
 
     monkeypatch.setattr(dec_hbo, "maximize_acquisition", spy)
     monkeypatch.setattr(dec_hbo, "LBFGS_WORK", 1.0)  # the floor: one start, the fewest iterations
-    algorithm, obs = DECHBOAlgorithm(max_factor_size=3), _obs(30)  # several factors
+    # several factors; the UCB polish computes the cached inverses (the EI's needs none)
+    algorithm, obs = DECHBOAlgorithm(max_factor_size=3, acquisition="ucb"), _obs(30)
     algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(0))
     [kwargs] = calls
     assert kwargs["keep_best"] and kwargs["n_starts"] == 1
@@ -212,21 +235,37 @@ def test_the_polish_starts_from_the_max_sum_point_within_its_budget_and_frees_th
 def test_with_ei_the_polish_maximises_the_models_log_ei_from_the_max_sum_and_best_points(
     monkeypatch,
 ):
-    calls = []
-    original = dec_hbo.maximize_acquisition
+    """With a running trial: the polish maximises the weighted mean of each structure sample's EI
+    over its own best value, its believed point included, from the max-sum point and the best
+    trial's point, and its point is the suggestion."""
+    calls, grid_points = [], []
+    optimiser, max_sum_point = dec_hbo.maximize_acquisition, DECHBOAlgorithm._max_sum_point
 
     def spy(acq, space, rng, **kwargs):
-        calls.append((acq, kwargs))
-        return original(acq, space, rng, **kwargs)
+        calls.append((acq, kwargs, optimiser(acq, space, rng, **kwargs)))
+        return calls[-1][2]
+
+    def grid_spy(self, *args):
+        grid_points.append(max_sum_point(self, *args))
+        return grid_points[-1]
 
     monkeypatch.setattr(dec_hbo, "maximize_acquisition", spy)
-    algorithm, obs = DECHBOAlgorithm(max_factor_size=3, acquisition="ei"), _obs(30)
-    x = algorithm.suggest(SPACE6, obs, 1, np.random.default_rng(0))[0]
-    [(acq, kwargs)] = calls
+    monkeypatch.setattr(DECHBOAlgorithm, "_max_sum_point", grid_spy)
+    algorithm, obs = DECHBOAlgorithm(max_factor_size=3), _obs(30)
+    running = Observations(obs.X, obs.y, X_pending=np.full((1, 6), 0.3))
+    x = algorithm.suggest(SPACE6, running, 1, np.random.default_rng(0))[0]
+    [(acq, kwargs, polished)] = calls
     assert isinstance(acq, MixtureLogExpectedImprovement)
     assert len(acq.parts) == len(algorithm.partitions) >= 2  # one EI per structure sample
+    weights = np.asarray(algorithm.weights)
+    np.testing.assert_allclose(np.exp(acq.log_w.ravel()), weights / weights.sum())
+    for part, post in zip(acq.parts, algorithm._posteriors):
+        believed = post.believing(running.X_pending)
+        assert part.best == float(np.min(believed.y)) and believed.n == 31
+    np.testing.assert_array_equal(kwargs["X_best"][0], grid_points[0])
     np.testing.assert_array_equal(kwargs["X_best"][1], obs.X[np.argmin(obs.y)])
     assert acq.value(x[None])[0] >= acq.value(kwargs["X_best"]).max()
+    np.testing.assert_array_equal(x, polished)  # better than the max-sum point here
 
 
 def test_product_grid_order_is_the_factor_tables():
@@ -266,7 +305,9 @@ def test_with_no_exploration_the_suggestion_minimises_the_posterior_mean():
     acquisition is the posterior mean alone): max-sum and polishing find a point whose mean is
     below the mean at every observation and at the true minimum (the model is what it is after
     40 points; this checks the maximisation)."""
-    algorithm = DECHBOAlgorithm(groups=[["x0", "x1"], ["x2", "x3"], ["x4", "x5"]], beta_scale=0.0)
+    algorithm = DECHBOAlgorithm(
+        groups=[["x0", "x1"], ["x2", "x3"], ["x4", "x5"]], beta_scale=0.0, acquisition="ucb"
+    )
     obs, rng = _obs(40), np.random.default_rng(0)
     posterior = algorithm._prepare(SPACE6, obs, rng)[0]
     x = algorithm._suggest_one(SPACE6, obs, [posterior], rng)

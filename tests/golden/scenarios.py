@@ -200,6 +200,16 @@ def _optuna_scenarios() -> dict[str, Callable[[], list]]:
             "mixed",
             12,
         ),
+        # the paper's algorithm, polished on the additive UCB
+        "optuna/dec-hbo-ucb/mixed/concurrent": lambda: concurrent(
+            lambda: [
+                DECHBOSampler(
+                    seed=0, n_startup_trials=4, mcmc_steps=4, max_factor_size=2, acquisition="ucb"
+                )
+            ],
+            "mixed",
+            12,
+        ),
         "optuna/sto-bnts/mixed/concurrent": lambda: concurrent(
             lambda: [STOBNTSSampler(seed=0, n_startup_trials=4, width=16, max_steps=50)],
             "mixed",

@@ -201,8 +201,9 @@ class AdditivePosterior:
         D = (X[:, None, :] - self.X[None, :, :]) / h.ls  # (b, n, d) scaled differences
         r2 = (D * D) @ self._membership  # (b, n, G): each factor's scaled squared distance
         amps = np.asarray(h.amps, dtype=float)
-        K = amps * self.spec.k_of_r2(r2)  # (b, n, G)
-        dk = 2.0 * amps * self.spec.dk_dr2(r2)  # (b, n, G): 2 amp dkbar/dr2
+        kbar, dkbar = self.spec.k_and_dk_dr2(r2)
+        K = amps * kbar  # (b, n, G)
+        dk = 2.0 * amps * dkbar  # (b, n, G): 2 amp dkbar/dr2
         return K.sum(-1), dk[:, :, self._group_of] * D / h.ls  # dk_g/dx_c, g the group of c
 
     def factor_predict(self, g: int, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -251,7 +252,8 @@ class AdditivePosterior:
                 0.0,
             )  # (F_m, b, n)
             amps = self._amps_of([factors[i] for i in rows])[:, None, None]
-            K[rows], G[rows] = amps * self.spec.k_of_r2(r2), amps * self.spec.dk_dr2(r2)
+            kbar, dkbar = self.spec.k_and_dk_dr2(r2)
+            K[rows], G[rows] = amps * kbar, amps * dkbar
         Kq = K.reshape(F * b, self.n)
         W = Kq @ self._inverse()  # (F b, n): ((K + noise I)^-1 k)^T
         raw_var = np.repeat(self._amps_of(factors), b) - np.einsum("rn,rn->r", W, Kq)  # eq. (1)

@@ -86,6 +86,21 @@ class KernelSpec:
         a = math.sqrt(5.0) * r
         return cast(np.ndarray, -(5.0 / 6.0) * (1.0 + a) * np.exp(-a))
 
+    def k_and_dk_dr2(self, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`k_of_r2` and :meth:`dk_dr2` together, sharing one square root and exponential
+        (the same numbers; the optimiser's gradients need both at every call)."""
+        if self.form == "rbf":
+            e = np.exp(-0.5 * r2)
+            return e, -0.5 * e
+        r = np.sqrt(np.maximum(r2, 0.0))
+        if self.form == "matern32":
+            a = math.sqrt(3.0) * r
+            e = np.exp(-a)
+            return (1.0 + a) * e, -1.5 * e
+        a = math.sqrt(5.0) * r
+        e = np.exp(-a)
+        return (1.0 + a + a * a / 3.0) * e, -(5.0 / 6.0) * (1.0 + a) * e
+
     def n_lengthscales(self, d: int) -> int:
         return d if self.ard else 1
 
@@ -117,8 +132,8 @@ def kernel_grad_x(
         ``K`` ``(b, n)`` and ``dK/dx`` ``(b, n, d)``.
     """
     r2 = scaled_sqdist(x, X2, ls)  # (b, n)
-    K = amp * spec.k_of_r2(r2)
-    g = amp * spec.dk_dr2(r2)  # (b, n)
+    k, dk = spec.k_and_dk_dr2(r2)
+    K, g = amp * k, amp * dk  # (b, n): the kernel and dk/dr2
     diff = (x[:, None, :] - X2[None, :, :]) / (ls * ls)  # (b, n, d)
     return K, 2.0 * g[:, :, None] * diff
 

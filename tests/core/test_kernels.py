@@ -37,6 +37,15 @@ def test_kernel_matrix_is_symmetric_psd(spec):
     np.testing.assert_allclose(np.diag(K), 2.0)
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_fused_kernel_and_slope_are_the_separate_ones_exactly(spec):
+    # the optimiser's gradients use the fused form: it must not change a single bit
+    r2 = np.concatenate([[0.0, 1e-300], np.random.default_rng(2).random(50) * 9.0])
+    k, dk = spec.k_and_dk_dr2(r2)
+    np.testing.assert_array_equal(k, spec.k_of_r2(r2))
+    np.testing.assert_array_equal(dk, spec.dk_dr2(r2))
+
+
 @pytest.mark.parametrize("form", ["rbf", "matern32", "matern52"])
 def test_random_features_approximate_the_kernel(form):
     """phi(x)^T phi(x') -> k(x, x'); with one gamma draw per frequency *vector* (Matérn) in 5-D.

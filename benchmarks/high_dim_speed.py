@@ -37,8 +37,9 @@ def run(a: argparse.Namespace) -> None:
             cell = {"bench": BENCH, "n": n, "d": d, "asks": a.asks}
             if store.is_done({**cell, "sampler": name, "machine_key": here}):
                 continue
-            row = {**cell, **worker_row(name, n, d, a.asks, a.timeout)}
-            store.put({**row, "machine_key": here} if name == "gp" else row)
+            # every row names its machine: the summary compares rows of one machine only
+            row = {**cell, **worker_row(name, n, d, a.asks, a.timeout), "machine_key": here}
+            store.put(row)
             print(name, d, n, {k: v for k, v in row.items() if k != "seconds"}, flush=True)
 
 
@@ -48,7 +49,10 @@ def _warm(r: dict) -> float:
 
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: cold and warm seconds per sampler and cell, DEC-HBO's warm ask as a fraction of
-    each peer's, and the targets."""
+    each peer's, and the targets, on the machine of the last row measured (seconds of two
+    machines do not compare)."""
+    machine = max(rows, key=lambda r: r.get("date", "")).get("machine_key") if rows else None
+    rows = [r for r in rows if r.get("machine_key") == machine]
     rows = latest(same_setting(rows, ("asks",)), ("sampler", "d", "n"))  # the last run's asks
     if not rows:
         return []
@@ -68,7 +72,8 @@ def summarise(rows: list[dict]) -> list[str]:
     intro = (
         f"Levy on [-10, 10]^d, the same random completed trials for every sampler; 4 trials "
         f"running during each of the {rows[0]['asks']} timed asks (warm = their median); the cold "
-        "ask fits every model; one process per row, one thread per BLAS pool."
+        "ask fits every model; one process per row, one thread per BLAS pool"
+        + (f"; measured on {machine}." if machine else ".")
     )
     title = "### Seconds per suggestion on the same stored trials"
     return section(title, header, body, rows, intro=intro, checks=_checks(by))

@@ -35,3 +35,19 @@ def test_the_targets_compare_rows_of_the_last_runs_setting():
     assert "0.15 of GPSampler's, 0.9x EGPTSSampler's: **met**" in text  # d = 100
     assert "0.40 of GPSampler's, 2.0x EGPTSSampler's: **not met**" in text  # d = 50
     assert "0.010" not in text
+
+
+def test_the_summary_compares_rows_of_the_last_rows_machine_only():
+    fast, slow = {"machine_key": "fast CPU"}, {"machine_key": "slow CPU"}
+    rows = [
+        {**_row("gp", 50, 2.5), **slow, "date": "2026-11-28T00:00:00+00:00"},
+        # GPSampler measured again, later, on a faster machine: left out
+        {**_row("gp", 50, 0.5), **fast, "date": "2026-11-28T01:00:00+00:00"},
+        {**_row("egp-ts", 50, 0.2), **slow, "date": "2026-11-28T02:00:00+00:00"},
+        # the last row measured: its machine is the summary's
+        {**_row("dec-hbo-mf6", 50, 0.4), **slow, "date": "2026-11-28T03:00:00+00:00"},
+    ]
+    text = "\n".join(summarise(rows))
+    assert "0.16 of GPSampler's, 2.0x EGPTSSampler's" in text
+    assert "measured on slow CPU." in text
+    assert "| 50 | 500 | gp | 5.00 | 0.500 |" not in text

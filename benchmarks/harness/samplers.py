@@ -24,6 +24,7 @@ LABELS = {
     "dts-complete": "DistributedTSSampler",
     "dec-hbo-mf6": "DECHBOSampler",
     "dec-hbo-mf6-ucb": "DECHBOSampler (UCB)",
+    "dec-hbo-mf3": "DECHBOSampler (MF3)",
     "dec-hbo-mf3-ucb": "DECHBOSampler (MF3, UCB)",
     "dec-hbo-mf2-ucb": "DECHBOSampler (MF2, UCB)",
     "dec-hbo-mf1-ucb": "DECHBOSampler (MF1, Add-GP-UCB)",

@@ -202,8 +202,7 @@ class AdditivePosterior:
         r2 = (D * D) @ self._membership  # (b, n, G): each factor's scaled squared distance
         amps = np.asarray(h.amps, dtype=float)
         kbar, dkbar = self.spec.k_and_dk_dr2(r2)
-        K = amps * kbar  # (b, n, G)
-        dk = 2.0 * amps * dkbar  # (b, n, G): 2 amp dkbar/dr2
+        K, dk = amps * kbar, 2.0 * amps * dkbar  # (b, n, G); dk: 2 amp dkbar/dr2
         return K.sum(-1), dk[:, :, self._group_of] * D / h.ls  # dk_g/dx_c, g the group of c
 
     def factor_predict(self, g: int, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -252,8 +251,7 @@ class AdditivePosterior:
                 0.0,
             )  # (F_m, b, n)
             amps = self._amps_of([factors[i] for i in rows])[:, None, None]
-            kbar, dkbar = self.spec.k_and_dk_dr2(r2)
-            K[rows], G[rows] = amps * kbar, amps * dkbar
+            K[rows], G[rows] = (amps * k for k in self.spec.k_and_dk_dr2(r2))
         Kq = K.reshape(F * b, self.n)
         W = Kq @ self._inverse()  # (F b, n): ((K + noise I)^-1 k)^T
         raw_var = np.repeat(self._amps_of(factors), b) - np.einsum("rn,rn->r", W, Kq)  # eq. (1)

@@ -161,7 +161,7 @@ def _paper_checks(rows: list[dict]) -> list[str]:
         if parts:
             lines.append(
                 f"- {LABELS.get(s, s)}'s mean against the paper's MF3 mean (target: at or below "
-                "on hartmann6 and michalewicz10): " + "; ".join(parts)
+                f"on {' and '.join(TARGET_FUNCTIONS)}): " + "; ".join(parts)
             )
     return [*lines, ""] if lines else []
 

@@ -16,7 +16,7 @@ import statistics
 
 from benchmarks.harness.cache import machine_key
 from benchmarks.harness.results import RESULTS, latest, same_setting
-from benchmarks.harness.samplers import LABELS, dec_hbo_options, ordered
+from benchmarks.harness.samplers import LABELS, dec_hbo_options, is_peer, ordered
 from benchmarks.scale import worker_row
 from benchmarks.speed_timing import Store, section
 
@@ -30,7 +30,8 @@ TARGET_GP_FRACTION = 0.2  # DEC-HBO's warm ask at d >= 50: at most 1/5 of GPSamp
 
 
 def run(a: argparse.Namespace) -> None:
-    store = Store(a.out, a.cache, CELL, peer_cell=PEER_CELL, protocol=PROTOCOL)
+    # ours done on this machine at this commit (a row of another machine is measured again here)
+    store = Store(a.out, a.cache, (*CELL, "machine_key"), peer_cell=PEER_CELL, protocol=PROTOCOL)
     here = machine_key()
     for d, n in a.cells:
         for name in a.samplers:
@@ -49,9 +50,11 @@ def _warm(r: dict) -> float:
 
 def summarise(rows: list[dict]) -> list[str]:
     """Markdown: cold and warm seconds per sampler and cell, DEC-HBO's warm ask as a fraction of
-    each peer's, and the targets, on the machine of the last row measured (seconds of two
+    each peer's, and the targets, on the machine that measured our samplers last (seconds of two
     machines do not compare)."""
-    machine = max(rows, key=lambda r: r.get("date", "")).get("machine_key") if rows else None
+    rows = sorted(rows, key=lambda r: r.get("date", ""))  # the last row: the latest measured
+    ours = [r for r in rows if not is_peer(r["sampler"])] or rows
+    machine = ours[-1].get("machine_key") if ours else None
     rows = [r for r in rows if r.get("machine_key") == machine]
     rows = latest(same_setting(rows, ("asks",)), ("sampler", "d", "n"))  # the last run's asks
     if not rows:

@@ -44,8 +44,10 @@ def test_the_summary_compares_rows_of_the_last_rows_machine_only():
         # GPSampler measured again, later, on a faster machine: left out
         {**_row("gp", 50, 0.5), **fast, "date": "2026-11-28T01:00:00+00:00"},
         {**_row("egp-ts", 50, 0.2), **slow, "date": "2026-11-28T02:00:00+00:00"},
-        # the last row measured: its machine is the summary's
+        # ours measured last: its machine is the summary's
         {**_row("dec-hbo-mf6", 50, 0.4), **slow, "date": "2026-11-28T03:00:00+00:00"},
+        # a peer measured later on the fast machine, listed last (as a page lists cached peers)
+        {**_row("gp", 20, 0.1), **fast, "date": "2026-11-28T04:00:00+00:00"},
     ]
     text = "\n".join(summarise(rows))
     assert "0.16 of GPSampler's, 2.0x EGPTSSampler's" in text

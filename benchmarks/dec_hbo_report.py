@@ -144,9 +144,9 @@ def _paper_checks(rows: list[dict]) -> list[str]:
     """Each DEC-HBO configuration that is not one of the paper's (the default among them): its
     mean final regret against the paper's MF3 mean, the target on ``TARGET_FUNCTIONS``."""
     finals, paper = final_regrets(rows), PAPER_MEANS["dec-hbo-mf3-ucb"]
-    ours = [s for s in ordered({r["sampler"] for r in rows}, OURS_FIRST) if s.startswith("dec-hbo")]
+    samplers = ordered({r["sampler"] for r in rows}, OURS_FIRST)
     lines = []
-    for s in (s for s in ours if s not in VARIANTS):
+    for s in (s for s in samplers if s.startswith("dec-hbo") and s not in VARIANTS):
         parts = []
         for fn in PROBLEMS:
             regrets = list(finals.get((fn, s), {}).values())

@@ -78,17 +78,11 @@ class KernelSpec:
 
     def dk_dr2(self, r2: np.ndarray) -> np.ndarray:
         """``d kbar / d r2``; finite at ``r2 = 0`` for every form."""
-        if self.form == "rbf":
-            return -0.5 * np.exp(-0.5 * r2)
-        r = np.sqrt(np.maximum(r2, 0.0))
-        if self.form == "matern32":
-            return cast(np.ndarray, -1.5 * np.exp(-math.sqrt(3.0) * r))
-        a = math.sqrt(5.0) * r
-        return cast(np.ndarray, -(5.0 / 6.0) * (1.0 + a) * np.exp(-a))
+        return self.k_and_dk_dr2(r2)[1]
 
     def k_and_dk_dr2(self, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`k_of_r2` and :meth:`dk_dr2` together, sharing one square root and exponential
-        (the same numbers; the optimiser's gradients need both at every call)."""
+        """:meth:`k_of_r2` and ``d kbar / d r2`` together, sharing one square root and exponential
+        (the optimiser's gradients need both at every call)."""
         if self.form == "rbf":
             e = np.exp(-0.5 * r2)
             return e, -0.5 * e

@@ -2,8 +2,9 @@
 final regrets beside the paper's Table 1 means, the default against the paper's MF3 means, MF3
 against the others, the regret and cumulative
 suggestion seconds against trials (the paper's Fig. 1), the development runs behind the
-default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``), and where a suggestion's seconds go at 20-100
-parameters (``benchmarks.dec_hbo_phases``)."""
+default ``beta_scale`` (``dec_hbo_beta_dev.jsonl``), where a suggestion's seconds go at 20-100
+parameters (``benchmarks.dec_hbo_phases``) and which structure it learns
+(``benchmarks.dec_hbo_structure``)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
             "",
             *beta,
             *_phases_section(results),
+            *_structure_section(results),
         ]
     limits = _limits(rows)
     lines = [
@@ -83,6 +85,7 @@ def page(results: pathlib.Path, img: pathlib.Path) -> list[str]:
         "",
         *beta,
         *_phases_section(results),
+        *_structure_section(results),
     ]
 
 
@@ -106,6 +109,27 @@ def _phases_section(results: pathlib.Path) -> list[str]:
         "(`python -m benchmarks.dec_hbo_phases`; phases in its docstring; one thread)."
     )
     return ["## Where the seconds go", "", intro, "", *dec_hbo_phases.summarise(rows), ""]
+
+
+def _structure_section(results: pathlib.Path) -> list[str]:
+    """Which structure the default learns on the problems whose structure is known
+    (``benchmarks.dec_hbo_structure``)."""
+    from benchmarks import dec_hbo_structure
+
+    rows = read_rows(results / "dec_hbo_structure.jsonl")
+    if not rows:
+        return []
+    intro = (
+        "How much of the true additive structure the default's structure samples hold along a "
+        "run on the high-dimensional problems whose structure is known "
+        "([high-dimensional page](high_dim.md)): the fraction of the truly interacting pairs of "
+        "parameters they group together, what a random partition with the same group sizes "
+        "would group, and the fraction of their grouped pairs that do not interact; the mean "
+        "over a run's structure samples, median over seeds (`python -m "
+        "benchmarks.dec_hbo_structure`: ask/tell in one process from 10 uniform points; the "
+        "Branin chain's overlapping pairs cannot all share a group)."
+    )
+    return ["## Which structure it learns", "", intro, "", *dec_hbo_structure.summarise(rows), ""]
 
 
 def _seconds(rows: list[dict]) -> dict:

@@ -187,6 +187,13 @@ BENCHMARKS: list[Benchmark] = [
     *(runs(f"speed_{c}", "speed", "", q, command=c) for c, q in SPEED.items()),
     runs("dec_hbo_phases", "dec_hbo_phases", "", "--cells 20x100", cache=False),
     runs(
+        "dec_hbo_structure",
+        "dec_hbo_structure",
+        "",
+        "--seeds 1 --problems branin-chain-24 --checkpoints 12",
+        cache=False,
+    ),
+    runs(
         "failure_cost",
         "failure_cost",
         "--seeds 3",

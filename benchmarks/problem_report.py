@@ -264,13 +264,23 @@ def _own_seeds(cells: dict, page: ProblemPage) -> str:
 
 
 def _limits(rows: list[dict], noun: str) -> str:
-    limits = sorted({r["wall_limit"] for r in rows if r.get("wall_limit")})
-    if not limits:
+    """Each wall-time limit with the samplers and problems it held, and how many of those runs
+    it stopped."""
+    limited = [r for r in rows if r.get("wall_limit")]
+    if not limited:
         return ""
-    stopped = sum("stopped_at" in r for r in rows)
+    parts = []
+    for limit in sorted({r["wall_limit"] for r in limited}):
+        rs = [r for r in limited if r["wall_limit"] == limit]
+        samplers = ", ".join(LABELS.get(s, s) for s in sorted({r["sampler"] for r in rs}))
+        problems = ", ".join(sorted({r["function"] for r in rs}))
+        stopped = sum(r.get("stopped_at") is not None for r in rs)
+        parts.append(
+            f"{samplers} after {limit:g} s on {problems} ({stopped} of {len(rs)} runs stopped)"
+        )
     return (
-        f" Runs were stopped after {', '.join(f'{v:g}' for v in limits)} s of wall time "
-        f"({stopped} of {len(rows)} stopped early; their {noun} is that of the trials they ran)."
+        f" Runs stopped at a wall-time limit: {'; '.join(parts)}; a stopped run's {noun} is "
+        "that of the trials it ran."
     )
 
 

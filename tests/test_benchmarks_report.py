@@ -355,6 +355,34 @@ def test_a_sampler_on_its_own_seeds_is_compared_on_the_seeds_both_ran():
     assert "| rotated-levy-20 | 200 | **200** (87.5 – 200) | 100 (100 – 100) |" in text
 
 
+def test_each_wall_time_limit_names_its_samplers_problems_and_stopped_runs():
+    from benchmarks import high_dim
+
+    def row(function, sampler, seed, limit=None, stopped=None):
+        r = {
+            "function": function,
+            "sampler": sampler,
+            "seed": seed,
+            "regret": [1.0],
+            "workers": 1,
+            "n_trials": 200,
+            "mode": "seq",
+            "cpu_seconds_per_suggestion": 1.0,
+            "seconds_per_suggestion": 1.0,
+        }
+        r |= {"wall_limit": limit} if limit else {}
+        return r | ({"stopped_at": stopped} if stopped else {})
+
+    rows = [row(f, "egp-auto", 0) for f in ("rotated-levy-20", "rover-60")]
+    rows += [row("rotated-levy-20", "gp", 0, 1800), row("rover-60", "gp", 0, 600, 312)]
+    text = "\n".join(problem_report.summarise(rows, "Sequential", high_dim.PAGE))
+
+    assert (
+        "Runs stopped at a wall-time limit: GPSampler after 600 s on rover-60 (1 of 1 runs "
+        "stopped); GPSampler after 1800 s on rotated-levy-20 (0 of 1 runs stopped)" in text
+    )
+
+
 def test_front_hypervolumes_agree_with_the_literature():
     # ZDT1: 11^2 - 1 + 2/3 in closed form; a staircase of 5000 points misses O(1/n) of it.
     assert mo_functions.max_hypervolume("zdt1") == pytest.approx(120 + 2 / 3, rel=1e-5)

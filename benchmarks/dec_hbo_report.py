@@ -123,11 +123,13 @@ def _structure_section(results: pathlib.Path) -> list[str]:
         "How much of the true additive structure the default's structure samples hold along a "
         "run on the high-dimensional problems whose structure is known "
         "([high-dimensional page](high_dim.md)): the fraction of the truly interacting pairs of "
-        "parameters they group together, what a random partition with the same group sizes "
-        "would group, and the fraction of their grouped pairs that do not interact; the mean "
-        "over a run's structure samples, median over seeds (`python -m "
-        "benchmarks.dec_hbo_structure`: ask/tell in one process from 10 uniform points; the "
-        "Branin chain's overlapping pairs cannot all share a group)."
+        "parameters they group together and the fraction of their grouped pairs that do not "
+        "interact, each beside what a random partition with the same group sizes scores in "
+        "expectation; the mean over the structure samples that suggested the checkpoint's last "
+        "trial, median over seeds, with the trials they were learned from (the chain runs on a "
+        "schedule). `python -m benchmarks.dec_hbo_structure`: ask/tell in one process from "
+        f"{STARTUP_TRIALS} uniform points; the Branin chain's overlapping pairs cannot all share "
+        "a group, and groups of six hold at least two false pairs in three there."
     )
     return ["## Which structure it learns", "", intro, "", *dec_hbo_structure.summarise(rows), ""]
 

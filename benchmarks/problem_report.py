@@ -264,23 +264,23 @@ def _own_seeds(cells: dict, page: ProblemPage) -> str:
 
 
 def _limits(rows: list[dict], noun: str) -> str:
-    """Each wall-time limit with the samplers and problems it held, and how many of those runs
-    it stopped."""
+    """Each sampler's wall-time limit with the problems it held, and how many of those runs it
+    stopped."""
     limited = [r for r in rows if r.get("wall_limit")]
     if not limited:
         return ""
     parts = []
-    for limit in sorted({r["wall_limit"] for r in limited}):
-        rs = [r for r in limited if r["wall_limit"] == limit]
-        samplers = ", ".join(LABELS.get(s, s) for s in sorted({r["sampler"] for r in rs}))
+    for limit, sampler in sorted({(r["wall_limit"], r["sampler"]) for r in limited}):
+        rs = [r for r in limited if (r["wall_limit"], r["sampler"]) == (limit, sampler)]
         problems = ", ".join(sorted({r["function"] for r in rs}))
         stopped = sum(r.get("stopped_at") is not None for r in rs)
         parts.append(
-            f"{samplers} after {limit:g} s on {problems} ({stopped} of {len(rs)} runs stopped)"
+            f"{LABELS.get(sampler, sampler)} {limit:g} s on {problems} "
+            f"({stopped} of {len(rs)} runs stopped by it)"
         )
     return (
-        f" Runs stopped at a wall-time limit: {'; '.join(parts)}; a stopped run's {noun} is "
-        "that of the trials it ran."
+        f" Wall-time limits: {'; '.join(parts)}; a stopped run's {noun} is that of the trials "
+        "it ran."
     )
 
 

@@ -378,8 +378,8 @@ def test_each_wall_time_limit_names_its_samplers_problems_and_stopped_runs():
     text = "\n".join(problem_report.summarise(rows, "Sequential", high_dim.PAGE))
 
     assert (
-        "Runs stopped at a wall-time limit: GPSampler after 600 s on rover-60 (1 of 1 runs "
-        "stopped); GPSampler after 1800 s on rotated-levy-20 (0 of 1 runs stopped)" in text
+        "Wall-time limits: GPSampler 600 s on rover-60 (1 of 1 runs stopped by it); GPSampler "
+        "1800 s on rotated-levy-20 (0 of 1 runs stopped by it)" in text
     )
 
 

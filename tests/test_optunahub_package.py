@@ -73,10 +73,20 @@ def test_no_install_instruction_names_a_distribution_that_is_not_on_pypi():
         assert "pip install egp-samplers" not in path.read_text(), path.name
 
 
-def test_example_runs_in_a_copy_of_the_registry_layout(tmp_path, capsys, unload):
-    """A copy of the folder into a registry's ``package/samplers/`` works as it is."""
+def test_the_example_loads_from_the_registry_as_the_template_does():
+    """The registry's template example loads the package with ``optunahub.load_module``; ours
+    does so unless asked for the local folder (``--local``, tested below)."""
+    source = (REGISTRY_ROOT / PACKAGE / "example.py").read_text()
+    assert "optunahub.load_module(package=PACKAGE)" in source
+    assert 'PACKAGE = "samplers/egp_ts"' in source
+
+
+def test_example_runs_in_a_copy_of_the_registry_layout(tmp_path, capsys, monkeypatch, unload):
+    """A copy of the folder into a registry's ``package/samplers/`` works as it is, loaded
+    locally (``--local``: the package is not published, and tests do not fetch it)."""
     copy = tmp_path / "package" / PACKAGE
     shutil.copytree(REGISTRY_ROOT / PACKAGE, copy)
+    monkeypatch.setattr(sys, "argv", [str(copy / "example.py"), "--local"])
     runpy.run_path(str(copy / "example.py"), run_name="__main__")
     assert capsys.readouterr().out.startswith("best value ")
     assert Path(sys.modules[MODULE_NAME].__file__).parent == copy  # loaded from the copy

@@ -1,17 +1,22 @@
-"""EGPTSSampler from OptunaHub on a 2-D quadratic.
+"""EGPTSSampler from OptunaHub on a 2-D quadratic, as the registry's template example runs it.
 
-Run from any folder:  python path/to/samplers/egp_ts/example.py
-The package is loaded from the folder that holds this file, laid out as in the OptunaHub registry
-(``<registry root>/samplers/egp_ts``). Once the package is in the registry,
-``optunahub.load_module("samplers/egp_ts")`` loads it from there instead.
+    python example.py            # the package from the OptunaHub registry (optunahub.load_module)
+    python example.py --local    # the package from the folder that holds this file
+
+``--local`` loads the package laid out as in the registry (``<registry root>/samplers/egp_ts``)
+with ``optunahub.load_local_module``: it works in a checkout of egp-samplers and in a copy of the
+registry alike, before the package is published.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import optuna
 import optunahub
+
+PACKAGE = "samplers/egp_ts"
 
 
 def objective(trial: optuna.Trial) -> float:
@@ -21,8 +26,11 @@ def objective(trial: optuna.Trial) -> float:
 
 
 if __name__ == "__main__":
-    registry_root = str(Path(__file__).resolve().parents[2])  # the folder that holds samplers/
-    module = optunahub.load_local_module(package="samplers/egp_ts", registry_root=registry_root)
+    if "--local" in sys.argv[1:]:
+        registry_root = str(Path(__file__).resolve().parents[2])  # the folder that holds samplers/
+        module = optunahub.load_local_module(package=PACKAGE, registry_root=registry_root)
+    else:
+        module = optunahub.load_module(package=PACKAGE)
     study = optuna.create_study(sampler=module.EGPTSSampler(seed=0))
     study.optimize(objective, n_trials=30)
     print(f"best value {study.best_value:.5f} at {study.best_params}")

@@ -167,7 +167,8 @@ def main(argv=None) -> None:
         true_pairs(problem, PROBLEMS[problem].d)  # of known structure, or a ValueError naming it
         if not a.checkpoints and problem not in CHECKPOINTS:
             raise ValueError(f"no default checkpoints for {problem!r}: pass --checkpoints")
-    checkpoint_list(a.checkpoints or "100")
+    if a.checkpoints:
+        checkpoint_list(a.checkpoints)  # a ValueError naming them before any run
     jobs = [
         {
             "sampler": "dec-hbo-mf6",  # the default's name: rows carry its behaviour fingerprint

@@ -13,9 +13,9 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial
 
 from optuna_egp import _storage
+from optuna_egp._named import split_arguments
 from optuna_egp._warnings import logger
 from optuna_egp.core_sampler import CoreSampler
-from optuna_egp.named_samplers import split_arguments
 from shared_core.models.kernels import KernelSpec
 from shared_core.registry import make_algorithm
 from shared_core.validation import check_int
@@ -76,6 +76,7 @@ class DistributedTSSampler(CoreSampler):
         n_features: surrogate option as in ``EGPTSSampler``.
         fantasize_pending: surrogate option as in ``EGPTSSampler``.
         warp_outputs: surrogate option as in ``EGPTSSampler``.
+        deterministic_objective: surrogate option as in ``EGPTSSampler`` (noise fixed at its floor).
         seed: seed of this agent's generator, mixed with ``agent_id`` so that agents given the same
             seed draw different points.
         n_startup_trials: completed trials of the agent's neighbourhood before its model is used.
@@ -106,6 +107,7 @@ class DistributedTSSampler(CoreSampler):
         n_features: int = 512,
         fantasize_pending: bool = True,
         warp_outputs: bool = True,
+        deterministic_objective: bool = False,
         seed: int | None = None,
         n_startup_trials: int = 10,
         independent_sampler: BaseSampler | None = None,

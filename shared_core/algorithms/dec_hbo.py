@@ -69,6 +69,7 @@ from shared_core.algorithms.dec_hbo_structure import StructureFitter
 from shared_core.algorithms.dec_hbo_tables import factor_table, parameter_grids
 from shared_core.interface import Observations, OneAtATimeAlgorithm
 from shared_core.models.additive import AdditiveHyper, AdditivePosterior
+from shared_core.models.gp import NOISE_FLOOR
 from shared_core.models.output_transform import OutputTransform
 from shared_core.models.refit import RefitSchedule, fit_subset
 from shared_core.models.structure import Partition, canonical, partition_columns
@@ -134,6 +135,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             the additive GPs averaged over the structure samples, started from the max-sum and
             the best observed points, or ``"ucb"``, the additive UCB max-sum maximised (the
             paper's).
+        deterministic_objective: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`: the
+            additive GPs' noise variance fixed at its floor.
     """
 
     models_constraints = False  # refused: DEC-HBO does not model them
@@ -155,6 +158,7 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
         n_raw: int = 256,
         n_starts: int = 4,
         acquisition: str = "ei",
+        deterministic_objective: bool = False,
     ) -> None:
         if acquisition not in ("ei", "ucb"):
             raise ValueError(f"acquisition must be 'ei' or 'ucb', got {acquisition!r}")
@@ -171,6 +175,8 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             raise ValueError(f"kernel must be 'matern52', 'matern32' or 'rbf', got {kernel!r}")
         self.kernel = kernel
         self.warp_outputs = check_bool("warp_outputs", warp_outputs)
+        deterministic = check_bool("deterministic_objective", deterministic_objective)
+        self.noise = NOISE_FLOOR if deterministic else None  # None: fitted
         self.n_raw = check_int("n_raw", n_raw, minimum=1)
         self.n_starts = check_int("n_starts", n_starts, minimum=1)
         self.schedule = RefitSchedule()
@@ -233,7 +239,9 @@ class DECHBOAlgorithm(OneAtATimeAlgorithm):
             or len(obs.y) >= STRUCTURE_GROWTH * self._n_at_structure
             or len(param_columns) * len(rows) ** 2 <= CHAIN_WORK  # cheap: at every refit
         )
-        fitter = StructureFitter(param_columns, X, y, self.kernel, dict(self._hypers), full=anew)
+        fitter = StructureFitter(
+            param_columns, X, y, self.kernel, dict(self._hypers), full=anew, noise=self.noise
+        )
         n_params = len(param_columns)
         if anew:
             self._n_at_structure = len(obs.y)

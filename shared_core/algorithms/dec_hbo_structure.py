@@ -51,6 +51,7 @@ class StructureFitter:
         full: fit a partition that inherits nothing from the prior mode too, ``FIT_MAXITER``
             iterations (at the refits where the structure is sampled anew, so that a fit stuck
             in a poor optimum since the first trials gets out), else warm.
+        noise: a fixed noise variance (a deterministic objective), else None (fitted).
     """
 
     def __init__(
@@ -62,9 +63,10 @@ class StructureFitter:
         previous: Mapping[Partition, AdditiveHyper],
         *,
         full: bool = False,
+        noise: float | None = None,
     ) -> None:
         self.param_columns, self.X, self.y, self.form = param_columns, X, y, form
-        self.previous, self.full = previous, full
+        self.previous, self.full, self.noise = previous, full, noise
         self.fits: dict[Partition, AdditiveHyper] = {}
         self.evidences: dict[Partition, float] = {}  # of the fits
 
@@ -82,6 +84,7 @@ class StructureFitter:
                 start=start,
                 maxiter=WARM_MAXITER if warm else FIT_MAXITER,
                 from_prior=not warm,
+                noise=self.noise,
             )
         return self.fits[partition]
 

@@ -72,6 +72,7 @@ class DistributedTSAlgorithm:
         n_features: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
         fantasize_pending: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
         warp_outputs: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
+        deterministic_objective: as in :class:`~shared_core.algorithms.egp.EGPAlgorithm`.
     """
 
     source_attribute = "agent_id"  # the trial attribute adapters read each trial's agent from
@@ -92,6 +93,7 @@ class DistributedTSAlgorithm:
         n_features: int = 512,
         fantasize_pending: bool = True,
         warp_outputs: bool = True,
+        deterministic_objective: bool = False,
     ) -> None:
         if surrogate not in SURROGATES:
             raise ValueError(f"surrogate must be one of {SURROGATES}, got {surrogate!r}")
@@ -111,6 +113,7 @@ class DistributedTSAlgorithm:
             n_features=n_features,
             fantasize_pending=fantasize_pending,
             warp_outputs=warp_outputs,
+            deterministic_objective=deterministic_objective,
         )
         # validates the options now, not at the first suggestion
         EGPAlgorithm(**self._model_options)

@@ -76,6 +76,7 @@ from shared_core.models.constraint_models import (
     believed_feasible,
 )
 from shared_core.models.ensemble import EnsembleGP, Member
+from shared_core.models.gp import NOISE_FLOOR
 from shared_core.models.kernels import KernelSpec, parse_kernels
 from shared_core.optim.acquisition_optimizer import matches_any, maximize_acquisition
 from shared_core.optim.boundary_polish import polish_on_boundary
@@ -118,6 +119,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         exact_limit: above this many observations each GP is a feature-space posterior.
         warp_outputs: fit GPs to warped values
             (:class:`~shared_core.models.ensemble.OutputTransform`).
+        deterministic_objective: the objective (and constraint values) are noise-free: every GP's
+            noise variance is fixed at its floor (:data:`~shared_core.models.gp.NOISE_FLOOR`, as
+            GPSampler's ``deterministic_objective``) instead of fitted under its log-normal prior.
         n_raw: acquisition optimiser budget: random candidates scored.
         n_starts: acquisition optimiser budget: the best candidates refined by L-BFGS-B.
     """
@@ -136,6 +140,7 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
         warp_outputs: bool = True,
         n_raw: int = 512,
         n_starts: int = 8,
+        deterministic_objective: bool = False,
     ) -> None:
         if acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
@@ -155,6 +160,9 @@ class EGPAlgorithm(OneAtATimeAlgorithm):
             n_frequencies=n_features // 2,
             exact_limit=exact_limit,
             warp_outputs=check_bool("warp_outputs", warp_outputs),
+            noise=NOISE_FLOOR
+            if check_bool("deterministic_objective", deterministic_objective)
+            else None,
         )
         self.constraint_models = ConstraintModels(self.model)
         self.objective_models = OutcomeModels(self.model)  # objectives 1, ..., m - 1

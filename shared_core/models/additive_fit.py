@@ -215,14 +215,16 @@ def _fit(
     start: AdditiveHyper | None,
     maxiter: int,
     from_prior: bool = True,
+    noise: float | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best ``theta`` of L-BFGS-B runs from the prior mode (unless ``from_prior`` is False and
-    ``start`` fits) and ``start``, and its objective."""
+    ``start`` fits) and ``start``, and its objective; the noise fixed at ``noise`` if given."""
     d, G = X.shape[1], len(groups)
     # the groups share the standardised variance: each amp's lower bound is gp.py's over G (so
     # the prior mode, 1 / (e G), stays inside it for many groups)
     amp_bounds = (_LOG_AMP_BOUNDS[0] - math.log(G), _LOG_AMP_BOUNDS[1])
-    bounds = [_LOG_LS_BOUNDS] * d + [amp_bounds] * G + [_LOG_NOISE_BOUNDS]
+    noise_bounds = _LOG_NOISE_BOUNDS if noise is None else (math.log(noise), math.log(noise))
+    bounds = [_LOG_LS_BOUNDS] * d + [amp_bounds] * G + [noise_bounds]
     lo, hi = np.array(bounds).T  # (d + G + 1,) each
     mu, sd = _prior_moments(groups, d)
     starts = [mu - sd**2]  # the log-normal modes, exp(mu - sd^2) for each value
@@ -263,6 +265,7 @@ def fit_additive(
     form: str = "matern52",
     start: AdditiveHyper | None = None,
     maxiter: int = 200,
+    noise: float | None = None,
 ) -> AdditiveHyper:
     """MAP lengthscales, signal variances and noise variance by L-BFGS-B in log space.
 
@@ -273,8 +276,12 @@ def fit_additive(
         start: a previous fit, tried as a start besides the prior mode (ignored if its shapes
             do not fit); the better optimum is kept.
         maxiter: L-BFGS-B iterations per start.
+        noise: a fixed noise variance instead of a fitted one (e.g.
+            :data:`~shared_core.models.gp.NOISE_FLOOR` for a deterministic objective).
     """
-    return additive_log_evidence(groups, X, y, form=form, start=start, maxiter=maxiter)[0]
+    return additive_log_evidence(
+        groups, X, y, form=form, start=start, maxiter=maxiter, noise=noise
+    )[0]
 
 
 def additive_log_evidence(
@@ -286,6 +293,7 @@ def additive_log_evidence(
     start: AdditiveHyper | None = None,
     maxiter: int = 200,
     from_prior: bool = True,
+    noise: float | None = None,
 ) -> tuple[AdditiveHyper, float]:
     """:func:`fit_additive`'s hyperparameters and the maximised ``log p(y | X, h) + log p(h)``.
 
@@ -296,13 +304,14 @@ def additive_log_evidence(
     density of the values that the fit maximises has the Jacobian ``-sum(theta)`` besides, which
     gives each factor's amplitude about ``log G`` nats that have nothing to do with the data and
     so would favour many small groups when there are few observations. ``-inf`` if no fit
-    succeeded. ``from_prior=False``: from ``start`` alone when it fits (a warm refit).
+    succeeded. ``from_prior=False``: from ``start`` alone when it fits (a warm refit). ``noise``:
+    as :func:`fit_additive`'s.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     _check_data(X, y)
     spec = KernelSpec(form, ard=True)
     checked = _check_groups(groups, X.shape[1])
-    theta, val = _fit(checked, X, y, spec, start, maxiter, from_prior)
+    theta, val = _fit(checked, X, y, spec, start, maxiter, from_prior, noise)
     failed = val >= 0.1 * _FAILED
     log_evidence = -math.inf if failed else _evidence(-val, theta, checked, X.shape[1])
     return _unpack(theta, X.shape[1]), float(log_evidence)

@@ -82,6 +82,9 @@ class EnsembleGP:
         refit_fraction, refit_max_interval: the refit schedule described in the module docstring.
         warp_outputs: use the :class:`OutputTransform` warping (default True); plain
             standardisation otherwise.
+        noise: a fixed noise variance of every GP (standardised scale; e.g.
+            :data:`~shared_core.models.gp.NOISE_FLOOR` for a deterministic objective) instead of
+            a fitted one (default None: fitted).
     """
 
     def __init__(
@@ -94,6 +97,7 @@ class EnsembleGP:
         refit_fraction: float = 0.1,
         refit_max_interval: int = 50,
         warp_outputs: bool = True,
+        noise: float | None = None,
     ) -> None:
         self.kernels = tuple(kernels) if kernels is not None else default_dictionary()
         self.n_frequencies = n_frequencies
@@ -101,6 +105,7 @@ class EnsembleGP:
         self.max_fit_points = max_fit_points
         self.schedule = RefitSchedule(fraction=refit_fraction, max_interval=refit_max_interval)
         self.warp_outputs = warp_outputs
+        self.noise = noise
         self.members: list[Member] = []
         self.log_w = np.zeros(0)  # (M,)
         self.transform = OutputTransform()
@@ -120,6 +125,7 @@ class EnsembleGP:
             exact_limit=self.exact_limit,
             max_fit_points=self.max_fit_points,
             warp_outputs=self.warp_outputs,
+            noise=self.noise,
         )
         out.schedule = self.schedule  # frozen: shared as is
         return out
@@ -177,7 +183,9 @@ class EnsembleGP:
         rows = fit_subset(X, ys, self.max_fit_points, rng)
         previous = {m.spec: m.hyper for m in self.members}
         hypers = [
-            fit_hyperparameters(spec, X[rows], ys[rows], warm_start=previous.get(spec))
+            fit_hyperparameters(
+                spec, X[rows], ys[rows], warm_start=previous.get(spec), noise=self.noise
+            )
             for spec in self.kernels
         ]
         self._build(X, y, hypers, rng)
@@ -309,6 +317,8 @@ class EnsembleGP:
                 )
                 if not hyperparameters_valid(spec, hyper, d):
                     return None
+                if self.noise is not None and not math.isclose(hyper.noise, self.noise):
+                    return None  # fitted by a process that learns the noise
                 hypers.append(hyper)
             return hypers
         except Exception:  # malformed: missing keys, wrong types, huge numbers, ...

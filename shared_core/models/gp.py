@@ -32,14 +32,24 @@ from shared_core.models.kernels import (
 )
 from shared_core.models.surrogate import VARIANCE_FLOOR, kriging_believer
 
-__all__ = ["GPHyper", "fit_hyperparameters", "ExactPosterior", "PathwiseSample", "safe_cholesky"]
+__all__ = [
+    "NOISE_FLOOR",
+    "GPHyper",
+    "fit_hyperparameters",
+    "ExactPosterior",
+    "PathwiseSample",
+    "safe_cholesky",
+]
 
 _logger = logging.getLogger(__name__)
 _LOG_2PI = math.log(2.0 * math.pi)
 
 # Bounds (log space) and priors of the MAP fit. Targets are standardised, inputs in the unit cube.
 _LOG_AMP_BOUNDS = (math.log(0.05), math.log(20.0))
-_LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(0.5))
+# The noise variance's floor (standardised scale, as GPSampler's minimum): a deterministic
+# objective's GPs fix it there, for a Cholesky that stays stable at repeated points.
+NOISE_FLOOR = 1e-6
+_LOG_NOISE_BOUNDS = (math.log(NOISE_FLOOR), math.log(0.5))
 _LOG_LS_BOUNDS = (math.log(1e-3), math.log(1e3))
 _NOISE_PRIOR = (-4.0, 1.0)  # log-normal on the noise variance (BoTorch's current default)
 _AMP_PRIOR = (0.0, 1.0)  # log-normal on the signal variance around the standardised scale

@@ -28,10 +28,13 @@ from optuna_egp._space import RelativeSpace
 from shared_core.optim.acquisition_optimizer import matches_any
 from shared_core.search_space import SearchSpace
 
-__all__ = ["CLAIM_KEY", "Claim", "claimed_point", "random_new_point", "settled"]
+__all__ = ["CLAIM_KEY", "SUGGESTED_BY", "Claim", "claimed_point", "random_new_point", "settled"]
 
-# {"space": hash, "x": encoded point}, written as soon as a point is chosen
+# {"space": hash, "x": encoded point, "by": one of SUGGESTED_BY}, written once a point is chosen
 CLAIM_KEY = "egp_samplers:claim"
+# how a claimed point was chosen: the algorithm's model, a random start-up point, or a random point
+# nobody has taken (after ALGORITHM_DRAWS conflicting draws)
+SUGGESTED_BY = ("model", "start-up", "random")
 
 # Two running trials (of any workers) closer than this in the encoded space (the unit box:
 # 0.1% of a range) count as one point, and the later choice moves. Acquisition maxima found
@@ -89,17 +92,17 @@ class Claim:
         """Whether the next point is the algorithm's (the first ``ALGORITHM_DRAWS`` are)."""
         return self.n_draws < ALGORITHM_DRAWS
 
-    def stake(self, x: np.ndarray) -> np.ndarray | None:
-        """Claim the ``(d,)`` point ``x`` (write it to the trial, then read the other trials'
-        points back). None if ``x`` is the trial's: no other trial has it, the claim could not be
-        written, or it was the last point drawn. Otherwise ``(k, d)``, the points now known to be
-        taken (the data may be seconds old by now): the conflicting ones, and the others the
-        algorithm may learn from."""
+    def stake(self, x: np.ndarray, by: str) -> np.ndarray | None:
+        """Claim the ``(d,)`` point ``x``, chosen ``by`` (one of :data:`SUGGESTED_BY`): write it to
+        the trial, then read the other trials' points back. None if ``x`` is the trial's: no other
+        trial has it, the claim could not be written, or it was the last point drawn. Otherwise
+        ``(k, d)``, the points now known to be taken (the data may be seconds old by now): the
+        conflicting ones, and the others the algorithm may learn from."""
         self.n_draws += 1
         study, trial, space = self.study, self.trial, self.space
         try:
             _storage.write_system_attr(
-                study, trial, CLAIM_KEY, {"space": space.key, "x": x.tolist()}
+                study, trial, CLAIM_KEY, {"space": space.key, "x": x.tolist(), "by": by}
             )
         except Exception as err:  # without a claim there is no check; never a reason to fail
             self.warn(

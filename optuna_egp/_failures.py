@@ -21,7 +21,7 @@ from optuna_egp._space import CompletedTrialEncodings, RelativeSpace
 
 __all__ = ["FAILURE_KEY", "failed_points", "mark_failed"]
 
-FAILURE_KEY = "egp:failed_at_point"
+FAILURE_KEY = "egp_samplers:failed_at_point"
 
 
 def mark_failed(study: Study, trial: FrozenTrial, state: TrialState) -> None:

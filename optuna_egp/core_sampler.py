@@ -308,7 +308,8 @@ class CoreSampler(BaseSampler):
                 x = _suggestion(
                     self._algorithm, self._rng, space.core, data, X_pending, X[~repeatable], avoid
                 )
-                avoid = claim.stake(x)
+                by = "model" if data is not None else "start-up" if in_startup else "random"
+                avoid = claim.stake(x, by)
             # 4. Records of the suggestion, and its parameters.
             self._unwritten.add(study.study_name, trial.number, space, x)
             if not in_startup:

@@ -22,6 +22,7 @@ def _hartmann6_rows(X: np.ndarray) -> np.ndarray:
     return -(np.exp(-sq) * _H6_ALPHA).sum(axis=1)
 
 
+@pytest.mark.slow
 def test_the_mixed_minimum_is_feasible_and_between_hartmanns_and_random_searchs():
     value, params = mixed_hartmann.optimum()
     assert mixed_hartmann.evaluate(params) == pytest.approx(value, abs=1e-12)

@@ -25,6 +25,7 @@ def test_the_other_branch_of_two_branch_never_gets_below_its_threshold(better):
     assert min(outside) >= 0.5 and problem(problem.best_point) == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["hartmann6", "shekel4"])
 def test_every_local_minimum_but_the_global_one_lies_above_the_threshold(name):
     bounds, f, f_min = FUNCTIONS[name]

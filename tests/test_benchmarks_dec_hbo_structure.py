@@ -47,6 +47,7 @@ def test_chance_is_what_random_partitions_with_those_sizes_recover():
         assert np.mean([d[key] for d in drawn]) == pytest.approx(expected[chance], abs=0.006)
 
 
+@pytest.mark.slow
 def test_a_tiny_run_scores_each_structure_sample_at_its_checkpoints():
     job = {"sampler": "dec-hbo-mf6", "problem": "branin-chain-24", "seed": 0, "checkpoints": "12"}
     row = structure.run_one(job)

@@ -2,11 +2,13 @@
 problems' best values and a run's row."""
 
 import numpy as np
+import pytest
 
 from benchmarks import failures
 from benchmarks.failure_functions import PROBLEMS, _hpo_fails, _hpo_loss
 
 
+@pytest.mark.slow
 def test_the_training_runs_best_value_is_the_best_point_that_does_not_fail():
     # a grid over width and batch (learning rate and dropout at their optima), 0.01 apart
     grid = [

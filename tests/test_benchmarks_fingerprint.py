@@ -111,6 +111,7 @@ def test_a_pure_refactoring_keeps_fingerprints_and_a_bore_constant_changes_bore_
     assert changed["egp-auto"] == before["egp-auto"]
 
 
+@pytest.mark.slow
 def test_suggestions_are_rounded_positions_in_the_unit_cube_and_refusals_a_token():
     import optuna
 

@@ -45,6 +45,7 @@ def test_the_chain_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_the_chain_minimum_is_attained_and_below_random_points():
     d = 8
     minimum = hd.chain_minimum(d)

@@ -193,6 +193,7 @@ def test_model_plot_writes_the_picture_where_asked(tmp_path):
     assert "final kernel weights: rbf " in out
 
 
+@pytest.mark.slow
 def test_constrained_example_finds_the_boundary_optimum_with_feasible_trials(tmp_path):
     """EGPTSSampler's best feasible value, read from the example's output, is near the optimum
     2.0 on the constraint's boundary (seed 0 gives 2.003; random search over 30 trials gets
@@ -204,6 +205,7 @@ def test_constrained_example_finds_the_boundary_optimum_with_feasible_trials(tmp
     assert len(re.findall(r"\d+ of 30 trials feasible", out)) == 2, out
 
 
+@pytest.mark.slow
 def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_path):
     """Both studies report a hypervolume gap (never negative: ZDT1's true front dominates every
     point; 1e-3 allows for the grid of its computed hypervolume), and EGPTSSampler's printed front
@@ -230,6 +232,7 @@ def test_multi_objective_example_prints_a_pareto_front_above_the_true_one(tmp_pa
         assert not any(q[0] + 1e-4 <= p[0] and q[1] + 1e-4 <= p[1] for q in front), (p, out)
 
 
+@pytest.mark.slow
 def test_conditional_example_trials_hold_only_the_parameters_of_their_classifier(tmp_path):
     """14 trials (the first 10 are the start-up): every classifier's trials hold the classifier and
     its own parameters only, the counts add up to the trials run, the best accuracy printed is the

@@ -28,6 +28,7 @@ def _run(tmp_path, capsys, monkeypatch, tests=TESTS, name="test_demo"):
     return code, capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_without_the_variable_a_skip_passes(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv(conftest.FORBID_SKIPS, raising=False)
     code, out = _run(tmp_path, capsys, monkeypatch)
@@ -35,6 +36,7 @@ def test_without_the_variable_a_skip_passes(tmp_path, capsys, monkeypatch):
     assert "1 passed, 1 skipped" in out
 
 
+@pytest.mark.slow
 def test_with_the_variable_a_skip_fails_the_run_and_is_listed(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv(conftest.FORBID_SKIPS, "1")
     code, out = _run(tmp_path, capsys, monkeypatch)
@@ -52,6 +54,7 @@ def test_with_the_variable_a_skip_fails_the_run_and_is_listed(tmp_path, capsys, 
     assert code == pytest.ExitCode.OK, out
 
 
+@pytest.mark.slow
 def test_a_skip_that_says_it_is_allowed_in_ci_does_not_fail_the_run(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv(conftest.FORBID_SKIPS, "1")
     skip = f'pytest.skip("other release {conftest.ALLOWED_SKIP}")'

@@ -285,6 +285,7 @@ def _same(a, b) -> bool:
 
 
 # ------------------------------------------------------------------------------------------- Optuna
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SAMPLERS))
 def test_optuna_samplers_on_random_spaces_and_values(name):
     make = SAMPLERS[name]
@@ -310,6 +311,7 @@ def test_optuna_samplers_on_random_spaces_and_values(name):
 
 # The same properties for STO-BNTS, which refuses constraint values: the problems without them. A
 # narrow network and a short training (a model per ask); the robustness is the same at the defaults.
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["network", "linear"])
 def test_optuna_sto_bnts_on_random_spaces_and_values(variant):
     def make(seed):
@@ -337,6 +339,7 @@ def test_optuna_sto_bnts_on_random_spaces_and_values(variant):
 # table runs the fixed example and, for BORE++ (whose labels are its own), one drawn one; EGP-TS
 # and distributed TS (which models as EGP-TS does) get drawn objectives in the Ax table. Not
 # BORE's network variant (about 8 s for the fixed example alone), whose labels are BORE++'s.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name in SAMPLERS if name != "bore"])
 def test_optuna_samplers_with_several_objectives(name):
     make = SAMPLERS[name]
@@ -537,6 +540,7 @@ def _finite_or_huge(value: float) -> float:
     return value if math.isfinite(value) else math.copysign(1e300, value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", AX_METHODS)
 def test_ax_methods_on_random_spaces_and_values(method):
 

@@ -102,17 +102,8 @@ CHEAP = {
 }
 
 
-@pytest.mark.parametrize(
-    "method",
-    [
-        "egp-ts",
-        "egp-ei",
-        "bore++",
-        "dec-hbo",
-        "sto-bnts",
-        pytest.param("bore", marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["egp-ts", "egp-ei", "bore++", "dec-hbo", "sto-bnts", "bore"])
 def test_mixed_space_with_constraint_and_batches(method):
     client = _client(
         generation_strategy(method, initialization_trials=5, seed=0, **CHEAP.get(method, {}))
@@ -151,6 +142,7 @@ def test_same_seed_gives_same_trials():
     assert runs[0] == runs[1]
 
 
+@pytest.mark.slow
 def test_json_round_trip_continues_the_strategy(tmp_path):
     path = str(tmp_path / "client.json")
     client = _client(
@@ -186,6 +178,7 @@ def test_json_round_trip_continues_the_strategy(tmp_path):
     assert len(_run(loaded, [2, 2])) == 4
 
 
+@pytest.mark.slow
 def test_maximisation_direction_is_respected():
     """Maximising ``loss`` must move away from the minimum found when minimising."""
     lo = _client(generation_strategy("egp-ts", initialization_trials=4, seed=0), objective="-loss")
@@ -230,6 +223,7 @@ def test_numpy_numbers_are_accepted_and_stored_as_json_values():
     )
 
 
+@pytest.mark.slow
 def test_importing_other_packages_does_not_import_ax():
     code = (
         "import sys, optuna_egp, shared_core, shared_core.registry; "
@@ -270,6 +264,7 @@ def test_fixed_parameters_and_constraints_on_step_size_parameters():
     assert "egp-ts" in nodes
 
 
+@pytest.mark.slow
 def test_batches_in_a_small_discrete_space_hold_distinct_arms():
     """36 possible arms: Ax only de-duplicates against
     existing arms, so the node must keep a batch distinct."""
@@ -312,6 +307,7 @@ def test_every_package_has_the_distribution_version():
     )
 
 
+@pytest.mark.slow
 def test_dts_agents_are_trial_indices_modulo_the_number_of_agents_and_see_their_neighbourhood(
     tmp_path,
 ):

@@ -118,6 +118,7 @@ def _node_names(client) -> list[str]:
     return [t.generator_runs[0]._generation_node_name for t in client._experiment.trials.values()]
 
 
+@pytest.mark.slow
 def test_batches_hold_exactly_the_active_parameters_and_the_model_sees_every_arm():
     client = _client()
     seen = _run(client, [4, 3, 3, 3, 3])
@@ -130,6 +131,7 @@ def test_batches_hold_exactly_the_active_parameters_and_the_model_sees_every_arm
     assert sum(p["model"] == "lin" for p in seen[4:]) >= 7, seen[4:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, options", [("bore++", {}), ("dts", {"n_agents": 2})])
 def test_every_kind_of_algorithm_generates_valid_points(method, options):
     client = _client(method, initialization_trials=3, **options)
@@ -137,6 +139,7 @@ def test_every_kind_of_algorithm_generates_valid_points(method, options):
     assert _node_names(client)[3:] == [method] * (len(seen) - 3)
 
 
+@pytest.mark.slow
 def test_json_round_trip_continues_in_the_hierarchical_space(tmp_path):
     path = str(tmp_path / "client.json")
     client = _client(initialization_trials=3)

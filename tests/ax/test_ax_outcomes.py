@@ -205,6 +205,7 @@ def test_json_storage_keeps_the_check_and_the_constraints(tmp_path):
     np.testing.assert_allclose(obs.constraints[:, 0], 3 * obs.X[:, 0] - 2)
 
 
+@pytest.mark.slow
 def test_egp_ts_follows_an_outcome_constraint():
     """Minimise (x-2)^2 + (y-2)^2 on [0, 3]^2 subject to x + y <= 2 (optimum 2 at (1, 1), on the
     boundary), the constraint an outcome constraint on the metric ``c``.
@@ -272,6 +273,7 @@ def test_several_objectives_without_thresholds_have_an_inferred_reference_point(
     np.testing.assert_array_equal(obs.reference_point, [np.nan, np.nan])  # the core infers it
 
 
+@pytest.mark.slow
 def test_egp_ts_with_two_objectives_thresholds_a_constraint_batches_and_json(tmp_path):
     """A real run with the ``MultiObjective`` capability of ``"egp-ts"``: the ZDT1 problem
     (Zitzler, Deb & Thiele, "Comparison of multiobjective evolutionary algorithms: empirical

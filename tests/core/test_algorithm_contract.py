@@ -93,6 +93,7 @@ def test_every_registered_method_lists_its_options_and_builds_an_algorithm(metho
     assert isinstance(_make(method), Algorithm)
 
 
+@pytest.mark.slow
 @each_method
 def test_suggestions_are_valid_encoded_points_with_or_without_data(method):
     rng = np.random.default_rng(0)
@@ -145,6 +146,7 @@ def test_suggestions_in_a_conditional_space_have_inactive_parameters_at_their_fi
     assert gaps.min() > 1e-9
 
 
+@pytest.mark.slow
 @each_method
 def test_the_same_seed_gives_the_same_suggestions(method):
     X, y = _data()

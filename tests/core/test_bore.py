@@ -87,6 +87,7 @@ def _space():
     return SearchSpace({"a": FloatParam(0.0, 1.0), "b": FloatParam(0.0, 1.0)})
 
 
+@pytest.mark.slow
 def test_sequential_suggestion_is_the_acquisition_argmax_and_batches_spread():
     X, y = _data()
     space = _space()
@@ -166,6 +167,7 @@ def test_synchronous_batch_is_queued_until_new_data():
     assert len(alg._queue) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 def test_mixed_space_with_constraint_gives_valid_feasible_distinct_points(variant):
     space = SearchSpace(
@@ -194,6 +196,7 @@ def test_categorical_only_space_and_constant_values():
     assert {space.decode(x)["c"] for x in out} == {"c", "d"}  # unevaluated choices first, no repeat
 
 
+@pytest.mark.slow
 def test_same_seed_same_suggestions():
     X, y = _data()
     runs = [
@@ -300,6 +303,7 @@ def test_classifier_is_reused_while_data_is_unchanged_and_refitted_on_schedule_b
     assert alg.classifier.n_at_refit == 37 and len(alg.classifier.post.y) == 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 def test_a_changed_search_space_or_study_gets_a_fresh_classifier(variant, monkeypatch):
     """Optuna's intersection space shrinks when a parameter becomes conditional (3 columns,

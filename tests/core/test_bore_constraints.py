@@ -133,6 +133,7 @@ def test_local_starts_are_the_good_points_best_first(monkeypatch):
     assert (obs.X[good].sum(axis=1) <= 1.0).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["bore++", "bore"])
 @pytest.mark.parametrize("batch_size", [None, 3])
 def test_every_variant_and_batch_mode_suggests_feasible_points(variant, batch_size):
@@ -146,6 +147,7 @@ def test_every_variant_and_batch_mode_suggests_feasible_points(variant, batch_si
     assert np.sum(X.sum(axis=1) - 1.0 <= 0.0) >= 2
 
 
+@pytest.mark.slow
 def test_short_core_loop_finds_the_constrained_optimum():
     """Minimise ``(x - 2)^2 + (y - 2)^2`` on ``[0, 3]^2`` s.t. ``x + y - 2 <= 0`` (optimum 2.0 at
     ``(1, 1)``, on the boundary): 8 random points, then 20 BORE++ suggestions.

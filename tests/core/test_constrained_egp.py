@@ -184,6 +184,7 @@ def _disc_problem(X):
     return ((P - 2.0) ** 2).sum(1), (P.sum(1) - 2.0)[:, None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("acquisition", ["ts", "ei"])
 def test_constrained_runs_stay_near_the_feasible_set_and_approach_the_optimum(acquisition):
     alg = EGPAlgorithm(acquisition=acquisition, **FAST)

@@ -359,6 +359,7 @@ def _recovery(seed: int, d: int = 12, n: int = 100) -> tuple[float, float]:
     return len(learned & true) / len(true), len(learned - true) / len(learned)
 
 
+@pytest.mark.slow
 def test_the_learned_structure_recovers_the_interacting_pairs():
     """12 parameters in 4 interacting triples (12 true pairs of 66), n = 100 uniform points, the
     chain started from the interaction partition. Seeds 0-5: the union of the structure samples

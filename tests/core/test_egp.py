@@ -26,6 +26,7 @@ SPACE = SearchSpace(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("acquisition", ["ts", "ei", "auto"])
 def test_finds_the_optimum_of_a_mixed_quadratic(acquisition):
     rng = np.random.default_rng(0)

@@ -70,6 +70,7 @@ def test_egp_fits_a_failure_model_on_the_failed_and_completed_points():
 
 # EGP-EI (its uncertainty draws it to the region it learns nothing of) and BORE++; over seeds
 # 0-2, 9 and 0 failures with the failed points as data against 29 and 12 without
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [lambda: EGPAlgorithm(acquisition="ei", **FAST), lambda: BOREAlgorithm(n_raw=128, n_starts=2)],

@@ -49,6 +49,7 @@ def test_build_mlp_needs_two_sizes():
         build_mlp((3,), np.random.default_rng(0))
 
 
+@pytest.mark.slow
 def test_importing_the_module_does_not_import_torch():
     code = "import sys, shared_core.models.network; print('torch' in sys.modules)"
     result = subprocess.run(

@@ -57,6 +57,7 @@ def test_ntk_network_is_the_ntk_parameterisation_written_out(activation, act, si
     )
 
 
+@pytest.mark.slow
 def test_jacobian_and_linearised_model_match_finite_differences():
     net = _net(d=2, width=6)
     theta = np.random.default_rng(0).standard_normal(net.n_params)
@@ -266,6 +267,7 @@ def test_the_suggestion_is_the_minimiser_of_the_trained_sample(monkeypatch):
     np.testing.assert_allclose(x, target.numpy(), atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "seeds", "ratio"), [("linear", 40, 0.2), ("network", 20, 0.5)])
 def test_running_trials_pin_the_sample_near_its_believed_value(variant, seeds, ratio):
     """With a running trial at x_p, each draw at x_p stays near its believed target (the posterior
@@ -358,6 +360,7 @@ def test_bad_options_are_value_errors_naming_them(options, message):
         STOBNTSAlgorithm(**options)
 
 
+@pytest.mark.slow
 def test_building_an_algorithm_imports_torch_so_thread_limits_reach_it():
     """The module alone does not import torch; building the algorithm does (so that the adapters'
     thread limit, which caps torch only if it is imported when the block starts, reaches it)."""
@@ -369,6 +372,7 @@ def test_building_an_algorithm_imports_torch_so_thread_limits_reach_it():
     assert out.stdout.strip() == "False True"
 
 
+@pytest.mark.slow
 def test_an_unpickled_algorithm_imports_torch_so_thread_limits_reach_it():
     """The adapters' thread limit caps torch only if torch is imported when the block starts: an
     algorithm unpickled in a new process (a new worker) imports it at once."""

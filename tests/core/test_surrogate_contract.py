@@ -118,6 +118,7 @@ def test_believing_pending_points_keeps_the_mean_and_never_raises_the_variance(m
     assert post.believing(np.zeros((0, D))).predict(grid)[1] == pytest.approx(var)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [POSTERIORS[n] for n in PATH_SAMPLED], ids=PATH_SAMPLED)
 def test_path_samples_match_the_posterior_moments(make):
     """3000 joint draws at 5 points: the standard error of a mean is sd/55 and of a variance about

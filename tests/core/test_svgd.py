@@ -19,6 +19,7 @@ def _mixture_score(X):
     return np.einsum("bk,bkd->bd", r, -diff / SD**2)
 
 
+@pytest.mark.slow
 def test_particles_recover_the_moments_of_a_gaussian_mixture():
     particles = svgd(_mixture_score, np.random.default_rng(0).random((100, 2)))
     left = particles[:, 0] < 0.5

@@ -234,6 +234,7 @@ SAMPLERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SAMPLERS))
 def test_every_algorithm_runs_a_conditional_study_with_running_trials_constraints_two_objectives(
     name,
@@ -301,6 +302,7 @@ RARE_BRANCH_SAMPLERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("name", RARE_BRANCH_SAMPLERS)
 def test_a_rare_branch_the_model_favours_is_suggested_again(name, seed):
@@ -323,6 +325,7 @@ def _rare_branch_best_not_average_study(sampler):
 BEST_NOT_AVERAGE_SAMPLERS = {**RARE_BRANCH_SAMPLERS, "egp-auto": lambda s: EGPTSSampler(seed=s)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("name", BEST_NOT_AVERAGE_SAMPLERS)
 def test_a_rare_branch_is_valued_at_its_best_configuration_not_its_average(name, seed, monkeypatch):

@@ -122,6 +122,7 @@ def test_a_disconnected_graph_is_allowed_with_a_warning(optuna_log):
     assert len(optuna_log.messages("disconnected")) == 1
 
 
+@pytest.mark.slow
 def test_a_new_worker_adopts_only_its_own_agents_model_records(tmp_path):
     """After 12 trials agent 0's newest record (refit at 10) is due for a refit, agent 1's
     (refit at 11) is not: a new agent-1 worker adopts its own record; a new agent-0 worker

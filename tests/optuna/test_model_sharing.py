@@ -46,6 +46,7 @@ def test_private_trial_system_attr_writer(tmp_path):
     assert study.get_trials()[trial.number].system_attrs["k"] == {"a": [1.5, 2]}
 
 
+@pytest.mark.slow
 def test_model_based_trials_record_weights_and_refits_record_the_model(tmp_path):
     study = optuna.load_study(study_name="s", storage=_study(tmp_path))
     model_based = [t for t in study.trials if t.number >= 5]
@@ -58,6 +59,7 @@ def test_model_based_trials_record_weights_and_refits_record_the_model(tmp_path)
     assert len(recorded) >= 5
 
 
+@pytest.mark.slow
 def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path):
     storage = _study(tmp_path)
     study, sampler = _new_worker(storage)
@@ -72,6 +74,7 @@ def test_a_new_worker_starts_from_the_recorded_model_instead_of_fitting(tmp_path
     assert WEIGHTS_KEY in study.trials[-1].system_attrs
 
 
+@pytest.mark.slow
 def test_share_model_false_neither_records_nor_reads(tmp_path):
     storage = _study(tmp_path, share_model=False)
     study = optuna.load_study(study_name="s", storage=storage)
@@ -92,6 +95,7 @@ def _add_record(storage, edit):
     study.tell(trial, state=TrialState.FAIL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "corrupt",
     [
@@ -117,6 +121,7 @@ def test_a_corrupted_newest_record_is_skipped_for_an_older_valid_one(tmp_path, c
     assert all(m.hyper.ls.min() > 1e-3 for m in model.members) and model.transform.scale < 1e10
 
 
+@pytest.mark.slow
 def test_a_record_of_another_search_space_is_skipped(tmp_path):
     storage = _study(tmp_path)
 
@@ -201,6 +206,7 @@ def test_a_new_worker_adopts_the_constraint_and_failure_models_too(tmp_path):
     assert MODEL_KEY not in study.trials[-1].system_attrs  # adopted models are not recorded again
 
 
+@pytest.mark.slow
 def test_a_new_worker_adopts_the_other_objectives_models(tmp_path):
     storage = f"sqlite:///{tmp_path / 's.db'}"
 
@@ -222,6 +228,7 @@ def test_a_new_worker_adopts_the_other_objectives_models(tmp_path):
     assert MODEL_KEY not in study.trials[-1].system_attrs
 
 
+@pytest.mark.slow
 def test_a_record_without_the_other_outcomes_still_starts_the_first_model(tmp_path):
     """Records written before the other outcomes were shared: the constraint model is fitted."""
     storage = f"sqlite:///{tmp_path / 's.db'}"
@@ -243,6 +250,7 @@ def test_a_record_without_the_other_outcomes_still_starts_the_first_model(tmp_pa
     assert (constraint.n_adopted, constraint.n_refits) == (0, 1)
 
 
+@pytest.mark.slow
 def test_a_record_too_large_with_the_other_outcomes_is_written_without_them(tmp_path, monkeypatch):
     storage = f"sqlite:///{tmp_path / 's.db'}"
     options = dict(n_startup_trials=5, kernels=KERNELS, constraints_func=_constraints)

@@ -26,6 +26,7 @@ def _sphere(trial):
     return sum((trial.suggest_float(f"x{i}", -1, 1) - 0.2) ** 2 for i in range(2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["minimize", "maximize"])
 @pytest.mark.parametrize(
     "make, tol", [(EGPTSSampler, 5e-3), (BORESampler, 5e-3)], ids=["egp", "bore++"]
@@ -38,6 +39,7 @@ def test_optimises_in_both_directions(direction, make, tol):
     assert abs(study.best_value) < tol
 
 
+@pytest.mark.slow
 @each_sampler
 def test_seed_reproduces_and_reseed_changes(make):
     def run(sampler):
@@ -96,6 +98,7 @@ def test_core_sampler_rejects_non_algorithms():
         CoreSampler(object())
 
 
+@pytest.mark.slow
 @each_sampler
 def test_awkward_values_failures_and_pruning(make):
     calls = iter(range(100))
@@ -126,6 +129,7 @@ def test_awkward_values_failures_and_pruning(make):
         assert -1 <= t.params["x"] <= 1 and t.params["y"] in range(-3, 4)
 
 
+@pytest.mark.slow
 @each_sampler
 def test_constant_objective_and_categorical_only_and_wide_log(make):
     study = optuna.create_study(sampler=make(seed=0, n_startup_trials=2))
@@ -148,6 +152,7 @@ def test_constant_objective_and_categorical_only_and_wide_log(make):
     assert study.best_value < 3
 
 
+@pytest.mark.slow
 @each_sampler
 def test_conditional_space_warns_once(make, optuna_log):
     def objective(trial):
@@ -206,6 +211,7 @@ def test_warnings_follow_optunas_verbosity(optuna_log):
         optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
+@pytest.mark.slow
 @each_sampler
 def test_threads_with_n_jobs_produce_distinct_valid_points(make):
     study = optuna.create_study(sampler=make(seed=0, n_startup_trials=4))
@@ -215,6 +221,7 @@ def test_threads_with_n_jobs_produce_distinct_valid_points(make):
     assert len(points) == 16
 
 
+@pytest.mark.slow
 @each_sampler
 def test_running_trials_are_pending_points(make):
     """Ask/tell batch: a suggestion made while others are running stays away from them."""
@@ -262,6 +269,7 @@ def test_suggestions_not_yet_written_to_storage_count_as_pending():
     assert algorithm.pending_counts[-1] == 0  # finished trials are no longer pending
 
 
+@pytest.mark.slow
 @each_sampler
 def test_sampler_pickles_and_continues(make):
     import pickle

@@ -75,6 +75,7 @@ def test_relevance_ranks_the_parameter_that_matters_first(study):
     assert shares["x"] > 8 * shares["y"]
 
 
+@pytest.mark.slow
 def test_plot_model_draws_weights_and_relevance(study):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

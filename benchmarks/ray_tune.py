@@ -146,6 +146,8 @@ def summarise(rows: list[dict]) -> list[str]:
         )
     r = rows[-1]
     lines = [
+        "### EGPTSSampler against OptunaSearch's default sampler",
+        "",
         f"{r['n_trials']} trials, {r['max_concurrent']} at a time (`ConcurrencyLimiter`), on a "
         "local Ray with 2 CPUs; regret: best value minus the minimum. EGPTSSampler has the lower "
         f"median on {better} of {len(body)} problems.",

@@ -193,6 +193,8 @@ BENCHMARKS: list[Benchmark] = [
         "--seeds 1 --problems branin-chain-24 --checkpoints 12",
         cache=False,
     ),
+    # both samplers of a Ray Tune run are in its own file (the default sampler is Ray's choice)
+    runs("ray_tune", "ray_tune", "", "--seeds 1 --trials 12 --problems branin", cache=False),
     runs(
         "failure_cost",
         "failure_cost",

@@ -22,6 +22,7 @@ from benchmarks.pages import (
     high_dim_page,
     multi_objective_page,
     robustness_page,
+    script_section,
     speed_page,
     sto_bnts_page,
 )
@@ -130,6 +131,15 @@ PAGES: dict[str, tuple[str, str, Callable[[Context], list[str]]]] = {
         "integers and choices, sequential and with trials pending, and the paper's claims "
         "checked on the results (`python -m benchmarks.sto_bnts`).",
         sto_bnts_page,
+    ),
+    "ray_tune": (
+        "Ray Tune",
+        "`OptunaSearch(sampler=EGPTSSampler())` against `OptunaSearch`'s default sampler (Ray "
+        "creates `TPESampler(seed=seed)`), 4 trials at a time under `ConcurrencyLimiter` on a "
+        "local Ray with 2 CPUs, trials completing in the order Ray runs them "
+        "(`python -m benchmarks.ray_tune`; how to use it: [Ray Tune, Dask and Optuna "
+        "Dashboard](../engines.md)).",
+        lambda ctx: script_section(ctx, "ray_tune", "ray_tune.jsonl"),
     ),
 }
 

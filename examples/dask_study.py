@@ -20,6 +20,7 @@ import sys
 import tempfile
 import warnings
 
+import dask
 import optuna
 from dask.distributed import Client, LocalCluster
 from optuna_integration import DaskStorage
@@ -60,15 +61,11 @@ def optimize(storage: DaskStorage, sampler_name: str, worker: int, n_trials: int
 def main(sampler_name: str, n_trials: int) -> None:
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    # the workers' spill and lock files go to a temporary folder, removed at the end
+    # Dask's spill and lock files go to a temporary folder, removed at the end
     with (
         tempfile.TemporaryDirectory() as folder,
-        LocalCluster(
-            n_workers=N_WORKERS,
-            threads_per_worker=1,
-            dashboard_address=None,
-            local_directory=folder,
-        ) as cluster,
+        dask.config.set({"temporary-directory": folder}),
+        LocalCluster(n_workers=N_WORKERS, threads_per_worker=1, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
         storage = DaskStorage(client=client)

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -63,12 +64,20 @@ def _run(tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ())
 
 
 def _completed(
-    tmp_path: Path, script: str, *args: str, blocked: tuple[str, ...] = ()
+    tmp_path: Path,
+    script: str,
+    *args: str,
+    blocked: tuple[str, ...] = (),
+    tmp: Path | None = None,
 ) -> subprocess.CompletedProcess:
     """Run an example as a user would; the working and temporary folders must stay empty. The
-    ``blocked`` packages cannot be imported in the example's processes."""
-    cwd, tmp, site = tmp_path / "cwd", tmp_path / "tmp", tmp_path / "site"
-    for folder in (cwd, tmp, site):
+    ``blocked`` packages cannot be imported in the example's processes; ``tmp``: the temporary
+    folder (default: a new one in ``tmp_path``)."""
+    cwd, site = tmp_path / "cwd", tmp_path / "site"
+    if tmp is None:
+        tmp = tmp_path / "tmp"
+        tmp.mkdir()
+    for folder in (cwd, site):
         folder.mkdir()
     (site / "sitecustomize.py").write_text(BLOCKER.format(names=blocked))
     env = {
@@ -96,8 +105,8 @@ def _completed(
     assert done.returncode == 0, done.stderr
     assert list(cwd.iterdir()) == [], "left in the working folder"
     # PyTorch's own compiler cache folder, made the first time torch.func (STO-BNTS's network
-    # features) runs in a process: PyTorch's, not a file of the example's
-    left = [p for p in tmp.iterdir() if not p.name.startswith(TORCH_CACHE)]
+    # features) runs in a process, and Ray's folder of session logs: theirs, not the example's
+    left = [p for p in tmp.iterdir() if not p.name.startswith(TORCH_CACHE) and p.name != "ray"]
     assert left == [], "left in the temporary folder"
     return done
 
@@ -260,3 +269,20 @@ def test_sto_bnts_example_runs_four_threads_and_a_batch_of_distinct_points(tmp_p
     assert re.search(r"Branin, 40 trials, 4 threads: best value [\d.]+ \(regret [\d.]+\)", out), out
     gap = float(re.search(r"smallest distance between two points of the batch: ([\d.]+)", out)[1])
     assert gap > 0, out
+
+
+@pytest.mark.slow
+def test_dask_example_runs_a_study_on_two_dask_workers(tmp_path):
+    out = _run(tmp_path, "dask_study.py", "EGPTSSampler", "8")
+    assert "EGPTSSampler on 2 Dask workers: 16 trials" in out
+    best = float(re.search(r"best value (\d+\.\d+)", out)[1])
+    assert best < 1.0  # random search: below 1 in 16 trials about 40 % of the time
+
+
+@pytest.mark.slow
+def test_ray_tune_example_runs_with_four_trials_at_a_time(tmp_path):
+    # Ray's sockets live in the temporary folder, whose path must be short (AF_UNIX: 107 bytes)
+    with tempfile.TemporaryDirectory(prefix="ray", dir="/tmp") as short:
+        out = _completed(tmp_path, "ray_tune.py", "EGPTSSampler", "12", tmp=Path(short)).stdout
+    assert "EGPTSSampler in Ray Tune, 12 trials, 4 at a time" in out
+    assert re.search(r"best loss \d+\.\d+ at \{", out)

@@ -21,14 +21,16 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    cluster = distributed.LocalCluster(
-        n_workers=N_WORKERS,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        local_directory=str(tmp_path_factory.mktemp("dask")),
-    )
-    with cluster, distributed.Client(cluster) as client:
+    import dask
+
+    folder = str(tmp_path_factory.mktemp("dask"))  # Dask's spill and lock files
+    with (
+        dask.config.set({"temporary-directory": folder}),
+        distributed.LocalCluster(
+            n_workers=N_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 

@@ -1,8 +1,8 @@
 """Distributed Thompson sampling: M worker processes, one agent each, on a communication graph.
 
-Run:  python examples/distributed.py [storage URL] [graph] [agents]
+Run:  python examples/distributed_ts.py [storage URL] [graph] [agents]
       defaults: a Journal file in a temporary folder (removed at the end), "ring", 6 agents.
-      e.g.  python examples/distributed.py postgresql://user:password@host/db star 8
+      e.g.  python examples/distributed_ts.py postgresql://user:password@host/db star 8
 
 Each worker is a separate process with its agent in the environment variable OPTUNA_EGP_AGENT_ID, as
 when the same script is launched M times (e.g. by a cluster's job array):

@@ -1,0 +1,77 @@
+"""Every Python block of the README and the docs runs as it is, as a script of its own (a user
+copies it into a file): in a new process, in an empty working folder. A block that needs a server
+(a PostgreSQL database) is a fragment: the line before it says so,
+``<!-- fragment: needs a ... server -->``, and it is compiled only."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_BLOCK = re.compile(r"^(?:(<!-- fragment: (.*?) -->)\n)?```python\n(.*?)^```", re.S | re.M)
+
+
+def _blocks() -> list[tuple[str, str | None, str]]:
+    """(page:line, the fragment's reason or None, the code) of every Python block."""
+    out = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for match in _BLOCK.finditer(text):
+            line = text[: match.start(3)].count("\n")  # the fence's line number (1-based)
+            out.append((f"{page.relative_to(ROOT)}:{line}", match[2], match[3]))
+    return out
+
+
+BLOCKS = _blocks()
+
+
+def test_blocks_are_found():
+    # the README's two quick-start blocks and the samplers' pages, at least
+    assert sum(name.startswith("README.md") for name, _, _ in BLOCKS) >= 2
+    assert len(BLOCKS) >= 20
+
+
+FRAGMENTS = [b for b in BLOCKS if b[1] is not None]
+
+
+@pytest.mark.parametrize(("name", "reason", "code"), FRAGMENTS, ids=[b[0] for b in FRAGMENTS])
+def test_a_fragment_needs_a_server_and_compiles(name, reason, code):
+    assert "server" in reason, f"{name}: a fragment must need a server, says {reason!r}"
+    compile(code, name, "exec")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [(n, c) for n, r, c in BLOCKS if r is None],
+    ids=[n for n, r, _ in BLOCKS if r is None],
+)
+def test_a_block_runs_as_a_script(tmp_path, name, code):
+    script = tmp_path / "block.py"
+    script.write_text(code, encoding="utf-8")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "hub").symlink_to(ROOT / "hub")  # the OptunaHub block loads the checkout's package
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),  # this checkout's packages
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"{name}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"

@@ -1,5 +1,6 @@
 """Every Python block of the README and the docs runs as it is, as a script of its own (a user
-copies it into a file): in a new process, in an empty working folder. A block that needs a server
+copies it into a file) in a new empty working folder; the blocks of one page run one after the
+other in one process, each with its own globals. A block that needs a server
 (a PostgreSQL database) is a fragment: the line before it says so,
 ``<!-- fragment: needs a ... server -->``, and it is compiled only."""
 
@@ -47,18 +48,22 @@ def test_a_fragment_needs_a_server_and_compiles(name, reason, code):
     compile(code, name, "exec")
 
 
+RUNNABLE = [(n, c) for n, r, c in BLOCKS if r is None]
+BY_PAGE = {
+    page: [b for b in RUNNABLE if b[0].split(":")[0] == page]
+    for page in dict.fromkeys(n.split(":")[0] for n, _ in RUNNABLE)
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("name", "code"),
-    [(n, c) for n, r, c in BLOCKS if r is None],
-    ids=[n for n, r, _ in BLOCKS if r is None],
-)
-def test_a_block_runs_as_a_script(tmp_path, name, code):
-    script = tmp_path / "block.py"
-    script.write_text(code, encoding="utf-8")
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    (cwd / "hub").symlink_to(ROOT / "hub")  # the OptunaHub block loads the checkout's package
+@pytest.mark.parametrize("page", BY_PAGE)
+def test_a_pages_blocks_run_as_scripts(tmp_path, page):
+    """The page's blocks, each a script of its own run in a new empty folder, one after the other
+    in one process (``tests/run_blocks.py``): a block that needs another's names fails."""
+    files = []
+    for i, (name, code) in enumerate(BY_PAGE[page]):
+        files.append(tmp_path / f"block{i}.py")
+        files[-1].write_text(f"# {name}\n{code}", encoding="utf-8")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(sys.path),  # this checkout's packages
@@ -67,11 +72,14 @@ def test_a_block_runs_as_a_script(tmp_path, name, code):
         "MKL_NUM_THREADS": "1",
     }
     done = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=cwd,
+        [sys.executable, "-m", "tests.run_blocks", str(tmp_path), *map(str, files)],
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, f"{name}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    ran = re.findall(r"^--- (.*)$", done.stdout, re.M)
+    failed = BY_PAGE[page][len(ran) - 1][0] if ran else page
+    assert done.returncode == 0, f"{failed}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    assert len(ran) == len(files)

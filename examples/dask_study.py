@@ -77,7 +77,10 @@ def main(sampler_name: str, n_trials: int) -> None:
         for future in futures:
             future.result()  # raises what the task raised
         trials = study.get_trials()
+        # how each trial's point was chosen: the claim the sampler wrote (docs/engines.md)
+        by = [(t.system_attrs.get("egp_samplers:claim") or {}).get("by") for t in trials]
         print(f"{sampler_name} on {N_WORKERS} Dask workers: {len(trials)} trials")
+        print(f"{by.count('model')} suggested by the model, after the random start-up trials")
         print(f"best value {study.best_value:.4f} at {study.best_params}")
         print("(the minimum is 0 at x = 1, kind = 'a', y_a = -1)")
 

@@ -67,6 +67,7 @@ def test_a_pages_blocks_run_as_scripts(tmp_path, page):
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(sys.path),  # this checkout's packages
+        "HOME": str(tmp_path),  # what the blocks keep in the home folder (Ray: ~/ray_results)
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",

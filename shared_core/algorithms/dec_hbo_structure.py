@@ -99,7 +99,9 @@ class StructureFitter:
         """``k`` structure samples of the chain from the interaction partition or ``start``,
         whichever has the higher evidence (module docstring), each fitted."""
         n_params = len(self.param_columns)
-        strength = interaction_strengths(self.X, self.y, self.param_columns, rng)  # (p, p)
+        strength = interaction_strengths(  # (p, p)
+            self.X, self.y, self.param_columns, rng, noise=self.noise
+        )
         starts = [interaction_partition(strength, max_size)] + ([start] if start else [])
         for candidate in starts:
             self.fit(candidate)

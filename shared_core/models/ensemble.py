@@ -222,6 +222,7 @@ class EnsembleGP:
             "kernels": [m.spec.name for m in self.members],
             "dim": int(self._X.shape[1]),
             "warp_outputs": bool(self.warp_outputs),
+            "fixed_noise": self.noise,  # None: fitted
             "n_at_refit": int(self._n_at_refit),
             "transform": {k: float(v) for k, v in asdict(self.transform).items()},
             "hyperparameters": [
@@ -304,6 +305,8 @@ class EnsembleGP:
                 and state["kernels"] == [s.name for s in self.kernels]
                 and state["dim"] == d
                 and state["warp_outputs"] == self.warp_outputs
+                # a deterministic worker's noise is not a noisy one's fit, nor the reverse
+                and state.get("fixed_noise") == self.noise
                 and int(state["n_at_refit"]) > 0
             )
             if not same:
@@ -317,8 +320,6 @@ class EnsembleGP:
                 )
                 if not hyperparameters_valid(spec, hyper, d):
                     return None
-                if self.noise is not None and not math.isclose(hyper.noise, self.noise):
-                    return None  # fitted by a process that learns the noise
                 hypers.append(hyper)
             return hypers
         except Exception:  # malformed: missing keys, wrong types, huge numbers, ...

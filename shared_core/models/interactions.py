@@ -75,11 +75,12 @@ def interaction_strengths(
     y: np.ndarray,
     param_columns: Sequence[np.ndarray],
     rng: np.random.Generator,
+    noise: float | None = None,
 ) -> np.ndarray:
     """``(p, p)`` how strongly each pair of parameters interacts in a GP fitted to ``(X (n, d),
     y (n,))``: :func:`mean_cross_partials` at the data points, ``MAX_POINTS`` of them drawn by
-    ``rng`` where there are more."""
-    post = ExactPosterior(_SPEC, fit_hyperparameters(_SPEC, X, y), X, y)
+    ``rng`` where there are more. ``noise``: the GP's noise variance, fixed (else fitted)."""
+    post = ExactPosterior(_SPEC, fit_hyperparameters(_SPEC, X, y, noise=noise), X, y)
     rows = (
         np.arange(len(X))
         if len(X) <= MAX_POINTS

@@ -25,12 +25,14 @@ FULL = ("EGPTSSampler", "BORESampler", "DistributedTSSampler")
 
 def _constrained_two_objectives(trial: optuna.Trial) -> tuple[float, float]:
     define_space(trial)
+    trial.set_user_attr("branch", trial.params["kind"])  # the user's own attributes
     trial.set_constraint("x_below_2", trial.params["x"] - 2.0)
     return loss(trial.params), abs(trial.params["x"])
 
 
 def _single(trial: optuna.Trial) -> float:
     define_space(trial)
+    trial.set_user_attr("branch", trial.params["kind"])
     return loss(trial.params)
 
 
@@ -50,6 +52,7 @@ def storage():
             sampler=make(0, 1),
             directions=["minimize", "minimize"] if full else ["minimize"],
         )
+        study.set_user_attr("dataset", "demo")
         study.optimize(_constrained_two_objectives if full else _single, n_trials=N_TRIALS)
     return storage
 
@@ -88,6 +91,7 @@ def test_the_study_opens_in_the_dashboard_with_every_trial_and_attribute(storage
     assert len(summary["directions"]) == len(study.directions)
     detail = _get(f"{dashboard}/api/studies/{summary['study_id']}")
     assert _attrs(detail["user_attrs"]) == {k: _shown(v) for k, v in study.user_attrs.items()}
+    assert _attrs(detail["user_attrs"])["dataset"] == "demo"
     trials = study.get_trials()
     assert [t["number"] for t in detail["trials"]] == [t.number for t in trials]
     for shown, trial in zip(detail["trials"], trials):
@@ -96,6 +100,7 @@ def test_the_study_opens_in_the_dashboard_with_every_trial_and_attribute(storage
         params = {p["name"]: p["param_external_value"] for p in shown["params"]}
         assert params == {k: str(v) for k, v in trial.params.items()}  # the branch's only
         assert _attrs(shown["user_attrs"]) == {k: _shown(v) for k, v in trial.user_attrs.items()}
+        assert _attrs(shown["user_attrs"])["branch"] == trial.params["kind"]
     if name == "DistributedTSSampler":  # the attributes it writes are there to see
         assert "egp_samplers:graph" in _attrs(detail["user_attrs"])
         assert all("agent_id" in _attrs(t["user_attrs"]) for t in detail["trials"])

@@ -73,3 +73,40 @@ def test_the_constraint_models_are_fitted_too():
 def test_a_non_boolean_is_a_value_error():
     with pytest.raises(ValueError, match="deterministic_objective"):
         EGPTSSampler(deterministic_objective="yes")  # type: ignore[arg-type]
+
+
+def test_dec_hbos_interaction_gp_has_the_fixed_noise_too(monkeypatch):
+    # the GP whose cross-partials start the structure chain is fitted apart from the additive ones
+    from shared_core.models import interactions
+
+    fitted, real = [], interactions.fit_hyperparameters
+
+    def recording(*args, **kwargs):
+        hyper = real(*args, **kwargs)
+        fitted.append(hyper.noise)
+        return hyper
+
+    monkeypatch.setattr(interactions, "fit_hyperparameters", recording)
+    # 3 parameters in factors of at most 2: the structure is sampled (a chain from that GP)
+    sampler = DECHBOSampler(seed=0, max_factor_size=2, deterministic_objective=True)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: sum(t.suggest_float(k, 0, 1) ** 2 for k in "abc"), n_trials=12)
+    assert fitted and np.allclose(fitted, NOISE_FLOOR, rtol=1e-9)
+
+
+def test_a_model_state_is_adopted_only_with_the_same_noise_setting():
+    """A worker with ``deterministic_objective`` and one without never start from each other's
+    recorded model (``share_model``): the noise of one is not the other's."""
+    from shared_core.models.ensemble import EnsembleGP
+
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 2))  # (n, d)
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    states = {}
+    for noise in (None, NOISE_FLOOR):
+        model = EnsembleGP(noise=noise)
+        model.fit(X, y, rng)
+        states[noise] = model.state()
+    for mine in (None, NOISE_FLOOR):
+        for theirs in (None, NOISE_FLOOR):
+            assert EnsembleGP(noise=mine).offer_state(states[theirs]) == (mine == theirs)

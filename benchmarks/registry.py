@@ -194,7 +194,15 @@ BENCHMARKS: list[Benchmark] = [
         cache=False,
     ),
     # both samplers of a Ray Tune run are in its own file (the default sampler is Ray's choice)
-    runs("ray_tune", "ray_tune", "", "--seeds 1 --trials 12 --problems branin", cache=False),
+    runs(
+        "ray_tune",
+        "ray_tune",
+        "",
+        None,
+        cache=False,
+        why="starts a Ray instance (seconds per study); tests/engines/test_ray_tune.py runs "
+        "every sampler in Ray Tune, tests/test_benchmarks_ray_tune.py the benchmark's parts",
+    ),
     runs(
         "failure_cost",
         "failure_cost",

@@ -71,7 +71,6 @@ PAGES = (
     "dec_hbo",
     "high_dim",
     "sto_bnts",
-    "ray_tune",
 )
 # The sections of benchmarks without a quick mode (run_all's ``quick=None``) that say "No results
 # yet" without their rows: the lines that name them

@@ -18,6 +18,8 @@ import time
 import zlib
 from typing import Any
 
+import numpy as np
+
 from benchmarks import conditional_functions, functions
 from benchmarks.harness.results import ResultsFile
 from benchmarks.harness.samplers import make_sampler
@@ -48,8 +50,6 @@ def value(problem: str, config: dict[str, Any]) -> float:
     """The objective at Ray's ``config`` (minimised)."""
     if problem in conditional_functions.PROBLEMS:
         return conditional_functions.PROBLEMS[problem](config)
-    import numpy as np
-
     bounds, f, _ = functions.FUNCTIONS[problem]
     return float(f(np.array([config[f"x{i}"] for i in range(len(bounds))])))
 
